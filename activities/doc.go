@@ -1,0 +1,7 @@
+// Package activities holds the side effects of the envelope workflow: idempotent writes to
+// PostgreSQL guarded by the expected state, audit entries, and mail sent through go-mail with a
+// stable Message-ID and a sent-record so that a retried activity never mails twice.
+//
+// Activities are methods on a struct holding their dependencies; the workflow refers to them
+// through a nil pointer of that struct. It imports envelope and persistence.
+package activities

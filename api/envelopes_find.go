@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// findEnvelopes answers GET /envelope: a page of the envelopes the caller sees, newest first.
+func (s *Server) findEnvelopes(w http.ResponseWriter, r *http.Request) {
+	var problems envelope.Problems
+	q := query{values: r.URL.Query(), problems: &problems}
+	f := persistence.FindFilter{
+		Query:                q.str("query"),
+		Page:                 q.int("page", 1, 1, 1<<30),
+		PerPage:              q.int("perPage", 10, 1, 100),
+		Type:                 enum(q, "type", envelope.Types()),
+		Source:               enum(q, "source", envelope.Sources()),
+		Status:               enum(q, "status", envelope.Statuses()),
+		HasExpiredRecipients: q.boolean("hasExpiredRecipients"),
+		Now:                  time.Now(),
+	}
+	if s := q.str("templateId"); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			problems.Add("templateId", "expected an integer, got %q", s)
+		}
+		f.TemplateID = &id
+	}
+	if s := q.str("folderId"); s != "" {
+		f.FolderID = &s
+	}
+	if col := q.str("orderByColumn"); col != "" && col != "createdAt" {
+		problems.Add("orderByColumn", `must be "createdAt", got %q`, col)
+	}
+	switch dir := q.str("orderByDirection"); dir {
+	case "", "desc":
+	case "asc":
+		f.Ascending = true
+	default:
+		problems.Add("orderByDirection", `must be "asc" or "desc", got %q`, dir)
+	}
+	if err := problems.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, count, err := s.store.FindEnvelopes(r.Context(), scope(r), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	caller := member(r)
+	views := make([]envelopeSummaryView, 0, len(list))
+	for _, e := range list {
+		// Recipient tokens are signing credentials: only the envelope's owner sees them in lists.
+		views = append(views, newEnvelopeSummaryView(e, e.UserID != caller.UserID))
+	}
+	writeJSON(w, http.StatusOK, newPageView(views, count, f.Page, f.PerPage))
+}

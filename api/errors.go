@@ -1,0 +1,69 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// errorBody is the body of every failed response. It is Documenso's: message, code and, for
+// input problems, the list of issues with the JSON path of each bad value.
+type errorBody struct {
+	Message string           `json:"message"`
+	Code    string           `json:"code"`
+	Issues  []envelope.Issue `json:"issues,omitempty"`
+}
+
+// statusOf maps error codes to HTTP statuses. Codes not listed are 400, as in Documenso.
+var statusOf = map[envelope.Code]int{
+	envelope.CodeUnauthorized:     http.StatusUnauthorized,
+	envelope.CodeForbidden:        http.StatusForbidden,
+	envelope.CodeNotFound:         http.StatusNotFound,
+	envelope.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	envelope.CodePayloadTooLarge:  http.StatusRequestEntityTooLarge,
+	envelope.CodeTooManyRequests:  http.StatusTooManyRequests,
+	envelope.CodeInternal:         http.StatusInternalServerError,
+	envelope.CodeUnavailable:      http.StatusServiceUnavailable,
+}
+
+// HTTPStatus returns the status that answers an error with code c.
+func HTTPStatus(c envelope.Code) int {
+	if s, ok := statusOf[c]; ok {
+		return s
+	}
+	return http.StatusBadRequest
+}
+
+// writeError answers err. Domain errors (*envelope.Error) are shown as they are; anything else is
+// an internal error: logged with the request id, answered with a plain message.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var de *envelope.Error
+	if !errors.As(err, &de) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			de = envelope.Errorf(envelope.CodePayloadTooLarge, "Request body larger than %d bytes", tooLarge.Limit)
+		} else {
+			s.log.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()))
+			de = envelope.Errorf(envelope.CodeInternal, "Internal server error")
+		}
+	}
+	status := HTTPStatus(de.Code)
+	if status >= 500 && de.Code != envelope.CodeInternal {
+		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
+	}
+	writeJSON(w, status, errorBody{Message: de.Message, Code: string(de.Code), Issues: de.Issues})
+}
+
+// writeJSON answers v as JSON with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		slog.Default().Warn("write json response", "err", err)
+	}
+}

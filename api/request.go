@@ -1,0 +1,155 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/sobre-sign/sobre/auth"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// member returns the authenticated caller; the auth middleware guarantees one on API routes.
+func member(r *http.Request) envelope.Member {
+	m, _ := auth.MemberFrom(r.Context())
+	return m
+}
+
+func scope(r *http.Request) persistence.Scope { return persistence.ScopeOf(member(r)) }
+
+// decodeJSON reads the request body as one JSON value into dst. Malformed JSON, a wrong type or
+// trailing data is a 400 INVALID_BODY naming where it went wrong; unknown members are ignored, as
+// Documenso does.
+func decodeJSON(r *http.Request, dst any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds more than one JSON value")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds data after its JSON value")
+	}
+	return nil
+}
+
+// jsonError turns a decoding error into the 400 a caller can act on.
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return err
+	case errors.Is(err, io.EOF):
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is empty; a JSON object is required")
+	case errors.As(err, &syntax):
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is not valid JSON (at byte %d): %v", syntax.Offset, err)
+	case errors.As(err, &typeErr):
+		path := typeErr.Field
+		if path == "" {
+			path = "(body)"
+		}
+		return &envelope.Error{
+			Code:    envelope.CodeInvalidBody,
+			Message: "Input validation failed",
+			Issues:  []envelope.Issue{{Path: path, Message: fmt.Sprintf("expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)}},
+		}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is truncated JSON")
+	default:
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body could not be read as JSON: %v", err)
+	}
+}
+
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.HasPrefix(goType, "map[") || strings.Contains(goType, "."):
+		return "an object or a value of the documented type"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "float"):
+		return "a number"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	}
+	return goType
+}
+
+// query reads query parameters, collecting every problem.
+type query struct {
+	values   url.Values
+	problems *envelope.Problems
+}
+
+func (q query) str(name string) string { return strings.TrimSpace(q.values.Get(name)) }
+
+// int reads an integer within [lo, hi], or def when absent.
+func (q query) int(name string, def, lo, hi int) int {
+	s := q.str(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		q.problems.Add(name, "expected an integer, got %q", s)
+		return def
+	}
+	if n < lo || n > hi {
+		q.problems.Add(name, "must be between %d and %d, got %d", lo, hi, n)
+		return def
+	}
+	return n
+}
+
+// enum reads one of the allowed values, or "" when absent.
+func enum[T ~string](q query, name string, allowed []T) T {
+	s := q.str(name)
+	if s == "" {
+		return ""
+	}
+	if !envelope.OneOf(T(s), allowed) {
+		q.problems.Add(name, "must be one of %v, got %q", allowed, s)
+		return ""
+	}
+	return T(s)
+}
+
+// boolean reads "true" or "false", or nil when absent.
+func (q query) boolean(name string) *bool {
+	switch s := q.str(name); s {
+	case "":
+		return nil
+	case "true", "false":
+		b := s == "true"
+		return &b
+	default:
+		q.problems.Add(name, `must be "true" or "false", got %q`, s)
+		return nil
+	}
+}
+
+// pageView is the paginated list shape.
+type pageView[T any] struct {
+	Data        []T `json:"data"`
+	Count       int `json:"count"`
+	CurrentPage int `json:"currentPage"`
+	PerPage     int `json:"perPage"`
+	TotalPages  int `json:"totalPages"`
+}
+
+func newPageView[T any](data []T, count, page, perPage int) pageView[T] {
+	if data == nil {
+		data = []T{}
+	}
+	return pageView[T]{Data: data, Count: count, CurrentPage: page, PerPage: perPage, TotalPages: (count + perPage - 1) / perPage}
+}

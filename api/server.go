@@ -1,0 +1,155 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+
+	"github.com/sobre-sign/sobre/auth"
+	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// Check is one readiness check: a name and a function that fails when the dependency is down.
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// Server holds what the handlers need.
+type Server struct {
+	cfg      config.Config
+	log      *slog.Logger
+	store    *persistence.Store
+	keys     *auth.Keys
+	checks   []Check
+	gatherer prometheus.Gatherer
+	metrics  *httpMetrics
+	temporal client.Client
+}
+
+// Deps are the dependencies of a Server.
+type Deps struct {
+	Config   config.Config
+	Log      *slog.Logger
+	Store    *persistence.Store
+	Temporal client.Client        // starts, signals and updates envelope workflows
+	Registry *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
+	Checks   []Check              // run by /readyz
+}
+
+// NewServer returns a Server; its routes are served by Handler.
+func NewServer(d Deps) (*Server, error) {
+	m, err := newHTTPMetrics(d.Registry)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		cfg:      d.Config,
+		log:      d.Log,
+		store:    d.Store,
+		keys:     &auth.Keys{Store: d.Store},
+		checks:   d.Checks,
+		gatherer: d.Registry,
+		metrics:  m,
+		temporal: d.Temporal,
+	}, nil
+}
+
+// NewOpsServer returns the handler of a process that serves no API (the worker): /healthz,
+// /readyz and /metrics.
+func NewOpsServer(d Deps) (http.Handler, error) {
+	s, err := NewServer(d)
+	if err != nil {
+		return nil, err
+	}
+	r := chi.NewRouter()
+	r.Use(withRequestID, s.observe, s.recoverPanics)
+	s.opsRoutes(r)
+	return r, nil
+}
+
+func (s *Server) opsRoutes(r chi.Router) {
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeNotFound, "No route for %s %s", r.Method, r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+}
+
+// Handler returns the HTTP handler with every route of Sobre.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(withRequestID, s.observe, s.recoverPanics, s.limitBodies)
+	s.opsRoutes(r)
+
+	v2 := s.v2Routes()
+	r.Mount("/api/v2", v2)
+	r.Mount("/api/v2-beta", v2)
+	return r
+}
+
+// v2Routes declares the envelope API. Every route here needs an API key.
+func (s *Server) v2Routes() chi.Router {
+	r := chi.NewRouter()
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeNotFound, "No route for %s %s", r.Method, r.URL.Path))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(s.keys.Middleware(s.writeError, s.log))
+		s.envelopeRoutes(r)
+	})
+	return r
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz runs every readiness check and answers 503 naming those that fail.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	results := map[string]string{}
+	ready := true
+	for _, c := range s.checks {
+		if err := c.Run(r.Context()); err != nil {
+			ready = false
+			results[c.Name] = err.Error()
+			s.log.WarnContext(r.Context(), "readiness check failed", "check", c.Name, "err", err)
+			continue
+		}
+		results[c.Name] = "ok"
+	}
+	if !ready {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{
+			"message": fmt.Sprintf("Not ready: %d of %d checks fail", countFailed(results), len(s.checks)),
+			"code":    envelope.CodeUnavailable,
+			"checks":  results,
+		})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "checks": results})
+}
+
+func countFailed(results map[string]string) int {
+	n := 0
+	for _, v := range results {
+		if v != "ok" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sobre-sign/sobre/auth"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+)
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// The admin command migrates an empty database, makes the team, user and key, and prints the
+// key alone on the last line.
+func TestAdminCreateEnsureListRevoke(t *testing.T) {
+	url := pgtest.NewEmpty(t)
+	t.Setenv("DATABASE_URL", url)
+	t.Setenv("SOBRE_LOG_LEVEL", "error")
+	ctx := context.Background()
+
+	var out bytes.Buffer
+	if err := run([]string{"admin", "create-key", "--team", "Acme", "--email", "ana@acme.cl", "--role", "manager"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	key := lastLine(out.String())
+	store, err := persistence.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	keys := &auth.Keys{Store: store}
+	got, err := keys.Resolve(ctx, key)
+	if err != nil {
+		t.Fatalf("printed key %q does not resolve: %v", key, err)
+	}
+	if got.Member.Role != envelope.TeamRoleManager || got.Member.TeamName != "Acme" {
+		t.Errorf("member %+v", got.Member)
+	}
+
+	file := filepath.Join(t.TempDir(), "dev-api-key")
+	out.Reset()
+	if err := run([]string{"admin", "ensure-key", "--file", file, "--team", "Dev", "--email", "dev@sobre.localhost", "--role", "ADMIN"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	first := lastLine(out.String())
+	stored, _ := os.ReadFile(file)
+	if strings.TrimSpace(string(stored)) != first {
+		t.Errorf("file holds %q, printed %q", stored, first)
+	}
+	out.Reset()
+	if err := run([]string{"admin", "ensure-key", "--file", file, "--team", "Dev", "--email", "dev@sobre.localhost"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if again := lastLine(out.String()); again != first {
+		t.Errorf("ensure-key made a new key %q though %q is valid", again, first)
+	}
+
+	out.Reset()
+	if err := run([]string{"admin", "list-keys", "--team", "Acme"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "ana@acme.cl") || strings.Contains(out.String(), key) {
+		t.Errorf("list-keys output %q: want the owner, never the key", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"admin", "revoke-key", "--team", "Acme", "--id", "1"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Resolve(ctx, key); err != auth.ErrRevokedKey {
+		t.Errorf("after revoke-key: %v, want ErrRevokedKey", err)
+	}
+
+	for _, bad := range [][]string{
+		{"admin", "create-key", "--team", "Acme"},
+		{"admin", "create-key", "--team", "Acme", "--email", "x@y.z", "--role", "OWNER"},
+		{"admin", "frobnicate"},
+		{"nonsense"},
+	} {
+		if err := run(bad, &out, &out); err == nil {
+			t.Errorf("run(%v) succeeded, want an error", bad)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+// Command sobre runs Sobre: the HTTP API (serve), the Temporal worker (worker), both in one
+// process (dev), the database migrations (migrate) and administrative tasks (admin).
+//
+// Configuration comes only from environment variables; `sobre help` lists them.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sobre-sign/sobre/config"
+)
+
+const usage = `sobre: electronic signature envelopes, Documenso API v2 compatible
+
+Usage:
+  sobre serve                 run the HTTP API
+  sobre worker                run the Temporal worker (envelope workflows and activities)
+  sobre dev                   migrate, then run the API and the worker in one process
+  sobre migrate               apply database migrations and exit
+  sobre admin create-key --team NAME --email EMAIL [--role MEMBER|MANAGER|ADMIN] [--name N] [--expires-in 720h]
+                              create the team and user if missing; print a new API key on the last line
+  sobre admin ensure-key --file PATH --team NAME --email EMAIL [--role ROLE]
+                              print the key stored in PATH if it is still valid, else create one and store it
+  sobre admin list-keys --team NAME
+  sobre admin revoke-key --team NAME --id ID
+  sobre help                  this text and the environment variables
+
+Environment (default in brackets):
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "sobre:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout)
+		return nil
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch args[0] {
+	case "serve":
+		return serve(ctx, cfg, log)
+	case "worker":
+		return runWorker(ctx, cfg, log)
+	case "dev":
+		return dev(ctx, cfg, log)
+	case "migrate":
+		return migrate(ctx, cfg, log)
+	case "admin":
+		return admin(ctx, cfg, log, args[1:], stdout)
+	default:
+		printUsage(stderr)
+		return errors.New("unknown command " + args[0])
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usage)
+	for _, v := range config.Vars() {
+		fmt.Fprintf(w, "  %-24s %s [%s]\n", v.Name, v.Help, v.Default)
+	}
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

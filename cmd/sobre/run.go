@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sobre-sign/sobre/api"
+	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/worker"
+)
+
+// process is what every long-running command shares: the store, the Temporal client and the
+// Prometheus registry.
+type process struct {
+	cfg      config.Config
+	log      *slog.Logger
+	store    *persistence.Store
+	temporal client.Client
+	registry *prometheus.Registry
+}
+
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// open connects to PostgreSQL and makes the Temporal client. A lazy client lets the API start
+// while Temporal is down (its readiness then says so); the worker waits for Temporal instead.
+func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal bool) (*process, error) {
+	p := &process{cfg: cfg, log: log, registry: newRegistry()}
+	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	p.store = store
+	opts := worker.ClientOptions{Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, Log: log, Registry: p.registry, Lazy: lazyTemporal}
+	if lazyTemporal {
+		p.temporal, err = worker.Dial(ctx, opts)
+	} else {
+		p.temporal, err = worker.DialWithRetry(ctx, opts)
+	}
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *process) close() {
+	p.temporal.Close()
+	p.store.Close()
+}
+
+func (p *process) checks() []api.Check {
+	return []api.Check{
+		{Name: "postgresql", Run: p.store.Ping},
+		{Name: "temporal", Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, p.temporal) }},
+	}
+}
+
+// httpServer serves h on the configured address until ctx ends, then drains.
+func (p *process) httpServer(ctx context.Context, h http.Handler) error {
+	ln, err := net.Listen("tcp", p.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", p.cfg.HTTPAddr, err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+	}
+	p.log.Info("http server listening", "addr", ln.Addr().String(), "public_url", p.cfg.PublicURL)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("drain http server: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("http server: %w", err)
+	}
+	return nil
+}
+
+func (p *process) apiHandler() (http.Handler, error) {
+	srv, err := api.NewServer(api.Deps{
+		Config:   p.cfg,
+		Log:      p.log,
+		Store:    p.store,
+		Temporal: p.temporal,
+		Registry: p.registry,
+		Checks:   p.checks(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return srv.Handler(), nil
+}
+
+// opsHandler is what a worker-only process serves: health, readiness and metrics.
+func (p *process) opsHandler() (http.Handler, error) {
+	srv, err := api.NewOpsServer(api.Deps{Config: p.cfg, Log: p.log, Registry: p.registry, Checks: p.checks()})
+	if err != nil {
+		return nil, err
+	}
+	return srv, nil
+}
+
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	p, err := open(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	h, err := p.apiHandler()
+	if err != nil {
+		return err
+	}
+	return p.httpServer(ctx, h)
+}
+
+func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	p, err := open(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	h, err := p.opsHandler()
+	if err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.runWorker(ctx) })
+	g.Go(func() error { return p.httpServer(ctx, h) })
+	return g.Wait()
+}
+
+// runWorker runs the Temporal worker until ctx ends; Stop waits for running activities to
+// finish (within the worker's stop timeout).
+func (p *process) runWorker(ctx context.Context) error {
+	w, err := worker.New(p.temporal, worker.Options{
+		TaskQueue:   p.cfg.TaskQueue,
+		StopTimeout: p.cfg.ShutdownTimeout,
+		Store:       p.store,
+		Log:         p.log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker on task queue %s: %w", p.cfg.TaskQueue, err)
+	}
+	p.log.Info("worker started", "task_queue", p.cfg.TaskQueue, "temporal", p.cfg.TemporalAddress)
+	<-ctx.Done()
+	w.Stop()
+	p.log.Info("worker stopped")
+	return nil
+}
+
+func dev(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := migrate(ctx, cfg, log); err != nil {
+		return err
+	}
+	p, err := open(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	h, err := p.apiHandler()
+	if err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.runWorker(ctx) })
+	g.Go(func() error { return p.httpServer(ctx, h) })
+	return g.Wait()
+}
+
+func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	version, err := persistence.Migrate(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return err
+	}
+	log.Info("database schema up to date", "version", version)
+	return nil
+}

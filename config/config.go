@@ -1,0 +1,124 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of Sobre's processes.
+type Config struct {
+	HTTPAddr          string        // SOBRE_HTTP_ADDR
+	PublicURL         string        // SOBRE_PUBLIC_URL, without a trailing slash
+	DatabaseURL       string        // DATABASE_URL
+	TemporalAddress   string        // TEMPORAL_ADDRESS
+	TemporalNamespace string        // TEMPORAL_NAMESPACE
+	TaskQueue         string        // SOBRE_TASK_QUEUE
+	SMTPURL           string        // SMTP_URL
+	MailFrom          string        // SOBRE_MAIL_FROM
+	LogLevel          slog.Level    // SOBRE_LOG_LEVEL
+	LogFormat         string        // SOBRE_LOG_FORMAT: json or text
+	MaxBodyBytes      int64         // SOBRE_MAX_BODY_BYTES: JSON bodies
+	MaxUploadBytes    int64         // SOBRE_MAX_UPLOAD_BYTES: multipart bodies with files
+	ShutdownTimeout   time.Duration // SOBRE_SHUTDOWN_TIMEOUT
+	TrustProxy        bool          // SOBRE_TRUST_PROXY
+}
+
+// Var is one documented environment variable.
+type Var struct {
+	Name    string
+	Default string
+	Help    string
+}
+
+// Vars lists every variable Sobre reads, with its default. The README's table is this list.
+func Vars() []Var {
+	return []Var{
+		{"SOBRE_HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
+		{"SOBRE_PUBLIC_URL", "http://127.0.0.1:8080", "public base URL of the API, used in signing links (`{SOBRE_PUBLIC_URL}/sign/{token}`)"},
+		{"DATABASE_URL", "postgres://sobre@127.0.0.1:5433/sobre?sslmode=disable", "PostgreSQL connection URL"},
+		{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
+		{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
+		{"SOBRE_TASK_QUEUE", "sobre-envelopes", "Temporal task queue of the envelope workflows"},
+		{"SMTP_URL", "smtp://127.0.0.1:1025", "mail relay: smtp:// (plain), smtp+starttls:// (STARTTLS required) or smtps:// (TLS on connect), with optional user:password@"},
+		{"SOBRE_MAIL_FROM", "Sobre <no-reply@sobre.localhost>", "From address of the mails Sobre sends"},
+		{"SOBRE_LOG_LEVEL", "info", "debug, info, warn or error"},
+		{"SOBRE_LOG_FORMAT", "json", "json or text"},
+		{"SOBRE_MAX_BODY_BYTES", "1048576", "largest JSON request body, in bytes"},
+		{"SOBRE_MAX_UPLOAD_BYTES", "52428800", "largest multipart request body (files), in bytes"},
+		{"SOBRE_SHUTDOWN_TIMEOUT", "20s", "how long to drain requests and activities on SIGTERM"},
+		{"SOBRE_TRUST_PROXY", "false", "take the client address from X-Forwarded-For (only behind a proxy that sets it)"},
+	}
+}
+
+// Getenv is the lookup used by Load; tests pass their own.
+type Getenv func(string) string
+
+// Load reads the configuration from the environment.
+func Load(getenv Getenv) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	defaults := map[string]string{}
+	for _, v := range Vars() {
+		defaults[v.Name] = v.Default
+	}
+	var errs []string
+	get := func(name string) string {
+		if file := getenv(name + "_FILE"); file != "" {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s_FILE: %v", name, err))
+				return ""
+			}
+			return strings.TrimSpace(string(b))
+		}
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return defaults[name]
+	}
+	c := Config{
+		HTTPAddr:          get("SOBRE_HTTP_ADDR"),
+		PublicURL:         strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/"),
+		DatabaseURL:       get("DATABASE_URL"),
+		TemporalAddress:   get("TEMPORAL_ADDRESS"),
+		TemporalNamespace: get("TEMPORAL_NAMESPACE"),
+		TaskQueue:         get("SOBRE_TASK_QUEUE"),
+		SMTPURL:           get("SMTP_URL"),
+		MailFrom:          get("SOBRE_MAIL_FROM"),
+		LogFormat:         get("SOBRE_LOG_FORMAT"),
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
+		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, fmt.Sprintf("SOBRE_LOG_FORMAT: %q is neither json nor text", c.LogFormat))
+	}
+	for name, dst := range map[string]*int64{"SOBRE_MAX_BODY_BYTES": &c.MaxBodyBytes, "SOBRE_MAX_UPLOAD_BYTES": &c.MaxUploadBytes} {
+		n, err := strconv.ParseInt(get(name), 10, 64)
+		if err != nil || n < 1024 {
+			errs = append(errs, fmt.Sprintf("%s: want a byte count of at least 1024, got %q", name, get(name)))
+		}
+		*dst = n
+	}
+	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
+	if err != nil || d <= 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", get("SOBRE_SHUTDOWN_TIMEOUT")))
+	}
+	c.ShutdownTimeout = d
+	if c.TrustProxy, err = strconv.ParseBool(get("SOBRE_TRUST_PROXY")); err != nil {
+		errs = append(errs, fmt.Sprintf("SOBRE_TRUST_PROXY: want true or false, got %q", get("SOBRE_TRUST_PROXY")))
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Sprintf("SOBRE_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}

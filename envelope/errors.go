@@ -1,0 +1,120 @@
+package envelope
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a machine-readable error code. The values follow Documenso's AppErrorCode so that
+// existing clients can switch on them.
+type Code string
+
+// Error codes. Each maps to one HTTP status in the api package.
+const (
+	CodeInvalidBody                = Code("INVALID_BODY")
+	CodeInvalidRequest             = Code("INVALID_REQUEST")
+	CodeNotFound                   = Code("NOT_FOUND")
+	CodeUnauthorized               = Code("UNAUTHORIZED")
+	CodeForbidden                  = Code("FORBIDDEN")
+	CodeMethodNotAllowed           = Code("METHOD_NOT_ALLOWED")
+	CodePayloadTooLarge            = Code("PAYLOAD_TOO_LARGE")
+	CodeTooManyRequests            = Code("TOO_MANY_REQUESTS")
+	CodeInternal                   = Code("INTERNAL_SERVER_ERROR")
+	CodeMissingSignatureField      = Code("MISSING_SIGNATURE_FIELD")
+	CodeRecipientOutOfTurn         = Code("RECIPIENT_OUT_OF_TURN")
+	CodeRecipientExpired           = Code("RECIPIENT_EXPIRED")
+	CodeRecipientAlreadySigned     = Code("RECIPIENT_ALREADY_SIGNED")
+	CodeRecipientHasUnsignedFields = Code("RECIPIENT_HAS_UNSIGNED_FIELDS")
+	CodeEnvelopeDraft              = Code("ENVELOPE_DRAFT")
+	CodeEnvelopeCompleted          = Code("ENVELOPE_COMPLETED")
+	CodeEnvelopeRejected           = Code("ENVELOPE_REJECTED")
+	CodeEnvelopeCancelled          = Code("ENVELOPE_CANCELLED")
+	CodeUnavailable                = Code("SERVICE_UNAVAILABLE")
+)
+
+// Issue is one problem with one input value. Path is the JSON path of the value, for example
+// "recipients[1].fields[0].page"; it is empty when the problem is not tied to one value.
+type Issue struct {
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+}
+
+// Error is the one error type that crosses package boundaries with a meaning for the caller:
+// a code, a message for people, and the list of input problems when there are several.
+type Error struct {
+	Code    Code
+	Message string
+	Issues  []Issue
+}
+
+func (e *Error) Error() string {
+	if len(e.Issues) == 0 {
+		return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	}
+	return fmt.Sprintf("%s: %s (%d issues, first: %s %s)", e.Code, e.Message, len(e.Issues), e.Issues[0].Path, e.Issues[0].Message)
+}
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound is the error for an object that does not exist or that the caller may not see. The two
+// cases are never told apart, so that another team's identifiers reveal nothing.
+func NotFound(what string) *Error {
+	return &Error{Code: CodeNotFound, Message: what + " not found"}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, or CodeInternal.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// IsNotFound reports whether err carries CodeNotFound.
+func IsNotFound(err error) bool { return ErrorCode(err) == CodeNotFound }
+
+// Problems collects input problems so that one answer can name every bad value at once.
+// The zero value is ready to use.
+type Problems struct {
+	issues []Issue
+}
+
+// Add records a problem with the value at path.
+func (p *Problems) Add(path, format string, args ...any) {
+	p.issues = append(p.issues, Issue{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// Len returns the number of problems recorded.
+func (p *Problems) Len() int { return len(p.issues) }
+
+// Err returns nil when nothing was recorded, else an INVALID_BODY *Error listing every problem.
+func (p *Problems) Err() error {
+	if len(p.issues) == 0 {
+		return nil
+	}
+	msg := "Input validation failed"
+	if len(p.issues) == 1 {
+		msg = fmt.Sprintf("Input validation failed: %s: %s", p.issues[0].Path, p.issues[0].Message)
+	}
+	return &Error{Code: CodeInvalidBody, Message: msg, Issues: append([]Issue(nil), p.issues...)}
+}
+
+// Join returns a path made of a parent path and a member name or index:
+// Join("recipients", 1) is "recipients[1]", Join("meta", "subject") is "meta.subject".
+func Join(parent string, member any) string {
+	switch m := member.(type) {
+	case int:
+		return fmt.Sprintf("%s[%d]", parent, m)
+	case string:
+		if parent == "" {
+			return m
+		}
+		return parent + "." + m
+	default:
+		return fmt.Sprintf("%s.%v", parent, m)
+	}
+}

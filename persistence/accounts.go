@@ -1,0 +1,176 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// APIKey is a stored API key; the key itself is never stored, only its hash.
+type APIKey struct {
+	ID         int64
+	Member     envelope.Member
+	Name       string
+	Prefix     string
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+var nonURL = regexp.MustCompile(`[^a-z0-9]+`)
+
+// teamURL derives a team's URL slug from its name: "Acme Ltda." becomes "acme-ltda".
+func teamURL(name string) string {
+	slug := strings.Trim(nonURL.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if slug == "" {
+		slug = "team"
+	}
+	return slug
+}
+
+// EnsureMember finds or creates the team named teamName, the user with email, and the user's
+// membership of the team with role, in one transaction. An existing membership keeps its role
+// unless role is given (non-empty).
+func (s *Store) EnsureMember(ctx context.Context, teamName, email, userName string, role envelope.TeamRole) (envelope.Member, error) {
+	var m envelope.Member
+	err := s.InTx(ctx, func(tx *Tx) error {
+		url := teamURL(teamName)
+		err := tx.q.QueryRow(ctx, `
+			INSERT INTO teams (name, url) VALUES ($1, $2)
+			ON CONFLICT (url) DO UPDATE SET url = EXCLUDED.url
+			RETURNING id, name, url`, teamName, url).Scan(&m.TeamID, &m.TeamName, &m.TeamURL)
+		if err != nil {
+			return fmt.Errorf("upsert team %q: %w", teamName, err)
+		}
+		err = tx.q.QueryRow(ctx, `
+			INSERT INTO users (email, name) VALUES ($1, $2)
+			ON CONFLICT (lower(email)) DO UPDATE SET name = CASE WHEN $2 = '' THEN users.name ELSE $2 END
+			RETURNING id, email, name`, email, userName).Scan(&m.UserID, &m.UserEmail, &m.UserName)
+		if err != nil {
+			return fmt.Errorf("upsert user %q: %w", email, err)
+		}
+		setRole := role
+		if setRole == "" {
+			setRole = envelope.TeamRoleMember
+		}
+		err = tx.q.QueryRow(ctx, `
+			INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3)
+			ON CONFLICT (team_id, user_id) DO UPDATE
+			SET role = CASE WHEN $4 THEN EXCLUDED.role ELSE team_members.role END
+			RETURNING role`, m.TeamID, m.UserID, setRole, role != "").Scan(&m.Role)
+		if err != nil {
+			return fmt.Errorf("upsert membership of %q in %q: %w", email, teamName, err)
+		}
+		return nil
+	})
+	return m, err
+}
+
+// TeamIDByName returns the id of the team named name (or whose URL slug is name's).
+func (s *Store) TeamIDByName(ctx context.Context, name string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM teams WHERE url = $1`, teamURL(name)).Scan(&id)
+	if err != nil {
+		return 0, notFound(err, "team "+name)
+	}
+	return id, nil
+}
+
+// FindMemberByEmail returns the member of team teamID whose email is email.
+func (s *Store) FindMemberByEmail(ctx context.Context, teamID int64, email string) (envelope.Member, error) {
+	var m envelope.Member
+	err := s.pool.QueryRow(ctx, `
+		SELECT t.id, t.name, t.url, u.id, u.email, u.name, tm.role
+		FROM team_members tm JOIN teams t ON t.id = tm.team_id JOIN users u ON u.id = tm.user_id
+		WHERE tm.team_id = $1 AND lower(u.email) = lower($2) AND NOT u.disabled`, teamID, email).
+		Scan(&m.TeamID, &m.TeamName, &m.TeamURL, &m.UserID, &m.UserEmail, &m.UserName, &m.Role)
+	if err != nil {
+		return m, notFound(err, "team member")
+	}
+	return m, nil
+}
+
+// CreateAPIKey stores the hash of a new key for member m.
+func (s *Store) CreateAPIKey(ctx context.Context, m envelope.Member, name string, hash []byte, prefix string, expiresAt *time.Time) (APIKey, error) {
+	k := APIKey{Member: m, Name: name, Prefix: prefix, ExpiresAt: expiresAt}
+	err := s.pool.QueryRow(ctx, `
+		INSERT INTO api_keys (team_id, user_id, name, key_hash, key_prefix, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, created_at`,
+		m.TeamID, m.UserID, name, hash, prefix, expiresAt).Scan(&k.ID, &k.CreatedAt)
+	if err != nil {
+		return k, fmt.Errorf("store api key for %s in team %d: %w", m.UserEmail, m.TeamID, err)
+	}
+	return k, nil
+}
+
+// APIKeyByHash returns the key whose hash is hash, with its member, whatever its state: the
+// caller decides what an expired or revoked key means.
+func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
+	var k APIKey
+	var disabled bool
+	err := s.pool.QueryRow(ctx, `
+		SELECT k.id, k.name, k.key_prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at,
+		       t.id, t.name, t.url, u.id, u.email, u.name, u.disabled, COALESCE(tm.role, '')
+		FROM api_keys k
+		JOIN teams t ON t.id = k.team_id
+		JOIN users u ON u.id = k.user_id
+		LEFT JOIN team_members tm ON tm.team_id = k.team_id AND tm.user_id = k.user_id
+		WHERE k.key_hash = $1`, hash).Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt,
+		&k.Member.TeamID, &k.Member.TeamName, &k.Member.TeamURL, &k.Member.UserID, &k.Member.UserEmail, &k.Member.UserName,
+		&disabled, &k.Member.Role)
+	if err != nil {
+		return k, notFound(err, "api key")
+	}
+	if disabled || k.Member.Role == "" {
+		// A disabled user, or one no longer in the team, holds no valid key.
+		now := time.Now()
+		k.RevokedAt = &now
+	}
+	return k, nil
+}
+
+// TouchAPIKey records that key id was used, at most once a minute per key.
+func (s *Store) TouchAPIKey(ctx context.Context, id int64) error {
+	_, err := s.pool.Exec(ctx, `
+		UPDATE api_keys SET last_used_at = now()
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, id)
+	if err != nil {
+		return fmt.Errorf("touch api key %d: %w", id, err)
+	}
+	return nil
+}
+
+// RevokeAPIKey revokes key id of team teamID.
+func (s *Store) RevokeAPIKey(ctx context.Context, teamID, id int64) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND team_id = $2 AND revoked_at IS NULL`, id, teamID)
+	if err != nil {
+		return fmt.Errorf("revoke api key %d: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return envelope.NotFound("api key")
+	}
+	return nil
+}
+
+// ListAPIKeys returns the keys of team teamID, newest first.
+func (s *Store) ListAPIKeys(ctx context.Context, teamID int64) ([]APIKey, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT k.id, k.name, k.key_prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, u.id, u.email
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.team_id = $1 ORDER BY k.id DESC`, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys of team %d: %w", teamID, err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (APIKey, error) {
+		var k APIKey
+		k.Member.TeamID = teamID
+		err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &k.Member.UserID, &k.Member.UserEmail)
+		return k, err
+	})
+}

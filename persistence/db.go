@@ -1,0 +1,91 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Store reads and writes Sobre's state. It is safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url and checks the connection.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database %s@%s:%d/%s: %w", cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.pool.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// querier is what pgxpool.Pool and pgx.Tx have in common.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Tx is a Store bound to one open transaction. Its methods are those of Store.
+type Tx struct {
+	q querier
+}
+
+// InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		return fn(&Tx{q: ptx})
+	})
+}
+
+// notFound maps pgx.ErrNoRows to the domain's not-found error and wraps everything else.
+func notFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return envelope.NotFound(what)
+	}
+	return fmt.Errorf("load %s: %w", what, err)
+}
+
+// isUniqueViolation reports whether err is a violation of the named unique constraint (or of
+// any unique constraint when name is empty).
+func isUniqueViolation(err error, name string) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		return false
+	}
+	return name == "" || pgErr.ConstraintName == name
+}
+
+// TableExists reports whether the public schema has a table named name.
+func (s *Store) TableExists(ctx context.Context, name string) bool {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT to_regclass('public.' || $1) IS NOT NULL`, name).Scan(&ok)
+	return err == nil && ok
+}

@@ -1,0 +1,10 @@
+// Package persistence stores Sobre's state in PostgreSQL: the schema and its migrations (embedded
+// SQL files run by goose), and one Store whose methods read and write envelopes, recipients,
+// fields, attachments, audit entries, teams, users and API keys.
+//
+// Every query that touches an envelope is scoped by team. Multi-row changes run in one
+// transaction (see Store.InTx). pgx appears only in this package; callers see the domain types of
+// package envelope and the errors it defines (a missing row is envelope.CodeNotFound).
+//
+// It imports package envelope and no other package of Sobre.
+package persistence

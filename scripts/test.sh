@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `make test`: the whole suite against real services. Starts a test stack of its own (PostgreSQL,
+# Temporal dev server, mailpit on ports apart from `make run`'s, state under .data/test), runs the
+# Go tests (unit, integration, workflow, fuzz seeds and a short fuzz run), the offline checks of
+# deploy/, then the end-to-end tests: the real Sobre binary driven by the Documenso TypeScript
+# SDK. Stops what it started.
+set -euo pipefail
+export STACK_DIR="${STACK_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/test}"
+export STACK_PG_PORT="${STACK_PG_PORT:-5434}" STACK_PG_DB=postgres STACK_PG_FAST=1
+export STACK_TEMPORAL_PORT="${STACK_TEMPORAL_PORT:-7234}" STACK_UI=0
+export STACK_SMTP_PORT="${STACK_SMTP_PORT:-1026}" STACK_MAIL_HTTP_PORT="${STACK_MAIL_HTTP_PORT:-8026}"
+# The suite always runs on its own stack, whatever the caller's environment points at.
+unset DATABASE_URL TEMPORAL_ADDRESS SMTP_URL
+. "$(dirname "$0")/stack.sh"
+cd "$STACK_ROOT"
+
+cleanup() {
+  trap - INT TERM EXIT
+  if [ -n "${SOBRE_PID:-}" ]; then stop_pid "$SOBRE_PID" "Sobre (e2e)"; fi
+  stack_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+stack_up
+# Test databases of earlier runs.
+"$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -tAc \
+  "SELECT datname FROM pg_database WHERE datname LIKE 'sobre\_t%'" | while read -r db; do
+  [ -n "$db" ] && "$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"
+done
+
+export SOBRE_TEST_DATABASE_URL="$DATABASE_URL"
+export SOBRE_TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS"
+export SOBRE_TEST_SMTP_URL="$SMTP_URL"
+export SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL"
+export SOBRE_TEST_REQUIRE_SERVICES=1
+
+echo "== go vet"
+go vet ./...
+echo "== go test (race detector)"
+go test -race -count=1 ./...
+
+echo "== fuzz (short runs)"
+for target in ${FUZZ_TARGETS:-$(go run ./scripts/fuzztargets)}; do
+  pkg="${target%%:*}" fn="${target##*:}"
+  go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${FUZZ_TIME:-4s}" "$pkg" >/dev/null
+  echo "ok   $pkg $fn"
+done
+
+echo "== deploy checks"
+bash deploy/check.sh
+
+if [ -f e2e/package.json ]; then
+  echo "== end-to-end (Documenso SDK against the real binary)"
+  go build -o bin/sobre ./cmd/sobre
+  e2e_db="sobre_t_e2e"
+  "$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -c "CREATE DATABASE $e2e_db"
+  export DATABASE_URL="postgres://sobre@127.0.0.1:$STACK_PG_PORT/$e2e_db?sslmode=disable"
+  export SOBRE_HTTP_ADDR="127.0.0.1:${E2E_PORT:-18080}" SOBRE_PUBLIC_URL="http://127.0.0.1:${E2E_PORT:-18080}"
+  export SOBRE_TASK_QUEUE="sobre-e2e-$$" SOBRE_LOG_LEVEL=warn
+  bin/sobre dev 2>"$STACK_DIR/e2e-sobre.log" &
+  SOBRE_PID=$!
+  for _ in $(seq 1 200); do curl -fsS "http://$SOBRE_HTTP_ADDR/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  (cd e2e && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
+  export SOBRE_E2E_URL="http://$SOBRE_HTTP_ADDR"
+  export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre"
+  (cd e2e && node --test --test-concurrency=1 tests/)
+fi
+echo "== all tests passed"

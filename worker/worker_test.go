@@ -1,0 +1,74 @@
+package worker_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/worker"
+)
+
+func greet(ctx context.Context, name string) (string, error) { return "hola " + name, nil }
+
+func greeting(ctx workflow.Context, name string) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
+	var out string
+	err := workflow.ExecuteActivity(ctx, greet, name).Get(ctx, &out)
+	return out, err
+}
+
+// A worker made by worker.New runs a workflow and its activity on the real dev server, and the
+// SDK's metrics reach the Prometheus registry.
+func TestWorkerRunsAWorkflow(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	c := temporaltest.Client(t, reg)
+	queue := temporaltest.TaskQueue(t)
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RegisterWorkflow(greeting)
+	w.RegisterActivity(greet)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "greeting-" + queue, TaskQueue: queue}, greeting, "Ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := run.Get(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "hola Ana" {
+		t.Errorf("workflow result %q, want %q", got, "hola Ana")
+	}
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	joined := strings.Join(names, " ")
+	for _, want := range []string{"temporal_workflow_completed", "temporal_activity_execution_latency"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("registry lacks %s; has %s", want, joined)
+		}
+	}
+	if err := worker.CheckHealth(ctx, c); err != nil {
+		t.Errorf("CheckHealth: %v", err)
+	}
+}

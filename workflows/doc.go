@@ -1,0 +1,9 @@
+// Package workflows holds Sobre's Temporal workflows. EnvelopeWorkflow owns a distributed
+// envelope's life: it computes who may act now with the domain's pure rules, asks activities to
+// mail signing requests, arms reminder and expiry timers, takes recipient events as validated
+// Updates and Signals, and ends the envelope COMPLETED, REJECTED or CANCELLED.
+//
+// Workflow code is deterministic: no clock, randomness, map iteration or I/O outside the
+// workflow package's own calls and activities. It imports envelope and activities (for the
+// activity method references) only.
+package workflows
