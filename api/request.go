@@ -27,7 +27,12 @@ func scope(r *http.Request) persistence.Scope { return persistence.ScopeOf(membe
 // trailing data is a 400 INVALID_BODY naming where it went wrong; unknown members are ignored, as
 // Documenso does.
 func decodeJSON(r *http.Request, dst any) error {
-	dec := json.NewDecoder(r.Body)
+	return decodeJSONFrom(r.Body, dst)
+}
+
+// decodeJSONFrom is decodeJSON for any reader.
+func decodeJSONFrom(body io.Reader, dst any) error {
+	dec := json.NewDecoder(body)
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err)
 	}

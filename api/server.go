@@ -109,6 +109,7 @@ func (s *Server) v2Routes() chi.Router {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
+	r.Get("/openapi.json", s.openAPI)
 	r.Group(func(r chi.Router) {
 		r.Use(s.keys.Middleware(s.writeError, s.log))
 		s.envelopeRoutes(r)

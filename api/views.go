@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -36,7 +37,7 @@ type envelopeSummaryView struct {
 	DeletedAt         *string               `json:"deletedAt"`
 	Title             string                `json:"title"`
 	AuthOptions       envelope.AuthOptions  `json:"authOptions"`
-	FormValues        map[string]string     `json:"formValues"`
+	FormValues        map[string]any        `json:"formValues"`
 	PublicTitle       string                `json:"publicTitle"`
 	PublicDescription string                `json:"publicDescription"`
 	UserID            int64                 `json:"userId"`
@@ -82,9 +83,9 @@ type recipientView struct {
 	DocumentDeletedAt    *string                       `json:"documentDeletedAt"`
 	RejectionReason      *string                       `json:"rejectionReason"`
 	AuthOptions          envelope.RecipientAuthOptions `json:"authOptions"`
-	Fields               []fieldView                   `json:"fields,omitempty"`
-	DocumentID           *int64                        `json:"documentId,omitempty"`
-	TemplateID           *int64                        `json:"templateId,omitempty"`
+	Fields               []fieldView                   `json:"fields,omitzero"`
+	DocumentID           legacyID                      `json:"documentId,omitzero"`
+	TemplateID           legacyID                      `json:"templateId,omitzero"`
 }
 
 type fieldView struct {
@@ -102,8 +103,28 @@ type fieldView struct {
 	CustomText     string              `json:"customText"`
 	Inserted       bool                `json:"inserted"`
 	FieldMeta      *envelope.FieldMeta `json:"fieldMeta"`
-	DocumentID     *int64              `json:"documentId,omitempty"`
-	TemplateID     *int64              `json:"templateId,omitempty"`
+	DocumentID     legacyID            `json:"documentId,omitzero"`
+	TemplateID     legacyID            `json:"templateId,omitzero"`
+}
+
+// legacyID is a documentId or templateId member: absent from list views, a number or null in
+// single reads and writes.
+type legacyID struct {
+	set bool
+	id  *int64
+}
+
+func legacyIDs(e *envelope.Envelope) (doc, tpl legacyID) {
+	return legacyID{set: true, id: e.DocumentID()}, legacyID{set: true, id: e.LegacyTemplateID()}
+}
+
+func (l legacyID) IsZero() bool { return !l.set }
+
+func (l legacyID) MarshalJSON() ([]byte, error) {
+	if l.id == nil {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatInt(*l.id, 10)), nil
 }
 
 func newEnvelopeSummaryView(e *envelope.Envelope, maskTokens bool) envelopeSummaryView {
@@ -161,7 +182,7 @@ func newRecipientDetailView(e *envelope.Envelope, r envelope.Recipient) recipien
 			v.Fields = append(v.Fields, newFieldDetailView(e, f))
 		}
 	}
-	v.DocumentID, v.TemplateID = e.DocumentID(), e.LegacyTemplateID()
+	v.DocumentID, v.TemplateID = legacyIDs(e)
 	return v
 }
 
@@ -176,6 +197,6 @@ func newFieldView(f envelope.Field) fieldView {
 
 func newFieldDetailView(e *envelope.Envelope, f envelope.Field) fieldView {
 	v := newFieldView(f)
-	v.DocumentID, v.TemplateID = e.DocumentID(), e.LegacyTemplateID()
+	v.DocumentID, v.TemplateID = legacyIDs(e)
 	return v
 }

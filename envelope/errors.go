@@ -29,6 +29,7 @@ const (
 	CodeEnvelopeCompleted          = Code("ENVELOPE_COMPLETED")
 	CodeEnvelopeRejected           = Code("ENVELOPE_REJECTED")
 	CodeEnvelopeCancelled          = Code("ENVELOPE_CANCELLED")
+	CodeEnvelopeNotDraft           = Code("ENVELOPE_NOT_DRAFT")
 	CodeUnavailable                = Code("SERVICE_UNAVAILABLE")
 )
 

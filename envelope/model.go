@@ -1,6 +1,9 @@
 package envelope
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Duration is a calendar length: an amount of days, weeks, months or years.
 type Duration struct {
@@ -22,6 +25,35 @@ func (d Duration) AddTo(t time.Time) time.Time {
 		return t.AddDate(d.Amount, 0, 0)
 	}
 	return t
+}
+
+// ExpirationPeriod is how long recipients have to act after they are sent the envelope, or
+// Disabled for no limit. Its JSON is {"unit", "amount"} or {"disabled": true}, as Documenso's.
+type ExpirationPeriod struct {
+	Duration
+	Disabled bool
+}
+
+// MarshalJSON writes one of the two shapes.
+func (p ExpirationPeriod) MarshalJSON() ([]byte, error) {
+	if p.Disabled {
+		return []byte(`{"disabled":true}`), nil
+	}
+	return json.Marshal(p.Duration)
+}
+
+// UnmarshalJSON reads one of the two shapes.
+func (p *ExpirationPeriod) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Unit     DurationUnit `json:"unit"`
+		Amount   int          `json:"amount"`
+		Disabled bool         `json:"disabled"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = ExpirationPeriod{Duration: Duration{Unit: raw.Unit, Amount: raw.Amount}, Disabled: raw.Disabled}
+	return nil
 }
 
 // ReminderSettings say when recipients who have not acted are reminded: first sendAfter their
@@ -67,7 +99,7 @@ type Meta struct {
 	EmailSettings            EmailSettings      `json:"emailSettings"`
 	EmailID                  *string            `json:"emailId"`
 	EmailReplyTo             *string            `json:"emailReplyTo"`
-	EnvelopeExpirationPeriod *Duration          `json:"envelopeExpirationPeriod"`
+	EnvelopeExpirationPeriod *ExpirationPeriod  `json:"envelopeExpirationPeriod"`
 	ReminderSettings         *ReminderSettings  `json:"reminderSettings"`
 }
 
@@ -179,28 +211,28 @@ type UserRef struct {
 // Envelope is the whole envelope as the API shows it. Summary reads leave Meta, Fields and Items
 // empty.
 type Envelope struct {
-	ID                string            `json:"id"`
-	SecondaryID       string            `json:"secondaryId"`
-	InternalVersion   int               `json:"internalVersion"`
-	Type              Type              `json:"type"`
-	Status            Status            `json:"status"`
-	Source            Source            `json:"source"`
-	Visibility        Visibility        `json:"visibility"`
-	TemplateType      TemplateType      `json:"templateType"`
-	ExternalID        *string           `json:"externalId"`
-	CreatedAt         time.Time         `json:"createdAt"`
-	UpdatedAt         time.Time         `json:"updatedAt"`
-	CompletedAt       *time.Time        `json:"completedAt"`
-	DeletedAt         *time.Time        `json:"deletedAt"`
-	Title             string            `json:"title"`
-	AuthOptions       AuthOptions       `json:"authOptions"`
-	FormValues        map[string]string `json:"formValues"`
-	PublicTitle       string            `json:"publicTitle"`
-	PublicDescription string            `json:"publicDescription"`
-	UserID            int64             `json:"userId"`
-	TeamID            int64             `json:"teamId"`
-	FolderID          *string           `json:"folderId"`
-	TemplateID        *int64            `json:"templateId"`
+	ID                string         `json:"id"`
+	SecondaryID       string         `json:"secondaryId"`
+	InternalVersion   int            `json:"internalVersion"`
+	Type              Type           `json:"type"`
+	Status            Status         `json:"status"`
+	Source            Source         `json:"source"`
+	Visibility        Visibility     `json:"visibility"`
+	TemplateType      TemplateType   `json:"templateType"`
+	ExternalID        *string        `json:"externalId"`
+	CreatedAt         time.Time      `json:"createdAt"`
+	UpdatedAt         time.Time      `json:"updatedAt"`
+	CompletedAt       *time.Time     `json:"completedAt"`
+	DeletedAt         *time.Time     `json:"deletedAt"`
+	Title             string         `json:"title"`
+	AuthOptions       AuthOptions    `json:"authOptions"`
+	FormValues        map[string]any `json:"formValues"`
+	PublicTitle       string         `json:"publicTitle"`
+	PublicDescription string         `json:"publicDescription"`
+	UserID            int64          `json:"userId"`
+	TeamID            int64          `json:"teamId"`
+	FolderID          *string        `json:"folderId"`
+	TemplateID        *int64         `json:"templateId"`
 
 	LegacyID    int64        `json:"-"` // the number in secondaryId: documentId or templateId
 	Meta        Meta         `json:"-"`

@@ -89,3 +89,12 @@ func (s *Store) TableExists(ctx context.Context, name string) bool {
 	err := s.pool.QueryRow(ctx, `SELECT to_regclass('public.' || $1) IS NOT NULL`, name).Scan(&ok)
 	return err == nil && ok
 }
+
+// CountRows returns the number of rows of a table of Sobre's schema (for tests and metrics).
+func (s *Store) CountRows(ctx context.Context, table string) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{table}.Sanitize()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count rows of %s: %w", table, err)
+	}
+	return n, nil
+}

@@ -20,8 +20,11 @@ export function newKey({ team, email, role = "ADMIN" } = {}) {
 }
 
 // client returns an SDK client with the key, as a Documenso user would make one.
+// The key stays on the client as .key, for raw calls in the same test.
 export function client(key) {
-  return new Documenso({ apiKey: key, serverURL: apiURL, retryConfig: { strategy: "none" } });
+  const sdk = new Documenso({ apiKey: key, serverURL: apiURL, retryConfig: { strategy: "none" } });
+  sdk.key = key;
+  return sdk;
 }
 
 // raw calls the API without the SDK, for what the SDK cannot express (missing or bad headers).

@@ -88,6 +88,8 @@ CREATE TABLE envelope_items (
     id               text PRIMARY KEY,
     envelope_id      text NOT NULL REFERENCES envelopes (id) ON DELETE CASCADE,
     document_data_id text NOT NULL REFERENCES document_data (id),
+    -- the file as uploaded; document_data_id moves on when placeholders are whited out
+    initial_data_id  text NOT NULL REFERENCES document_data (id),
     title            text NOT NULL,
     item_order       integer NOT NULL,
     created_at       timestamptz NOT NULL DEFAULT now(),

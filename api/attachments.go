@@ -1,0 +1,77 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// findAttachments answers GET /envelope/attachment?envelopeId=…[&token=…]. The envelope must be
+// visible to the caller, or token must be the signing token of one of its recipients.
+func (s *Server) findAttachments(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("envelopeId")
+	token := r.URL.Query().Get("token")
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", id)
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.store.EnvelopeRef(r.Context(), scope(r), id); err != nil {
+		if !envelope.IsNotFound(err) || token == "" {
+			s.writeError(w, r, err)
+			return
+		}
+		tokenEnvelope, err := s.store.EnvelopeIDOfToken(r.Context(), token)
+		if err != nil || tokenEnvelope != id {
+			s.writeError(w, r, envelope.NotFound("Envelope"))
+			return
+		}
+	}
+	list, err := s.store.Attachments(r.Context(), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": list})
+}
+
+// createAttachment answers POST /envelope/attachment/create.
+func (s *Server) createAttachment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string          `json:"envelopeId"`
+		Data       *attachmentInput `json:"data"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	var att envelope.Attachment
+	if in.Data == nil {
+		p.Add("data", "is required: {label, data}")
+	} else {
+		att = checkAttachment(&p, "data", *in.Data)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		if _, err := s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
+			return err
+		}
+		var err error
+		if att, err = tx.AddAttachment(r.Context(), *in.EnvelopeID, att); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), *in.EnvelopeID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": att.ID})
+}

@@ -1,0 +1,324 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// maxFiles is the most PDFs one envelope takes.
+const maxFiles = 20
+
+type createPayload struct {
+	Title                  *string             `json:"title"`
+	Type                   *string             `json:"type"`
+	DelegatedDocumentOwner *string             `json:"delegatedDocumentOwner"`
+	ExternalID             *string             `json:"externalId"`
+	Visibility             *string             `json:"visibility"`
+	GlobalAccessAuth       []string            `json:"globalAccessAuth"`
+	GlobalActionAuth       []string            `json:"globalActionAuth"`
+	FormValues             map[string]any      `json:"formValues"`
+	FolderID               *string             `json:"folderId"`
+	Recipients             []recipientInput    `json:"recipients"`
+	Meta                   *envelope.MetaInput `json:"meta"`
+	Attachments            []attachmentInput   `json:"attachments"`
+}
+
+// uploadedFile is one file part of a multipart request.
+type uploadedFile struct {
+	Name string
+	Data []byte
+}
+
+// readMultipart reads a multipart/form-data body: the JSON of the "payload" part into payload,
+// and every "files" (or "files[]") part into memory. The body's size is capped by limitBodies.
+func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" {
+		return nil, envelope.Errorf(envelope.CodeInvalidBody, "Content-Type must be multipart/form-data with a \"payload\" part (JSON) and \"files\" parts (PDF)")
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, envelope.Errorf(envelope.CodeInvalidBody, "Malformed multipart body: %v", err)
+	}
+	var files []uploadedFile
+	sawPayload := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return nil, err
+			}
+			return nil, envelope.Errorf(envelope.CodeInvalidBody, "Malformed multipart body: %v", err)
+		}
+		name := part.FormName()
+		data, err := io.ReadAll(part)
+		part.Close()
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return nil, err
+			}
+			return nil, envelope.Errorf(envelope.CodeInvalidBody, "Malformed multipart part %q: %v", name, err)
+		}
+		switch {
+		case name == "payload":
+			if sawPayload {
+				return nil, envelope.Errorf(envelope.CodeInvalidBody, "More than one \"payload\" part")
+			}
+			sawPayload = true
+			if err := decodeJSONFrom(bytes.NewReader(data), payload); err != nil {
+				return nil, err
+			}
+		case name == "files" || name == "files[]" || strings.HasPrefix(name, "files["):
+			if len(files) == maxFiles {
+				return nil, envelope.Errorf(envelope.CodeInvalidBody, "At most %d files may be uploaded at once", maxFiles)
+			}
+			files = append(files, uploadedFile{Name: path.Base(part.FileName()), Data: data})
+		}
+	}
+	if !sawPayload {
+		return nil, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: "payload", Message: "is required: a JSON part named \"payload\""}}}
+	}
+	return files, nil
+}
+
+// inspectFiles reads each uploaded PDF's pages; a file that is not a readable PDF is a problem
+// named files[i].
+func inspectFiles(p *envelope.Problems, files []uploadedFile) []persistence.Document {
+	docs := make([]persistence.Document, len(files))
+	for i, f := range files {
+		title := strings.TrimSpace(f.Name)
+		if title == "" || title == "." || title == "/" {
+			title = fmt.Sprintf("Document %d", i+1)
+		}
+		docs[i] = persistence.Document{Title: title, Data: f.Data}
+		info, err := pdf.Inspect(f.Data)
+		if err != nil {
+			switch {
+			case errors.Is(err, pdf.ErrEncrypted):
+				p.Add(envelope.Join("files", i), "%q is encrypted; upload a PDF without a password", f.Name)
+			default:
+				p.Add(envelope.Join("files", i), "%q is not a readable PDF", f.Name)
+			}
+			continue
+		}
+		for _, pg := range info.Pages {
+			docs[i].Pages = append(docs[i].Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
+		}
+	}
+	return docs
+}
+
+// itemIndex resolves a field's identifier (a file name or a 0-based index) to an uploaded file.
+func itemIndex(p *envelope.Problems, path string, identifier any, files []uploadedFile) int {
+	switch id := identifier.(type) {
+	case nil:
+		return 0
+	case float64:
+		if id != float64(int(id)) || int(id) < 0 || int(id) >= len(files) {
+			p.Add(path, "must be the name or the 0-based index of an uploaded file, got %v", id)
+			return -1
+		}
+		return int(id)
+	case string:
+		for i, f := range files {
+			if f.Name == id {
+				return i
+			}
+		}
+		if n, err := strconv.Atoi(id); err == nil && n >= 0 && n < len(files) {
+			return n
+		}
+		p.Add(path, "names no uploaded file: %q", id)
+		return -1
+	default:
+		p.Add(path, "must be a file name or index")
+		return -1
+	}
+}
+
+// createEnvelope answers POST /envelope/create.
+func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in createPayload
+	files, err := readMultipart(r, &in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	ne := validateCreate(&p, in, files)
+	caller := member(r)
+	owner := caller
+	if email := deref(in.DelegatedDocumentOwner); email != "" && envelope.ValidEmail(email) {
+		m, err := s.store.FindMemberByEmail(r.Context(), caller.TeamID, email)
+		switch {
+		case envelope.IsNotFound(err):
+			p.Add("delegatedDocumentOwner", "%q is not a member of this team", email)
+		case err != nil:
+			s.writeError(w, r, err)
+			return
+		default:
+			owner = m
+		}
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !caller.Role.CanSee(ne.Envelope.Visibility) {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not create envelopes with visibility %s", caller.Role, ne.Envelope.Visibility))
+		return
+	}
+	var id string
+	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		id, err = tx.CreateEnvelope(r.Context(), owner, ne, s.actor(r))
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id})
+}
+
+// validateCreate checks a create payload and its files, recording every problem, and returns
+// what to write. It reads nothing from the store.
+func validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile) persistence.NewEnvelope {
+	e := envelope.Envelope{
+		Source:       envelope.SourceDocument,
+		Visibility:   envelope.VisibilityEveryone,
+		TemplateType: envelope.TemplateTypePrivate,
+		FolderID:     in.FolderID,
+		Meta:         envelope.DefaultMeta(""),
+		FormValues:   in.FormValues,
+	}
+	if in.Title == nil {
+		p.Add("title", "is required")
+	} else {
+		envelope.CheckLength(p, "title", *in.Title, 1, envelope.MaxTitle)
+		e.Title = *in.Title
+	}
+	switch {
+	case in.Type == nil:
+		p.Add("type", "is required: DOCUMENT or TEMPLATE")
+	case !envelope.OneOf(envelope.Type(*in.Type), envelope.Types()):
+		p.Add("type", "must be one of %v, got %q", envelope.Types(), *in.Type)
+	default:
+		e.Type = envelope.Type(*in.Type)
+	}
+	if in.ExternalID != nil {
+		envelope.CheckLength(p, "externalId", *in.ExternalID, 0, envelope.MaxExternalID)
+		e.ExternalID = in.ExternalID
+	}
+	if in.Visibility != nil {
+		v := envelope.Visibility(*in.Visibility)
+		if !envelope.OneOf(v, envelope.Visibilities()) {
+			p.Add("visibility", "must be one of %v, got %q", envelope.Visibilities(), *in.Visibility)
+		} else {
+			e.Visibility = v
+		}
+	}
+	e.AuthOptions.GlobalAccessAuth = envelope.CheckEnums(p, "globalAccessAuth", toType[envelope.AccessAuth](in.GlobalAccessAuth), envelope.AccessAuths())
+	e.AuthOptions.GlobalActionAuth = envelope.CheckEnums(p, "globalActionAuth", toType[envelope.ActionAuth](in.GlobalActionAuth), envelope.GlobalActionAuths())
+	checkFormValues(p, "formValues", in.FormValues)
+	if in.FolderID != nil {
+		envelope.CheckLength(p, "folderId", *in.FolderID, 1, 255)
+	}
+	in.Meta.Apply(p, "meta", &e.Meta)
+	if email := deref(in.DelegatedDocumentOwner); email != "" && !envelope.ValidEmail(email) {
+		p.Add("delegatedDocumentOwner", "must be an email address, got %q", email)
+	}
+
+	if len(files) == 0 {
+		p.Add("files", "at least one PDF file is required")
+	}
+	docs := inspectFiles(p, files)
+
+	recipients := make([]persistence.NewRecipient, 0, len(in.Recipients))
+	for i, rin := range in.Recipients {
+		rp := envelope.Join("recipients", i)
+		checkRecipient(p, rp, rin, true)
+		nr := persistence.NewRecipient{Recipient: recipientFrom(rin)}
+		for j, fin := range rin.Fields {
+			fp := envelope.Join(envelope.Join(rp, "fields"), j)
+			item := itemIndex(p, envelope.Join(fp, "identifier"), fin.Identifier, files)
+			var pages []persistence.PageSize
+			if item >= 0 && item < len(docs) {
+				pages = docs[item].Pages
+			}
+			f, ok := checkFieldInput(p, fp, fin, pages, true)
+			if ok && (nr.Role == envelope.RoleCC || nr.Role == envelope.RoleViewer) {
+				p.Add(envelope.Join(fp, "type"), "a %s recipient fills no fields", nr.Role)
+			}
+			nr.Fields = append(nr.Fields, persistence.NewField{Field: f, Item: max(item, 0)})
+		}
+		recipients = append(recipients, nr)
+	}
+	var attachments []envelope.Attachment
+	for i, ain := range in.Attachments {
+		attachments = append(attachments, checkAttachment(p, envelope.Join("attachments", i), ain))
+	}
+	return persistence.NewEnvelope{Envelope: e, Items: docs, Recipients: recipients, Attachments: attachments}
+}
+
+// checkFormValues checks that form values are strings, numbers or booleans under sane keys.
+func checkFormValues(p *envelope.Problems, path string, values map[string]any) {
+	if len(values) > envelope.MaxFormValues {
+		p.Add(path, "may hold at most %d values, got %d", envelope.MaxFormValues, len(values))
+		return
+	}
+	for k, v := range values {
+		kp := envelope.Join(path, k)
+		if k == "" || len(k) > 255 {
+			p.Add(kp, "keys must be 1 to 255 characters")
+		}
+		switch v.(type) {
+		case string, float64, bool:
+		default:
+			p.Add(kp, "must be a string, a number or a boolean")
+		}
+	}
+}
+
+// checkFieldInput validates the type, meta and (coordinates form) position of a field input.
+func checkFieldInput(p *envelope.Problems, path string, in fieldInput, pages []persistence.PageSize, positionRequired bool) (envelope.Field, bool) {
+	var f envelope.Field
+	ok := true
+	switch {
+	case in.Type == nil:
+		p.Add(envelope.Join(path, "type"), "is required: one of %v", envelope.FieldTypes())
+		ok = false
+	case !envelope.OneOf(envelope.FieldType(*in.Type), envelope.FieldTypes()):
+		p.Add(envelope.Join(path, "type"), "must be one of %v, got %q", envelope.FieldTypes(), *in.Type)
+		ok = false
+	default:
+		f.Type = envelope.FieldType(*in.Type)
+		f.FieldMeta = envelope.ValidateFieldMeta(p, envelope.Join(path, "fieldMeta"), f.Type, in.FieldMeta)
+	}
+	checkPosition(p, path, in, pages, positionRequired)
+	f.Page = deref(in.Page)
+	f.PositionX, f.PositionY, f.Width, f.Height = deref(in.PositionX), deref(in.PositionY), deref(in.Width), deref(in.Height)
+	return f, ok
+}
+
+// actor is the audit actor of the request's caller.
+func (s *Server) actor(r *http.Request) persistence.Actor {
+	return persistence.MemberActor(member(r), s.clientIP(r), r.UserAgent())
+}

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+type updateRequest struct {
+	EnvelopeID *string `json:"envelopeId"`
+	Data       *struct {
+		Title            *string                   `json:"title"`
+		ExternalID       envelope.Optional[string] `json:"externalId"`
+		Visibility       *string                   `json:"visibility"`
+		GlobalAccessAuth []string                  `json:"globalAccessAuth"`
+		GlobalActionAuth []string                  `json:"globalActionAuth"`
+		FolderID         envelope.Optional[string] `json:"folderId"`
+		TemplateType     *string                   `json:"templateType"`
+	} `json:"data"`
+	Meta *envelope.MetaInput `json:"meta"`
+}
+
+// finishedError is the error for a change asked of an envelope that can no longer change.
+func finishedError(status envelope.Status) error {
+	code := map[envelope.Status]envelope.Code{
+		envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
+		envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
+		envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
+	}[status]
+	return envelope.Errorf(code, "Envelope is %s and can no longer change", status)
+}
+
+// updateEnvelope answers POST /envelope/update: title, external id, visibility, global auth,
+// folder, template type and meta, each change with its audit entry.
+func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in updateRequest
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	caller := member(r)
+	var updated *envelope.Envelope
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		ref, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
+		if err != nil {
+			return err
+		}
+		if e.Status.Finished() {
+			return finishedError(e.Status)
+		}
+		type audit struct {
+			typ  string
+			data any
+		}
+		var audits []audit
+		if d := in.Data; d != nil {
+			if d.Title != nil {
+				envelope.CheckLength(&p, "data.title", *d.Title, 1, envelope.MaxTitle)
+				if *d.Title != e.Title {
+					audits = append(audits, audit{"DOCUMENT_TITLE_UPDATED", map[string]any{"from": e.Title, "to": *d.Title}})
+					e.Title = *d.Title
+				}
+			}
+			if d.ExternalID.Set {
+				if !d.ExternalID.Null {
+					envelope.CheckLength(&p, "data.externalId", d.ExternalID.Value, 0, envelope.MaxExternalID)
+				}
+				if deref(e.ExternalID) != deref(d.ExternalID.Ptr()) {
+					audits = append(audits, audit{"DOCUMENT_EXTERNAL_ID_UPDATED", map[string]any{"from": deref(e.ExternalID), "to": deref(d.ExternalID.Ptr())}})
+				}
+				e.ExternalID = d.ExternalID.Ptr()
+			}
+			if d.Visibility != nil {
+				v := envelope.Visibility(*d.Visibility)
+				switch {
+				case !envelope.OneOf(v, envelope.Visibilities()):
+					p.Add("data.visibility", "must be one of %v, got %q", envelope.Visibilities(), *d.Visibility)
+				case !caller.Role.CanSee(v):
+					return envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not set visibility %s", caller.Role, v)
+				case v != e.Visibility:
+					audits = append(audits, audit{"DOCUMENT_VISIBILITY_UPDATED", map[string]any{"from": e.Visibility, "to": v}})
+					e.Visibility = v
+				}
+			}
+			if d.GlobalAccessAuth != nil {
+				v := envelope.CheckEnums(&p, "data.globalAccessAuth", toType[envelope.AccessAuth](d.GlobalAccessAuth), envelope.AccessAuths())
+				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACCESS_UPDATED", map[string]any{"from": e.AuthOptions.GlobalAccessAuth, "to": v}})
+				e.AuthOptions.GlobalAccessAuth = v
+			}
+			if d.GlobalActionAuth != nil {
+				v := envelope.CheckEnums(&p, "data.globalActionAuth", toType[envelope.ActionAuth](d.GlobalActionAuth), envelope.GlobalActionAuths())
+				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACTION_UPDATED", map[string]any{"from": e.AuthOptions.GlobalActionAuth, "to": v}})
+				e.AuthOptions.GlobalActionAuth = v
+			}
+			if d.FolderID.Set {
+				if !d.FolderID.Null {
+					envelope.CheckLength(&p, "data.folderId", d.FolderID.Value, 1, 255)
+				}
+				e.FolderID = d.FolderID.Ptr()
+			}
+			if d.TemplateType != nil {
+				t := envelope.TemplateType(*d.TemplateType)
+				if !envelope.OneOf(t, envelope.TemplateTypes()) {
+					p.Add("data.templateType", "must be one of %v, got %q", envelope.TemplateTypes(), *d.TemplateType)
+				}
+				e.TemplateType = t
+			}
+		}
+		if changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
+			audits = append(audits, audit{"DOCUMENT_META_UPDATED", map[string]any{"changes": changes}})
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if err := tx.SaveEnvelope(r.Context(), e); err != nil {
+			return err
+		}
+		for _, a := range audits {
+			if err := tx.AppendAudit(r.Context(), e.ID, a.typ, a.data, s.actor(r)); err != nil {
+				return err
+			}
+		}
+		updated, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newEnvelopeSummaryView(updated, false))
+}
+
+// metaAuditTypes names, as Documenso's audit log does, the documentMeta members whose changes
+// DOCUMENT_META_UPDATED records. Documenso's clients parse exactly these; changes to the other
+// members (signing order, language, signature kinds...) are not recorded there.
+var metaAuditTypes = map[string]string{
+	"subject": "SUBJECT", "message": "MESSAGE", "timezone": "TIMEZONE", "dateFormat": "DATE_FORMAT",
+	"redirectUrl": "REDIRECT_URL", "emailId": "EMAIL_ID", "emailReplyTo": "EMAIL_REPLY_TO", "emailSettings": "EMAIL_SETTINGS",
+}
+
+// metaAuditChanges turns documentMeta changes into DOCUMENT_META_UPDATED's {type, from, to}
+// entries, with from and to as strings or null.
+func metaAuditChanges(changes []envelope.MetaChange) []map[string]any {
+	var out []map[string]any
+	asString := func(v any) any {
+		switch x := v.(type) {
+		case nil:
+			return nil
+		case string:
+			return x
+		default:
+			b, _ := json.Marshal(x)
+			return string(b)
+		}
+	}
+	for _, c := range changes {
+		if t, ok := metaAuditTypes[c.Type]; ok {
+			out = append(out, map[string]any{"type": t, "from": asString(c.From), "to": asString(c.To)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,436 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+type fieldsRequest struct {
+	EnvelopeID *string      `json:"envelopeId"`
+	Data       []fieldInput `json:"data"`
+}
+
+// getField answers GET /envelope/field/{fieldId}.
+func (s *Server) getField(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "fieldId")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	envelopeID, err := s.store.EnvelopeIDOfField(r.Context(), scope(r), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	for _, f := range e.Fields {
+		if f.ID == id {
+			writeJSON(w, http.StatusOK, newFieldDetailView(e, f))
+			return
+		}
+	}
+	s.writeError(w, r, envelope.NotFound("Field"))
+}
+
+func fieldsView(e *envelope.Envelope, ids []int64) []fieldView {
+	out := make([]fieldView, 0, len(ids))
+	for _, id := range ids {
+		for _, f := range e.Fields {
+			if f.ID == id {
+				out = append(out, newFieldDetailView(e, f))
+			}
+		}
+	}
+	return out
+}
+
+func findRecipient(e *envelope.Envelope, id int64) *envelope.Recipient {
+	for i := range e.Recipients {
+		if e.Recipients[i].ID == id {
+			return &e.Recipients[i]
+		}
+	}
+	return nil
+}
+
+// createFields answers POST /envelope/field/create-many. Each item is placed by coordinates
+// (page and box in percent of the page) or by a placeholder: text found in the PDF, whose box
+// the field takes (every occurrence with matchAll) and which is then whited out.
+func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
+	var in fieldsRequest
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if len(in.Data) == 0 {
+		p.Add("data", "must hold at least one field")
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var e *envelope.Envelope
+	var ids []int64
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
+			return err
+		}
+		items, err := tx.ItemPages(r.Context(), e.ID)
+		if err != nil {
+			return err
+		}
+		type pending struct {
+			f   envelope.Field
+			rec envelope.Recipient
+		}
+		var todo []pending
+		whiteouts := map[string][]pdf.Match{}
+		for i, fin := range in.Data {
+			path := envelope.Join("data", i)
+			var rec *envelope.Recipient
+			if fin.RecipientID == nil {
+				p.Add(envelope.Join(path, "recipientId"), "is required")
+			} else if rec = findRecipient(e, *fin.RecipientID); rec == nil {
+				p.Add(envelope.Join(path, "recipientId"), "recipient %d is not in envelope %s", *fin.RecipientID, e.ID)
+			}
+			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), fin.EnvelopeItemID, items)
+			if fin.Placeholder != nil {
+				fields := s.placeFields(r, tx, &p, path, fin, item, whiteouts)
+				for _, f := range fields {
+					if rec != nil {
+						todo = append(todo, pending{f, *rec})
+					}
+				}
+				continue
+			}
+			var pages []persistence.PageSize
+			if item != nil {
+				pages = item.Pages
+			}
+			f, ok := checkFieldInput(&p, path, fin, pages, true)
+			if item != nil {
+				f.EnvelopeItemID = item.ID
+			}
+			if rec != nil && ok {
+				if rec.Role == envelope.RoleCC || rec.Role == envelope.RoleViewer {
+					p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
+				}
+				todo = append(todo, pending{f, *rec})
+			}
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		for _, t := range todo {
+			interacted, err := tx.RecipientInteracted(r.Context(), t.rec.ID)
+			if err != nil {
+				return err
+			}
+			if interacted {
+				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", t.rec.ID)
+			}
+			f, err := tx.AddField(r.Context(), e.ID, t.f, t.rec, s.actor(r))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, f.ID)
+		}
+		for itemID, boxes := range whiteouts {
+			if err := s.whiteOut(r, tx, e.ID, itemID, boxes); err != nil {
+				return err
+			}
+		}
+		if err := tx.Touch(r.Context(), e.ID); err != nil {
+			return err
+		}
+		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": fieldsView(e, ids)})
+}
+
+// itemFor resolves an optional envelopeItemId; absent means the first item.
+func itemFor(p *envelope.Problems, path string, id *string, items []persistence.ItemPages) *persistence.ItemPages {
+	if len(items) == 0 {
+		p.Add(path, "the envelope has no document to place fields on")
+		return nil
+	}
+	if id == nil || *id == "" {
+		return &items[0]
+	}
+	for i := range items {
+		if items[i].ID == *id {
+			return &items[i]
+		}
+	}
+	p.Add(path, "names no item of this envelope: %q", *id)
+	return nil
+}
+
+// placeFields finds a placeholder's text in the item's PDF and returns one field per match (the
+// first only, unless matchAll), recording the boxes to white out.
+func (s *Server) placeFields(r *http.Request, tx *persistence.Tx, p *envelope.Problems, path string, in fieldInput,
+	item *persistence.ItemPages, whiteouts map[string][]pdf.Match) []envelope.Field {
+	text := strings.TrimSpace(*in.Placeholder)
+	if text == "" {
+		p.Add(envelope.Join(path, "placeholder"), "may not be empty")
+		return nil
+	}
+	base, ok := checkFieldInput(p, path, fieldInput{Type: in.Type, FieldMeta: in.FieldMeta, Width: in.Width, Height: in.Height}, nil, false)
+	if !ok || item == nil {
+		return nil
+	}
+	data, err := tx.ItemData(r.Context(), item.ID)
+	if err != nil {
+		p.Add(envelope.Join(path, "envelopeItemId"), "could not read the document: %v", err)
+		return nil
+	}
+	matches, err := pdf.FindText(data, text)
+	if err != nil {
+		p.Add(envelope.Join(path, "placeholder"), "could not search the document: %v", err)
+		return nil
+	}
+	if len(matches) == 0 {
+		p.Add(envelope.Join(path, "placeholder"), "Placeholder %q not found in PDF %q", text, item.Title)
+		return nil
+	}
+	if in.MatchAll == nil || !*in.MatchAll {
+		matches = matches[:1]
+	}
+	var out []envelope.Field
+	for _, m := range matches {
+		f := base
+		f.EnvelopeItemID = item.ID
+		f.Page, f.PositionX, f.PositionY, f.Width, f.Height = m.Page, round2(m.X), round2(m.Y), round2(m.Width), round2(m.Height)
+		if in.Width != nil {
+			f.Width = *in.Width
+		}
+		if in.Height != nil {
+			f.Height = *in.Height
+		}
+		out = append(out, f)
+		whiteouts[item.ID] = append(whiteouts[item.ID], m)
+	}
+	return out
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// whiteOut paints over placeholder boxes in an item's PDF and stores the result as the item's
+// current content (the upload stays as its initial content).
+func (s *Server) whiteOut(r *http.Request, tx *persistence.Tx, envelopeID, itemID string, boxes []pdf.Match) error {
+	data, err := tx.ItemData(r.Context(), itemID)
+	if err != nil {
+		return err
+	}
+	out, err := pdf.WhiteOut(data, boxes)
+	if err != nil {
+		return fmt.Errorf("white out placeholders of item %s: %w", itemID, err)
+	}
+	info, err := pdf.Inspect(out)
+	if err != nil {
+		return fmt.Errorf("read whited-out item %s: %w", itemID, err)
+	}
+	doc := persistence.Document{Data: out}
+	for _, pg := range info.Pages {
+		doc.Pages = append(doc.Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
+	}
+	return tx.ReplaceItemData(r.Context(), itemID, doc)
+}
+
+// updateFields answers POST /envelope/field/update-many: only while the envelope is a draft.
+func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
+	var in fieldsRequest
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if len(in.Data) == 0 {
+		p.Add("data", "must hold at least one field")
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var e *envelope.Envelope
+	var ids []int64
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
+			return err
+		}
+		if e.Status != envelope.StatusDraft {
+			return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Fields can only be updated while the envelope is DRAFT; it is %s", e.Status)
+		}
+		items, err := tx.ItemPages(r.Context(), e.ID)
+		if err != nil {
+			return err
+		}
+		for i, fin := range in.Data {
+			path := envelope.Join("data", i)
+			if fin.ID == nil {
+				p.Add(envelope.Join(path, "id"), "is required")
+				continue
+			}
+			var cur *envelope.Field
+			for k := range e.Fields {
+				if e.Fields[k].ID == *fin.ID {
+					cur = &e.Fields[k]
+				}
+			}
+			if cur == nil {
+				p.Add(envelope.Join(path, "id"), "field %d is not in envelope %s", *fin.ID, e.ID)
+				continue
+			}
+			next := *cur
+			itemID := cur.EnvelopeItemID
+			if fin.EnvelopeItemID != nil {
+				itemID = *fin.EnvelopeItemID
+			}
+			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), &itemID, items)
+			var pages []persistence.PageSize
+			if item != nil {
+				pages = item.Pages
+				next.EnvelopeItemID = item.ID
+			}
+			if fin.Type == nil {
+				t := string(cur.Type)
+				fin.Type = &t
+			}
+			f, _ := checkFieldInput(&p, path, fin, pages, false)
+			next.Type, next.FieldMeta = f.Type, f.FieldMeta
+			if fin.FieldMeta == nil && f.Type == cur.Type {
+				next.FieldMeta = cur.FieldMeta
+			}
+			if fin.Page != nil {
+				next.Page = *fin.Page
+			} else if pages != nil && next.Page > len(pages) {
+				p.Add(envelope.Join(path, "page"), "must be at most %d (the document's page count), got %d", len(pages), next.Page)
+			}
+			setIf(&next.PositionX, fin.PositionX)
+			setIf(&next.PositionY, fin.PositionY)
+			setIf(&next.Width, fin.Width)
+			setIf(&next.Height, fin.Height)
+			if err := p.Err(); err != nil {
+				continue
+			}
+			if err := tx.UpdateField(r.Context(), next); err != nil {
+				return err
+			}
+			rec := findRecipient(e, cur.RecipientID)
+			data := persistence.FieldData(next, *rec)
+			data["changes"] = fieldChanges(*cur, next)
+			if err := tx.AppendAudit(r.Context(), e.ID, "FIELD_UPDATED", data, s.actor(r)); err != nil {
+				return err
+			}
+			ids = append(ids, next.ID)
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if err := tx.Touch(r.Context(), e.ID); err != nil {
+			return err
+		}
+		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": fieldsView(e, ids)})
+}
+
+func setIf(dst *float64, v *float64) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// fieldChanges lists what moved between two versions of a field, for the audit log.
+func fieldChanges(a, b envelope.Field) []map[string]any {
+	var out []map[string]any
+	add := func(name string, from, to any) {
+		out = append(out, map[string]any{"type": name, "from": from, "to": to})
+	}
+	if a.Type != b.Type {
+		add("TYPE", a.Type, b.Type)
+	}
+	if a.Page != b.Page || a.PositionX != b.PositionX || a.PositionY != b.PositionY {
+		add("POSITION", map[string]any{"page": a.Page, "positionX": a.PositionX, "positionY": a.PositionY},
+			map[string]any{"page": b.Page, "positionX": b.PositionX, "positionY": b.PositionY})
+	}
+	if a.Width != b.Width || a.Height != b.Height {
+		add("DIMENSION", map[string]any{"width": a.Width, "height": a.Height}, map[string]any{"width": b.Width, "height": b.Height})
+	}
+	if a.EnvelopeItemID != b.EnvelopeItemID {
+		add("ENVELOPE_ITEM", a.EnvelopeItemID, b.EnvelopeItemID)
+	}
+	return out
+}
+
+// deleteField answers POST /envelope/field/delete {fieldId}.
+func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		FieldID *int64 `json:"fieldId"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.FieldID == nil {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: "fieldId", Message: "is required"}}})
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		f, ref, err := tx.FieldByID(r.Context(), scope(r), *in.FieldID)
+		if err != nil {
+			return err
+		}
+		if ref.Status.Finished() {
+			return finishedError(ref.Status)
+		}
+		rec, _, err := tx.RecipientByID(r.Context(), scope(r), f.RecipientID)
+		if err != nil {
+			return err
+		}
+		interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
+		if err != nil {
+			return err
+		}
+		if interacted {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
+		}
+		if err := tx.DeleteField(r.Context(), f.ID); err != nil {
+			return err
+		}
+		if err := tx.Touch(r.Context(), ref.ID); err != nil {
+			return err
+		}
+		return tx.AppendAudit(r.Context(), ref.ID, "FIELD_DELETED", persistence.FieldData(f, rec), s.actor(r))
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}

@@ -1,0 +1,170 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// The input types are the JSON shapes requests carry. Pointers tell an absent member from a
+// zero one, so that "required" can be checked and every problem reported with its path.
+
+type recipientInput struct {
+	ID           *int64       `json:"id"`
+	Email        *string      `json:"email"`
+	Name         *string      `json:"name"`
+	Role         *string      `json:"role"`
+	SigningOrder *int         `json:"signingOrder"`
+	AccessAuth   []string     `json:"accessAuth"`
+	ActionAuth   []string     `json:"actionAuth"`
+	Fields       []fieldInput `json:"fields"`
+}
+
+type fieldInput struct {
+	ID             *int64              `json:"id"`
+	RecipientID    *int64              `json:"recipientId"`
+	EnvelopeItemID *string             `json:"envelopeItemId"`
+	Type           *string             `json:"type"`
+	FieldMeta      *envelope.FieldMeta `json:"fieldMeta"`
+	Identifier     any                 `json:"identifier"`
+	Page           *int                `json:"page"`
+	PositionX      *float64            `json:"positionX"`
+	PositionY      *float64            `json:"positionY"`
+	Width          *float64            `json:"width"`
+	Height         *float64            `json:"height"`
+	Placeholder    *string             `json:"placeholder"`
+	MatchAll       *bool               `json:"matchAll"`
+}
+
+type attachmentInput struct {
+	Label *string `json:"label"`
+	Data  *string `json:"data"`
+	Type  *string `json:"type"`
+}
+
+// checkRecipient validates the person members of a recipient input. full requires email, name
+// and role (create); otherwise absent members are left alone (update).
+func checkRecipient(p *envelope.Problems, path string, in recipientInput, full bool) {
+	if in.Email == nil {
+		if full {
+			p.Add(envelope.Join(path, "email"), "is required (an email address or the empty string)")
+		}
+	} else if *in.Email != "" && !envelope.ValidEmail(*in.Email) {
+		p.Add(envelope.Join(path, "email"), "must be an email address or the empty string, got %q", *in.Email)
+	}
+	if in.Name == nil {
+		if full {
+			p.Add(envelope.Join(path, "name"), "is required")
+		}
+	} else {
+		envelope.CheckLength(p, envelope.Join(path, "name"), *in.Name, 0, envelope.MaxRecipientName)
+	}
+	if in.Role == nil {
+		if full {
+			p.Add(envelope.Join(path, "role"), "is required: one of %v", envelope.Roles())
+		}
+	} else if !envelope.OneOf(envelope.Role(*in.Role), envelope.Roles()) {
+		p.Add(envelope.Join(path, "role"), "must be one of %v, got %q", envelope.Roles(), *in.Role)
+	}
+	if in.SigningOrder != nil && (*in.SigningOrder < 0 || *in.SigningOrder > 1000) {
+		p.Add(envelope.Join(path, "signingOrder"), "must be between 0 and 1000, got %d", *in.SigningOrder)
+	}
+	envelope.CheckEnums(p, envelope.Join(path, "accessAuth"), toType[envelope.AccessAuth](in.AccessAuth), envelope.AccessAuths())
+	envelope.CheckEnums(p, envelope.Join(path, "actionAuth"), toType[envelope.ActionAuth](in.ActionAuth), envelope.RecipientActionAuths())
+	if in.Email != nil && *in.Email == "" && (len(in.AccessAuth) > 0 || len(in.ActionAuth) > 0) {
+		p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
+	}
+}
+
+// recipientFrom builds the domain recipient of a validated create input.
+func recipientFrom(in recipientInput) envelope.Recipient {
+	r := envelope.Recipient{
+		Email:        strings.TrimSpace(deref(in.Email)),
+		Name:         deref(in.Name),
+		Role:         envelope.Role(deref(in.Role)),
+		SigningOrder: in.SigningOrder,
+	}
+	r.AuthOptions.AccessAuth = dedupe(toType[envelope.AccessAuth](in.AccessAuth))
+	r.AuthOptions.ActionAuth = dedupe(toType[envelope.ActionAuth](in.ActionAuth))
+	return r
+}
+
+// checkAttachment validates an attachment input.
+func checkAttachment(p *envelope.Problems, path string, in attachmentInput) envelope.Attachment {
+	var a envelope.Attachment
+	if in.Label == nil {
+		p.Add(envelope.Join(path, "label"), "is required")
+	} else {
+		envelope.CheckLength(p, envelope.Join(path, "label"), *in.Label, 1, envelope.MaxLabel)
+		a.Label = *in.Label
+	}
+	if in.Data == nil {
+		p.Add(envelope.Join(path, "data"), "is required: a URL")
+	} else {
+		envelope.CheckURL(p, envelope.Join(path, "data"), *in.Data)
+		envelope.CheckLength(p, envelope.Join(path, "data"), *in.Data, 1, envelope.MaxAttachmentData)
+		a.Data = *in.Data
+	}
+	a.Type = envelope.AttachmentTypeLink
+	if in.Type != nil && *in.Type != string(envelope.AttachmentTypeLink) {
+		p.Add(envelope.Join(path, "type"), `must be "link", got %q`, *in.Type)
+	}
+	return a
+}
+
+// checkPosition validates a field's page and box against the item's pages. Members that are nil
+// are reported as required when required is set.
+func checkPosition(p *envelope.Problems, path string, in fieldInput, pages []persistence.PageSize, required bool) {
+	if in.Page == nil {
+		if required {
+			p.Add(envelope.Join(path, "page"), "is required: a page number starting at 1")
+		}
+	} else if *in.Page < 1 {
+		p.Add(envelope.Join(path, "page"), "must be at least 1, got %d", *in.Page)
+	} else if pages != nil && *in.Page > len(pages) {
+		p.Add(envelope.Join(path, "page"), "must be at most %d (the document's page count), got %d", len(pages), *in.Page)
+	}
+	for _, m := range []struct {
+		name string
+		v    *float64
+	}{{"positionX", in.PositionX}, {"positionY", in.PositionY}, {"width", in.Width}, {"height", in.Height}} {
+		name, v := m.name, m.v
+		switch {
+		case v == nil:
+			if required {
+				p.Add(envelope.Join(path, name), "is required: a percentage of the page, 0 to 100")
+			}
+		case *v < 0 || *v > envelope.MaxPosition:
+			p.Add(envelope.Join(path, name), "must be between 0 and 100 (percent of the page), got %g", *v)
+		}
+	}
+}
+
+func toType[T ~string](in []string) []T {
+	out := make([]T, len(in))
+	for i, s := range in {
+		out[i] = T(s)
+	}
+	return out
+}
+
+func dedupe[T comparable](in []T) []T {
+	out := make([]T, 0, len(in))
+	seen := map[T]bool{}
+	for _, v := range in {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

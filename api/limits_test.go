@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// minimalPDF returns a valid one-page PDF with a line of text.
+func minimalPDF(text string) []byte {
+	content := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", text)
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595.28 841.89] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return b.Bytes()
+}
+
+// multipartBody encodes payload and files as the SDK does.
+func multipartBody(t testing.TB, payload any, files map[string][]byte) (io.Reader, string) {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteField("payload", string(raw)); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		fw, err := w.CreateFormFile("files[]", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(data)
+	}
+	w.Close()
+	return &b, w.FormDataContentType()
+}
+
+func (a *testAPI) createRaw(key string, payload any, files map[string][]byte) (int, map[string]any) {
+	a.t.Helper()
+	body, ct := multipartBody(a.t, payload, files)
+	req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/envelope/create", body)
+	req.Header.Set("Authorization", key)
+	req.Header.Set("Content-Type", ct)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// basePayload is a valid create payload; each limit case changes one member of it.
+func basePayload() map[string]any {
+	return map[string]any{
+		"title": "Contrato",
+		"type":  "DOCUMENT",
+		"recipients": []any{map[string]any{
+			"email": "ana@example.com", "name": "Ana", "role": "SIGNER",
+			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5,
+				"fieldMeta": map[string]any{"type": "signature", "fontSize": 12}}},
+		}},
+		"meta":        map[string]any{"subject": "s", "message": "m", "envelopeExpirationPeriod": map[string]any{"unit": "day", "amount": 1}},
+		"attachments": []any{map[string]any{"label": "l", "data": "https://example.com"}},
+	}
+}
+
+// set walks a dotted path ("recipients.0.fields.0.page") and sets the value there.
+func set(m map[string]any, path string, v any) map[string]any {
+	parts := strings.Split(path, ".")
+	var cur any = m
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[p] = v
+			} else {
+				cur = c[p]
+			}
+		case []any:
+			var idx int
+			fmt.Sscan(p, &idx)
+			if last {
+				c[idx] = v
+			} else {
+				cur = c[idx]
+			}
+		}
+	}
+	return m
+}
+
+// TestCreateLimitsAndEnums checks every limit of the SPEC's Limits table and every enum of the
+// create payload: the value at the edge passes, the value past it is a 400 naming the field.
+func TestCreateLimitsAndEnums(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	files := map[string][]byte{"a.pdf": minimalPDF("hola")}
+	tests := []struct {
+		path     string
+		value    any
+		wantPath string // "" means accepted
+	}{
+		{"title", strings.Repeat("t", 255), ""},
+		{"title", strings.Repeat("t", 256), "title"},
+		{"title", "", "title"},
+		{"title", strings.Repeat("ñ", 255), ""},
+		{"externalId", strings.Repeat("e", 255), ""},
+		{"externalId", strings.Repeat("e", 256), "externalId"},
+		{"recipients.0.name", strings.Repeat("n", 255), ""},
+		{"recipients.0.name", strings.Repeat("n", 256), "recipients[0].name"},
+		{"recipients.0.email", "", ""},
+		{"recipients.0.email", "not-an-email", "recipients[0].email"},
+		{"meta.subject", strings.Repeat("s", 254), ""},
+		{"meta.subject", strings.Repeat("s", 255), "meta.subject"},
+		{"meta.message", strings.Repeat("m", 5000), ""},
+		{"meta.message", strings.Repeat("m", 5001), "meta.message"},
+		{"attachments.0.label", "x", ""},
+		{"attachments.0.label", "", "attachments[0].label"},
+		{"attachments.0.data", "not a url", "attachments[0].data"},
+		{"recipients.0.fields.0.fieldMeta.fontSize", 8, ""},
+		{"recipients.0.fields.0.fieldMeta.fontSize", 96, ""},
+		{"recipients.0.fields.0.fieldMeta.fontSize", 7, "recipients[0].fields[0].fieldMeta.fontSize"},
+		{"recipients.0.fields.0.fieldMeta.fontSize", 97, "recipients[0].fields[0].fieldMeta.fontSize"},
+		{"recipients.0.fields.0.page", 1, ""},
+		{"recipients.0.fields.0.page", 0, "recipients[0].fields[0].page"},
+		{"recipients.0.fields.0.page", 2, "recipients[0].fields[0].page"},
+		{"recipients.0.fields.0.positionX", 100, ""},
+		{"recipients.0.fields.0.positionX", 100.01, "recipients[0].fields[0].positionX"},
+		{"recipients.0.fields.0.positionY", 101, "recipients[0].fields[0].positionY"},
+		{"recipients.0.fields.0.width", 101, "recipients[0].fields[0].width"},
+		{"recipients.0.fields.0.height", 101, "recipients[0].fields[0].height"},
+		{"meta.envelopeExpirationPeriod.amount", 1, ""},
+		{"meta.envelopeExpirationPeriod.amount", 0, "meta.envelopeExpirationPeriod.amount"},
+		{"meta.reminderSettings", map[string]any{"sendAfter": map[string]any{"unit": "day", "amount": 0}, "repeatEvery": map[string]any{"unit": "week", "amount": 1}}, "meta.reminderSettings.sendAfter.amount"},
+		{"meta.reminderSettings", map[string]any{"sendAfter": map[string]any{"unit": "year", "amount": 1}, "repeatEvery": map[string]any{"unit": "week", "amount": 1}}, "meta.reminderSettings.sendAfter.unit"},
+		{"meta.reminderSettings", map[string]any{"sendAfter": map[string]any{"unit": "day", "amount": 1}}, "meta.reminderSettings.repeatEvery"},
+		{"meta.envelopeExpirationPeriod", map[string]any{"unit": "year", "amount": 1}, ""},
+		{"meta.envelopeExpirationPeriod", map[string]any{"unit": "hour", "amount": 1}, "meta.envelopeExpirationPeriod.unit"},
+		{"meta.envelopeExpirationPeriod", map[string]any{"disabled": true}, ""},
+		// enums
+		{"type", "TEMPLATE", ""},
+		{"type", "FORM", "type"},
+		{"visibility", "MANAGER_AND_ABOVE", ""},
+		{"visibility", "TEAM", "visibility"},
+		{"globalAccessAuth", []any{"ACCOUNT", "TWO_FACTOR_AUTH"}, ""},
+		{"globalAccessAuth", []any{"PASSKEY"}, "globalAccessAuth[0]"},
+		{"globalActionAuth", []any{"ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"}, ""},
+		{"globalActionAuth", []any{"CLAVE_UNICA"}, "globalActionAuth[0]"},
+		{"recipients.0.role", "APPROVER", ""},
+		{"recipients.0.role", "OWNER", "recipients[0].role"},
+		{"recipients.0.accessAuth", []any{"ACCOUNT", "TWO_FACTOR_AUTH"}, ""},
+		{"recipients.0.accessAuth", []any{"PASSWORD"}, "recipients[0].accessAuth[0]"},
+		{"recipients.0.actionAuth", []any{"ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD", "EXPLICIT_NONE", "CLAVE_UNICA", "FAO_HASH"}, ""},
+		{"recipients.0.actionAuth", []any{"SMS"}, "recipients[0].actionAuth[0]"},
+		{"recipients.0.fields.0.type", "FREE_SIGNATURE", ""},
+		{"recipients.0.fields.0.type", "STAMP", "recipients[0].fields[0].type"},
+		{"meta.signingOrder", "SEQUENTIAL", ""},
+		{"meta.signingOrder", "RANDOM", "meta.signingOrder"},
+		{"meta.distributionMethod", "NONE", ""},
+		{"meta.distributionMethod", "SMS", "meta.distributionMethod"},
+		{"meta.language", "es", ""},
+		{"meta.language", "fr", "meta.language"},
+		{"meta.dateFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", ""},
+		{"meta.dateFormat", "YYYY", "meta.dateFormat"},
+		{"meta.timezone", "America/Santiago", ""},
+		{"meta.timezone", "Mars/Olympus", "meta.timezone"},
+		{"meta.emailReplyTo", "reply@example.com", ""},
+		{"meta.emailReplyTo", "nope", "meta.emailReplyTo"},
+		{"meta.redirectUrl", "https://example.com/done", ""},
+		{"meta.redirectUrl", "javascript:alert(1)", "meta.redirectUrl"},
+		{"attachments.0.type", "file", "attachments[0].type"},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s=%.20v", tt.path, tt.value)
+		t.Run(name, func(t *testing.T) {
+			status, body := a.createRaw(key, set(basePayload(), tt.path, tt.value), files)
+			if tt.wantPath == "" {
+				if status != http.StatusOK {
+					t.Fatalf("status %d, want 200: %v", status, body)
+				}
+				return
+			}
+			if status != http.StatusBadRequest || body["code"] != "INVALID_BODY" {
+				t.Fatalf("status %d code %v, want 400 INVALID_BODY: %v", status, body["code"], body)
+			}
+			var paths []string
+			for _, i := range body["issues"].([]any) {
+				paths = append(paths, i.(map[string]any)["path"].(string))
+			}
+			if len(paths) != 1 || paths[0] != tt.wantPath {
+				t.Errorf("issue paths %v, want exactly [%s]", paths, tt.wantPath)
+			}
+		})
+	}
+}
+
+// TestListLimits checks page and perPage of the search and the audit log.
+func TestListLimits(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	status, body := a.createRaw(key, basePayload(), map[string][]byte{"a.pdf": minimalPDF("x")})
+	if status != 200 {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	for _, base := range []string{"/api/v2/envelope", "/api/v2/envelope/" + id + "/audit-log"} {
+		for q, want := range map[string]int{
+			"page=1": 200, "page=0": 400, "perPage=1": 200, "perPage=100": 200, "perPage=0": 400, "perPage=101": 400,
+			"page=x": 400, "orderByDirection=asc": 200, "orderByDirection=sideways": 400, "orderByColumn=title": 400,
+		} {
+			if status, body := a.do("GET", base+"?"+q, key, ""); status != want {
+				t.Errorf("%s?%s: status %d, want %d: %v", base, q, status, want, body)
+			}
+		}
+	}
+	for q, want := range map[string]int{
+		"type=TEMPLATE": 200, "type=X": 400, "status=COMPLETED": 200, "status=DONE": 400,
+		"source=TEMPLATE_DIRECT_LINK": 200, "source=API": 400, "hasExpiredRecipients=true": 200,
+		"hasExpiredRecipients=yes": 400, "templateId=7": 200, "templateId=seven": 400,
+	} {
+		if status, body := a.do("GET", "/api/v2/envelope?"+q, key, ""); status != want {
+			t.Errorf("?%s: status %d, want %d: %v", q, status, want, body)
+		}
+	}
+}

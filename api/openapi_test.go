@@ -1,0 +1,81 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// The OpenAPI document and the router agree: every routed operation of /api/v2 is documented,
+// and every documented operation is routed.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	r := chi.NewRouter()
+	s := &Server{}
+	s.envelopeRoutes(r)
+	routed := map[string]bool{}
+	err := chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routed[method+" "+strings.TrimSuffix(route, "/")] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := OpenAPI()
+	documented := map[string]bool{}
+	for path, item := range doc["paths"].(obj) {
+		for method := range item.(obj) {
+			documented[strings.ToUpper(method)+" "+path] = true
+		}
+	}
+	var missing, extra []string
+	for k := range routed {
+		if !documented[k] {
+			missing = append(missing, k)
+		}
+	}
+	for k := range documented {
+		if !routed[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 {
+		t.Errorf("routed but not in openapi.json: %v", missing)
+	}
+	if len(extra) > 0 {
+		t.Errorf("in openapi.json but not routed: %v", extra)
+	}
+	if doc["openapi"] != "3.1.0" {
+		t.Errorf("openapi version %v", doc["openapi"])
+	}
+	// Every $ref points at a defined schema.
+	schemas := doc["components"].(obj)["schemas"].(obj)
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case obj:
+			if ref, ok := x["$ref"].(string); ok {
+				name := strings.TrimPrefix(ref, "#/components/schemas/")
+				if _, ok := schemas[name]; !ok {
+					t.Errorf("dangling $ref %s", ref)
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		case []obj:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+}

@@ -1,0 +1,311 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+type recipientsRequest struct {
+	EnvelopeID *string          `json:"envelopeId"`
+	Data       []recipientInput `json:"data"`
+}
+
+// pathID reads a numeric id from the URL path.
+func pathID(r *http.Request, name string) (int64, error) {
+	raw := chi.URLParam(r, name)
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 {
+		return 0, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: name, Message: "must be a positive integer, got " + strconv.Quote(raw)}}}
+	}
+	return id, nil
+}
+
+// getRecipient answers GET /envelope/recipient/{recipientId}.
+func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "recipientId")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	envelopeID, err := s.store.EnvelopeIDOfRecipient(r.Context(), scope(r), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	for _, rec := range e.Recipients {
+		if rec.ID == id {
+			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec))
+			return
+		}
+	}
+	s.writeError(w, r, envelope.NotFound("Recipient"))
+}
+
+// mutableEnvelope loads the envelope for a change of its recipients or fields, refusing a
+// finished one.
+func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string) (*envelope.Envelope, error) {
+	if _, err := tx.LockEnvelope(r.Context(), scope(r), id); err != nil {
+		return nil, err
+	}
+	e, err := tx.GetEnvelope(r.Context(), scope(r), id)
+	if err != nil {
+		return nil, err
+	}
+	if e.Status.Finished() {
+		return nil, finishedError(e.Status)
+	}
+	return e, nil
+}
+
+func recipientsView(e *envelope.Envelope, ids []int64) []recipientView {
+	out := make([]recipientView, 0, len(ids))
+	for _, id := range ids {
+		for _, rec := range e.Recipients {
+			if rec.ID == id {
+				out = append(out, newRecipientDetailView(e, rec))
+			}
+		}
+	}
+	return out
+}
+
+// createRecipients answers POST /envelope/recipient/create-many.
+func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
+	var in recipientsRequest
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if len(in.Data) == 0 {
+		p.Add("data", "must hold at least one recipient")
+	}
+	for i, rin := range in.Data {
+		checkRecipient(&p, envelope.Join("data", i), rin, true)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var e *envelope.Envelope
+	var ids []int64
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
+			return err
+		}
+		for _, rin := range in.Data {
+			rec, err := tx.AddRecipient(r.Context(), e.ID, recipientFrom(rin), s.actor(r))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, rec.ID)
+		}
+		if err := tx.Touch(r.Context(), e.ID); err != nil {
+			return err
+		}
+		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": recipientsView(e, ids)})
+}
+
+// updateRecipients answers POST /envelope/recipient/update-many: while the envelope is not
+// finished, for recipients who have not acted.
+func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
+	var in recipientsRequest
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if len(in.Data) == 0 {
+		p.Add("data", "must hold at least one recipient")
+	}
+	seen := map[int64]bool{}
+	for i, rin := range in.Data {
+		path := envelope.Join("data", i)
+		if rin.ID == nil {
+			p.Add(envelope.Join(path, "id"), "is required")
+		} else if seen[*rin.ID] {
+			p.Add(envelope.Join(path, "id"), "recipient %d appears twice", *rin.ID)
+		} else {
+			seen[*rin.ID] = true
+		}
+		checkRecipient(&p, path, rin, false)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var e *envelope.Envelope
+	var ids []int64
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
+			return err
+		}
+		for i, rin := range in.Data {
+			path := envelope.Join("data", i)
+			var cur *envelope.Recipient
+			for k := range e.Recipients {
+				if e.Recipients[k].ID == *rin.ID {
+					cur = &e.Recipients[k]
+				}
+			}
+			if cur == nil {
+				p.Add(envelope.Join(path, "id"), "recipient %d is not in envelope %s", *rin.ID, e.ID)
+				continue
+			}
+			next := *cur
+			var changes []map[string]any
+			change := func(kind string, from, to any) {
+				changes = append(changes, map[string]any{"type": kind, "from": from, "to": to})
+			}
+			if rin.Email != nil && *rin.Email != cur.Email {
+				change("EMAIL", cur.Email, *rin.Email)
+				next.Email = *rin.Email
+			}
+			if rin.Name != nil && *rin.Name != cur.Name {
+				change("NAME", cur.Name, *rin.Name)
+				next.Name = *rin.Name
+			}
+			if rin.Role != nil && envelope.Role(*rin.Role) != cur.Role {
+				change("ROLE", cur.Role, *rin.Role)
+				next.Role = envelope.Role(*rin.Role)
+			}
+			if rin.SigningOrder != nil {
+				next.SigningOrder = rin.SigningOrder
+			}
+			if rin.AccessAuth != nil {
+				v := dedupe(toType[envelope.AccessAuth](rin.AccessAuth))
+				change("ACCESS_AUTH", cur.AuthOptions.AccessAuth, v)
+				next.AuthOptions.AccessAuth = v
+			}
+			if rin.ActionAuth != nil {
+				v := dedupe(toType[envelope.ActionAuth](rin.ActionAuth))
+				change("ACTION_AUTH", cur.AuthOptions.ActionAuth, v)
+				next.AuthOptions.ActionAuth = v
+			}
+			if next.Email == "" && (len(next.AuthOptions.AccessAuth) > 0 || len(next.AuthOptions.ActionAuth) > 0) {
+				p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
+			}
+			if len(changes) == 0 && equalOrder(next.SigningOrder, cur.SigningOrder) {
+				ids = append(ids, cur.ID)
+				continue
+			}
+			interacted, err := tx.RecipientInteracted(r.Context(), cur.ID)
+			if err != nil {
+				return err
+			}
+			if interacted {
+				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and can no longer change", cur.ID)
+			}
+			if next.Role == envelope.RoleCC || next.Role == envelope.RoleViewer {
+				for _, f := range e.Fields {
+					if f.RecipientID == cur.ID {
+						p.Add(envelope.Join(path, "role"), "a %s recipient fills no fields; delete recipient %d's fields first", next.Role, cur.ID)
+						break
+					}
+				}
+			}
+			if err := p.Err(); err != nil {
+				return err
+			}
+			if err := tx.UpdateRecipient(r.Context(), next); err != nil {
+				return err
+			}
+			if len(changes) > 0 {
+				data := persistence.RecipientData(next)
+				data["changes"] = changes
+				if err := tx.AppendAudit(r.Context(), e.ID, "RECIPIENT_UPDATED", data, s.actor(r)); err != nil {
+					return err
+				}
+			}
+			ids = append(ids, cur.ID)
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if err := tx.Touch(r.Context(), e.ID); err != nil {
+			return err
+		}
+		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": recipientsView(e, ids)})
+}
+
+func equalOrder(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// deleteRecipient answers POST /envelope/recipient/delete {recipientId}.
+func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		RecipientID *int64 `json:"recipientId"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.RecipientID == nil {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: "recipientId", Message: "is required"}}})
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		rec, ref, err := tx.RecipientByID(r.Context(), scope(r), *in.RecipientID)
+		if err != nil {
+			return err
+		}
+		if ref.Status.Finished() {
+			return finishedError(ref.Status)
+		}
+		if rec.Role != envelope.RoleCC {
+			interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
+			if err != nil {
+				return err
+			}
+			if interacted {
+				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and cannot be removed", rec.ID)
+			}
+		}
+		if err := tx.DeleteRecipient(r.Context(), rec.ID); err != nil {
+			return err
+		}
+		if err := tx.Touch(r.Context(), ref.ID); err != nil {
+			return err
+		}
+		return tx.AppendAudit(r.Context(), ref.ID, "RECIPIENT_DELETED", persistence.RecipientData(rec), s.actor(r))
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}

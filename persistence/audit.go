@@ -1,0 +1,83 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Actor is who did what an audit entry records: an API user, a recipient or the system.
+type Actor struct {
+	Name      *string
+	Email     *string
+	UserID    *int64
+	UserAgent *string
+	IPAddress *string
+}
+
+// MemberActor is the actor for a team member calling the API from ip with userAgent.
+func MemberActor(m envelope.Member, ip, userAgent string) Actor {
+	name, email, id := m.UserName, m.UserEmail, m.UserID
+	if name == "" {
+		name = m.TeamName
+	}
+	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: nonEmpty(userAgent), IPAddress: nonEmpty(ip)}
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID.
+func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any, a Actor) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode audit data %s: %w", typ, err)
+	}
+	_, err = tx.q.Exec(ctx, `INSERT INTO audit_logs (id, envelope_id, type, data, name, email, user_id, user_agent, ip_address)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, newCUID(), envelopeID, typ, raw, a.Name, a.Email, a.UserID, a.UserAgent, a.IPAddress)
+	if err != nil {
+		return fmt.Errorf("append audit %s to %s: %w", typ, envelopeID, err)
+	}
+	return nil
+}
+
+// AuditPage is one page of an envelope's audit log, with the total count.
+func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page, perPage int, ascending bool) ([]envelope.AuditEntry, int, error) {
+	if _, err := s.EnvelopeRef(ctx, sc, envelopeID); err != nil {
+		return nil, 0, err
+	}
+	var count int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE envelope_id = $1`, envelopeID).Scan(&count); err != nil {
+		return nil, 0, fmt.Errorf("count audit entries of %s: %w", envelopeID, err)
+	}
+	order := "DESC"
+	if ascending {
+		order = "ASC"
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, created_at, envelope_id, type, data, name, email, user_id, user_agent, ip_address
+		FROM audit_logs WHERE envelope_id = $1 ORDER BY created_at `+order+`, seq `+order+` LIMIT $2 OFFSET $3`,
+		envelopeID, perPage, (page-1)*perPage)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load audit entries of %s: %w", envelopeID, err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.AuditEntry, error) {
+		var e envelope.AuditEntry
+		var raw []byte
+		if err := row.Scan(&e.ID, &e.CreatedAt, &e.EnvelopeID, &e.Type, &raw, &e.Name, &e.Email, &e.UserID, &e.UserAgent, &e.IPAddress); err != nil {
+			return e, err
+		}
+		return e, json.Unmarshal(raw, &e.Data)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read audit entries of %s: %w", envelopeID, err)
+	}
+	return list, count, nil
+}

@@ -1,0 +1,138 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// RecipientByID returns recipient id and its envelope's reference as the scope sees them, locking
+// the envelope's row when called in a transaction that changes it.
+func (tx *Tx) RecipientByID(ctx context.Context, sc Scope, id int64) (envelope.Recipient, EnvelopeRef, error) {
+	var envelopeID string
+	if err := tx.q.QueryRow(ctx, `SELECT r.envelope_id FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
+		WHERE r.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {
+		return envelope.Recipient{}, EnvelopeRef{}, notFound(err, "Recipient")
+	}
+	ref, err := tx.LockEnvelope(ctx, sc, envelopeID)
+	if err != nil {
+		return envelope.Recipient{}, ref, err
+	}
+	r, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id))
+	if err != nil {
+		return r, ref, notFound(err, "Recipient")
+	}
+	return r, ref, nil
+}
+
+// FieldByID returns field id and its envelope's reference, locking the envelope's row.
+func (tx *Tx) FieldByID(ctx context.Context, sc Scope, id int64) (envelope.Field, EnvelopeRef, error) {
+	var envelopeID string
+	if err := tx.q.QueryRow(ctx, `SELECT f.envelope_id FROM fields f JOIN envelopes e ON e.id = f.envelope_id
+		WHERE f.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {
+		return envelope.Field{}, EnvelopeRef{}, notFound(err, "Field")
+	}
+	ref, err := tx.LockEnvelope(ctx, sc, envelopeID)
+	if err != nil {
+		return envelope.Field{}, ref, err
+	}
+	f, err := scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1`, id))
+	if err != nil {
+		return f, ref, notFound(err, "Field")
+	}
+	return f, ref, nil
+}
+
+// EnvelopeIDOfRecipient returns the envelope of recipient id as the scope sees it.
+func (s *Store) EnvelopeIDOfRecipient(ctx context.Context, sc Scope, id int64) (string, error) {
+	var envelopeID string
+	err := s.pool.QueryRow(ctx, `SELECT r.envelope_id FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
+		WHERE r.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID)
+	if err != nil {
+		return "", notFound(err, "Recipient")
+	}
+	return envelopeID, nil
+}
+
+// EnvelopeIDOfField returns the envelope of field id as the scope sees it.
+func (s *Store) EnvelopeIDOfField(ctx context.Context, sc Scope, id int64) (string, error) {
+	var envelopeID string
+	err := s.pool.QueryRow(ctx, `SELECT f.envelope_id FROM fields f JOIN envelopes e ON e.id = f.envelope_id
+		WHERE f.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID)
+	if err != nil {
+		return "", notFound(err, "Field")
+	}
+	return envelopeID, nil
+}
+
+// RecipientInteracted reports whether recipient id has acted or filled any field.
+func (tx *Tx) RecipientInteracted(ctx context.Context, id int64) (bool, error) {
+	var yes bool
+	err := tx.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM recipients WHERE id = $1 AND signing_status <> 'NOT_SIGNED')
+		OR EXISTS (SELECT 1 FROM fields WHERE recipient_id = $1 AND inserted)`, id).Scan(&yes)
+	if err != nil {
+		return false, fmt.Errorf("check interaction of recipient %d: %w", id, err)
+	}
+	return yes, nil
+}
+
+// UpdateRecipient writes r's person members (email, name, role, order, auth).
+func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) error {
+	_, err := tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, role = $4, signing_order = $5,
+		access_auth = $6, action_auth = $7, updated_at = now() WHERE id = $1`, r.ID, r.Email, r.Name, r.Role,
+		r.SigningOrder, fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth))
+	if err != nil {
+		return fmt.Errorf("update recipient %d: %w", r.ID, err)
+	}
+	return nil
+}
+
+// DeleteRecipient removes recipient id and its fields.
+func (tx *Tx) DeleteRecipient(ctx context.Context, id int64) error {
+	if _, err := tx.q.Exec(ctx, `DELETE FROM recipients WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete recipient %d: %w", id, err)
+	}
+	return nil
+}
+
+// UpdateField writes f's position, type and meta.
+func (tx *Tx) UpdateField(ctx context.Context, f envelope.Field) error {
+	meta, err := encodeFieldMeta(f.FieldMeta)
+	if err != nil {
+		return err
+	}
+	_, err = tx.q.Exec(ctx, `UPDATE fields SET envelope_item_id = $2, type = $3, page = $4, position_x = $5, position_y = $6,
+		width = $7, height = $8, field_meta = $9, updated_at = now() WHERE id = $1`, f.ID, f.EnvelopeItemID, f.Type, f.Page,
+		f.PositionX, f.PositionY, f.Width, f.Height, meta)
+	if err != nil {
+		return fmt.Errorf("update field %d: %w", f.ID, err)
+	}
+	return nil
+}
+
+// DeleteField removes field id.
+func (tx *Tx) DeleteField(ctx context.Context, id int64) error {
+	if _, err := tx.q.Exec(ctx, `DELETE FROM fields WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete field %d: %w", id, err)
+	}
+	return nil
+}
+
+// Attachments returns the attachments of envelope id.
+func (s *Store) Attachments(ctx context.Context, envelopeID string) ([]envelope.Attachment, error) {
+	list := []*envelope.Envelope{{ID: envelopeID}}
+	if err := loadChildren(ctx, s.pool, list, true); err != nil {
+		return nil, err
+	}
+	return list[0].Attachments, nil
+}
+
+// EnvelopeIDOfToken returns the envelope whose recipient holds token.
+func (s *Store) EnvelopeIDOfToken(ctx context.Context, token string) (string, error) {
+	var id string
+	if err := s.pool.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE token = $1`, token).Scan(&id); err != nil {
+		return "", notFound(err, "Recipient")
+	}
+	return id, nil
+}
