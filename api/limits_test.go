@@ -44,9 +44,14 @@ func multipartBody(t testing.TB, payload any, files map[string][]byte) (io.Reade
 	t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		t.Fatal(err)
+	var raw []byte
+	if r, ok := payload.(rawJSON); ok {
+		raw = []byte(r)
+	} else {
+		var err error
+		if raw, err = json.Marshal(payload); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.WriteField("payload", string(raw)); err != nil {
 		t.Fatal(err)

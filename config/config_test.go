@@ -39,3 +39,17 @@ func TestLoadFileAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// The README documents every variable with its default.
+func TestREADMEListsEveryVariable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range Vars() {
+		row := "| `" + v.Name + "` | `" + v.Default + "` |"
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README lacks the row %q", row)
+		}
+	}
+}
