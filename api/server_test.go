@@ -22,14 +22,15 @@ import (
 
 // testAPI is a Sobre API on a fresh database, served by httptest.
 type testAPI struct {
-	t      *testing.T
+	t      testing.TB
+	dbURL  string
 	srv    *httptest.Server
 	store  *persistence.Store
 	keys   *auth.Keys
 	server *Server
 }
 
-func testConfig(t *testing.T) config.Config {
+func testConfig(t testing.TB) config.Config {
 	cfg, err := config.Load(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -38,9 +39,14 @@ func testConfig(t *testing.T) config.Config {
 	return cfg
 }
 
-func newTestAPI(t *testing.T, checks ...Check) *testAPI {
+func newTestAPI(t testing.TB, checks ...Check) *testAPI {
 	t.Helper()
-	store := pgtest.New(t)
+	dbURL := pgtest.NewURL(t)
+	store, err := persistence.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
 	if checks == nil {
 		checks = []Check{{Name: "postgresql", Run: store.Ping}}
 	}
@@ -56,7 +62,7 @@ func newTestAPI(t *testing.T, checks ...Check) *testAPI {
 	}
 	srv := httptest.NewServer(server.Handler())
 	t.Cleanup(srv.Close)
-	return &testAPI{t: t, srv: srv, store: store, keys: &auth.Keys{Store: store}, server: server}
+	return &testAPI{t: t, dbURL: dbURL, srv: srv, store: store, keys: &auth.Keys{Store: store}, server: server}
 }
 
 // key issues an API key for email in team with role.

@@ -8,7 +8,9 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func TestValidateFieldMeta(t *testing.T) {
-	opt := func(id int, checked bool, v string) FieldValue { return FieldValue{ID: &id, Checked: &checked, Value: v} }
+	opt := func(id int, checked bool, v string) FieldValue {
+		return FieldValue{ID: &id, Checked: &checked, Value: v}
+	}
 	tests := []struct {
 		name      string
 		typ       FieldType
