@@ -40,6 +40,7 @@ type operation struct {
 	multipart                 bool
 	response                  obj
 	responseType              string // content type of the success body; default JSON
+	public                    bool   // authenticated by the recipient's token, not an API key
 }
 
 func pathParam(name, typ string) obj {
@@ -125,6 +126,36 @@ func operations() []operation {
 			body: object([]string{"recipientId"}, obj{"recipientId": obj{"type": "integer"}}), response: success},
 		{method: "GET", path: "/envelope/recipient/{recipientId}", id: "envelope-recipient-get", summary: "Get a recipient with its fields",
 			params: []obj{pathParam("recipientId", "integer")}, response: ref("Recipient")},
+		{method: "POST", path: "/envelope/distribute", id: "envelope-distribute", summary: "Send the envelope to its recipients",
+			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput")}),
+			response: object([]string{"success", "id", "recipients"}, obj{"success": obj{"type": "boolean"}, "id": str(""),
+				"recipients": arrayOf(object([]string{"id", "name", "email", "token", "role", "signingOrder", "signingUrl"}, obj{
+					"id": obj{"type": "integer"}, "name": str(""), "email": str(""), "token": str(""), "role": str(""),
+					"signingOrder": nullable("integer"), "signingUrl": str("{SOBRE_PUBLIC_URL}/sign/{token}")}))})},
+		{method: "POST", path: "/envelope/cancel", id: "envelope-cancel", summary: "Cancel a PENDING envelope",
+			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "reason": str("")}), response: success},
+		{method: "POST", path: "/envelope/recipient/{recipientId}/reject", id: "envelope-recipient-reject", summary: "Record a rejection on a recipient's behalf",
+			params: []obj{pathParam("recipientId", "integer")},
+			body: object([]string{"envelopeId", "reason"}, obj{"envelopeId": envelopeID, "reason": obj{"type": "string", "minLength": 1},
+				"actAsEmail": obj{"type": "string", "format": "email"}}), response: ref("Recipient")},
+		{method: "GET", path: "/signing/{token}", id: "signing-view", summary: "A recipient's view of the envelope (token-authenticated; marks it opened)",
+			params: []obj{pathParam("token", "string")}, response: ref("SigningView"), public: true},
+		{method: "GET", path: "/signing/{token}/items/{itemId}", id: "signing-item", summary: "An envelope item's PDF, for its recipient",
+			params:   []obj{pathParam("token", "string"), pathParam("itemId", "string")},
+			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf", public: true},
+		{method: "POST", path: "/signing/{token}/fields", id: "signing-field", summary: "Fill (or, with null, clear) one of the recipient's fields",
+			params: []obj{pathParam("token", "string")},
+			body: object([]string{"fieldId", "value"}, obj{"fieldId": obj{"type": "integer"},
+				"value": obj{"description": "a string; for CHECKBOX an array of option values; for SIGNATURE and INITIALS typed text or data:image/png;base64,…; null clears"}}),
+			response: ref("Field"), public: true},
+		{method: "POST", path: "/signing/{token}/complete", id: "signing-complete", summary: "Sign, approve or mark viewed, in turn",
+			params:   []obj{pathParam("token", "string")},
+			body:     object(nil, obj{"nextSigner": object([]string{"email", "name"}, obj{"email": str(""), "name": str("")})}),
+			response: object([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": str(""), "redirectUrl": nullable("string")}), public: true},
+		{method: "POST", path: "/signing/{token}/reject", id: "signing-reject", summary: "Reject the envelope",
+			params:   []obj{pathParam("token", "string")},
+			body:     object([]string{"reason"}, obj{"reason": obj{"type": "string", "minLength": 1}}),
+			response: object([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": str("")}), public: true},
 	}
 }
 
@@ -223,6 +254,12 @@ func schemas() obj {
 			"characterLimit": obj{"type": "integer"}, "value": str("NUMBER: default value"), "minValue": nullable("number"), "maxValue": nullable("number"),
 			"values":    arrayOf(object([]string{"value"}, obj{"id": obj{"type": "integer"}, "checked": obj{"type": "boolean"}, "value": str("")})),
 			"direction": enumOf("vertical", "horizontal"), "defaultValue": str("DROPDOWN: default option")}),
+		"SigningView": object([]string{"envelope", "recipient", "fields", "mayActNow", "auth"}, obj{
+			"envelope": object(nil, obj{"id": str(""), "title": str(""), "status": str(""), "documentMeta": ref("DocumentMeta"),
+				"envelopeItems": arrayOf(object(nil, obj{"id": str(""), "title": str(""), "order": obj{"type": "integer"}, "url": str("")})), "ownerName": str("")}),
+			"recipient": ref("Recipient"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
+			"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},
+			"auth": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth})}),
 		"Attachment": object([]string{"id", "type", "label", "data"}, obj{"id": str(""), "type": enumOf("link"), "label": str(""), "data": str("")}),
 		"AuditLogEntry": object([]string{"id", "createdAt", "envelopeId", "type", "data"}, obj{
 			"id": str(""), "createdAt": str(""), "envelopeId": str(""), "type": str("e.g. DOCUMENT_CREATED, ENVELOPE_ITEM_CREATED"),
@@ -260,10 +297,14 @@ func OpenAPI() map[string]any {
 			if ct == "" {
 				ct = "application/json"
 			}
+			security := []any{obj{"apiKey": []string{}}}
+			if op.public {
+				security = []any{}
+			}
 			o := obj{
 				"operationId": op.id,
 				"summary":     op.summary,
-				"security":    []any{obj{"apiKey": []string{}}},
+				"security":    security,
 				"responses": obj{
 					"200": obj{"description": "Successful response", "content": obj{ct: obj{"schema": op.response}}},
 					"400": errResp("Invalid input data"), "401": errResp("Authorization not provided"),

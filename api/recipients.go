@@ -123,7 +123,20 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.refreshWorkflow(r, e.ID, e.Status)
 	writeJSON(w, http.StatusOK, map[string]any{"data": recipientsView(e, ids)})
+}
+
+// refreshWorkflow tells a PENDING envelope's workflow that its recipients changed. The change is
+// already committed; a failure to tell is logged, and the workflow reads the envelope again at
+// its next event anyway.
+func (s *Server) refreshWorkflow(r *http.Request, envelopeID string, status envelope.Status) {
+	if status != envelope.StatusPending || s.flows == nil {
+		return
+	}
+	if err := s.flows.Refresh(r.Context(), envelopeID); err != nil {
+		s.log.WarnContext(r.Context(), "refresh envelope workflow", "envelope", envelopeID, "err", err)
+	}
 }
 
 // updateRecipients answers POST /envelope/recipient/update-many: while the envelope is not
@@ -254,6 +267,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.refreshWorkflow(r, e.ID, e.Status)
 	writeJSON(w, http.StatusOK, map[string]any{"data": recipientsView(e, ids)})
 }
 
@@ -278,8 +292,11 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 			Issues: []envelope.Issue{{Path: "recipientId", Message: "is required"}}})
 		return
 	}
+	var ref persistence.EnvelopeRef
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		rec, ref, err := tx.RecipientByID(r.Context(), scope(r), *in.RecipientID)
+		var rec envelope.Recipient
+		var err error
+		rec, ref, err = tx.RecipientByID(r.Context(), scope(r), *in.RecipientID)
 		if err != nil {
 			return err
 		}
@@ -307,5 +324,6 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.refreshWorkflow(r, ref.ID, ref.Status)
 	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/workflows"
 )
 
 // Check is one readiness check: a name and a function that fails when the dependency is down.
@@ -33,16 +34,18 @@ type Server struct {
 	gatherer prometheus.Gatherer
 	metrics  *httpMetrics
 	temporal client.Client
+	flows    *workflows.Client
 }
 
 // Deps are the dependencies of a Server.
 type Deps struct {
-	Config   config.Config
-	Log      *slog.Logger
-	Store    *persistence.Store
-	Temporal client.Client        // starts, signals and updates envelope workflows
-	Registry *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
-	Checks   []Check              // run by /readyz
+	Config    config.Config
+	Log       *slog.Logger
+	Store     *persistence.Store
+	Temporal  client.Client        // for readiness
+	Workflows *workflows.Client    // starts, signals and updates envelope workflows
+	Registry  *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
+	Checks    []Check              // run by /readyz
 }
 
 // NewServer returns a Server; its routes are served by Handler.
@@ -60,6 +63,7 @@ func NewServer(d Deps) (*Server, error) {
 		gatherer: d.Registry,
 		metrics:  m,
 		temporal: d.Temporal,
+		flows:    d.Workflows,
 	}, nil
 }
 
@@ -110,6 +114,7 @@ func (s *Server) v2Routes() chi.Router {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	r.Get("/openapi.json", s.openAPI)
+	r.Route("/signing/{token}", s.signingRoutes)
 	r.Group(func(r chi.Router) {
 		r.Use(s.keys.Middleware(s.writeError, s.log))
 		s.envelopeRoutes(r)

@@ -1,155 +1,215 @@
 package pdf
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"io"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
+	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
 )
 
-// Match is where a text occurs: a page (from 1) and a box in percent of the displayed page,
-// origin at the top left.
+// Match is one occurrence of a text: its page (counted from 1) and the box around it in percent
+// (0 to 100) of the displayed page, origin at the page's top left, y going down. These are the
+// coordinates of Documenso's positionX, positionY, width and height.
 type Match struct {
 	Page                int
 	X, Y, Width, Height float64
 }
 
-// PDFium runs as WebAssembly: compiling it takes about a second, so one pool is made on first
-// use and kept. PDFium is not re-entrant; the pool hands each call its own instance.
-var (
-	engineOnce sync.Once
-	engine     pdfium.Pool
-	engineErr  error
+// Limits of the PDFium engine.
+const (
+	// maxInstances is the most PDFium instances that run at once; more FindText calls wait.
+	maxInstances = 8
+	// instanceWait is how long FindText waits for a free instance before giving up.
+	instanceWait = time.Minute
+	// memoryLimitPages caps each instance's WebAssembly memory (64 KiB pages): 1 GiB.
+	memoryLimitPages = 1 << 14
 )
 
-func instance() (pdfium.Pdfium, error) {
-	engineOnce.Do(func() {
-		engine, engineErr = webassembly.Init(webassembly.Config{MinIdle: 1, MaxIdle: 2, MaxTotal: 2})
+// engine is the PDFium pool, started on first use: compiling PDFium's 4 MB of WebAssembly takes
+// one to two seconds, so it is done once per process. Each FindText borrows an instance of its
+// own (PDFium is not re-entrant), and the instance is thrown away afterwards so that no state or
+// grown memory carries over from one document to the next. Instances get no file system (the
+// document is handed over in memory) and their output goes nowhere.
+var engine = sync.OnceValues(func() (pdfium.Pool, error) {
+	n := min(max(runtime.GOMAXPROCS(0), 2), maxInstances)
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle:       1,
+		MaxIdle:       n,
+		MaxTotal:      n,
+		FSConfig:      wazero.NewFSConfig(),
+		RuntimeConfig: wazero.NewRuntimeConfig().WithMemoryLimitPages(memoryLimitPages),
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
 	})
-	if engineErr != nil {
-		return nil, fmt.Errorf("start pdfium: %w", engineErr)
-	}
-	inst, err := engine.GetInstance(30 * time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("get pdfium instance: %w", err)
+		return nil, fmt.Errorf("pdf: start PDFium: %w", err)
 	}
-	return inst, nil
-}
+	return pool, nil
+})
 
-// FindText returns every occurrence of text in data, page by page in reading order. Matching
-// ignores case, as a person scanning the page would.
-func FindText(data []byte, text string) ([]Match, error) {
+// FindText returns every occurrence of text in a PDF, page by page and, on each page, in reading
+// order (top to bottom, then left to right on a line). Matching is literal and case-sensitive;
+// an occurrence must sit on one line of text (PDFium puts the spaces between words back) and
+// show at least partly on the page. An empty text, or one not in the document, gives no match
+// and no error.
+//
+// The document is first read as Inspect reads it, so the boxes are relative to the page sizes
+// Inspect reports, and unreadable input returns the same errors. FindText is safe for
+// concurrent use; the first call in a process takes a second or two longer to start PDFium.
+func FindText(data []byte, text string) (matches []Match, err error) {
+	_, pages, err := read(data)
+	if err != nil {
+		return nil, err
+	}
 	if text == "" {
 		return nil, nil
 	}
-	if _, err := Inspect(data); err != nil {
-		return nil, err
-	}
-	inst, err := instance()
+	pool, err := engine()
 	if err != nil {
 		return nil, err
+	}
+	inst, err := pool.GetInstance(instanceWait)
+	if err != nil {
+		return nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
 	}
 	defer inst.Close()
+	defer func() {
+		if v := recover(); v != nil {
+			matches, err = nil, fmt.Errorf("%w: PDFium failed: %v", ErrNotPDF, v)
+		}
+	}()
+
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotPDF, err)
+		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
+			return nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
+		}
+		return nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
 	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
 	if err != nil {
-		return nil, fmt.Errorf("count pages: %w", err)
+		return nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
 	}
-	var out []Match
-	for i := 0; i < count.PageCount; i++ {
-		found, err := findOnPage(inst, doc.Document, i, text)
+	if count.PageCount != len(pages) {
+		return nil, fmt.Errorf("%w: PDFium reads %d pages where pdfcpu reads %d", ErrNotPDF, count.PageCount, len(pages))
+	}
+	for i, p := range pages {
+		boxes, err := findOnPage(inst, doc.Document, i, text)
 		if err != nil {
-			return nil, fmt.Errorf("search page %d: %w", i+1, err)
+			return nil, fmt.Errorf("pdf: search page %d: %w", i+1, err)
 		}
-		out = append(out, found...)
+		var onPage []Match
+		for _, b := range boxes {
+			if !visible(p, b) {
+				continue
+			}
+			x, y, w, h := p.percentBox(b)
+			onPage = append(onPage, Match{Page: i + 1, X: x, Y: y, Width: w, Height: h})
+		}
+		matches = append(matches, readingOrder(onPage)...)
 	}
-	return out, nil
+	return matches, nil
 }
 
-func findOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, text string) ([]Match, error) {
+// findOnPage returns the user-space box of each occurrence of text on a page (index from 0), in
+// the order PDFium finds them.
+func findOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, text string) ([]rect, error) {
 	pg, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: index})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load page: %w", err)
 	}
 	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: pg.Page})
-	geo, err := pageGeometry(inst, pg.Page)
-	if err != nil {
-		return nil, err
-	}
 	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByReference: &pg.Page}})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load text: %w", err)
 	}
 	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	search, err := inst.FPDFText_FindStart(&requests.FPDFText_FindStart{TextPage: tp.TextPage, Find: text, StartIndex: 0})
+	search, err := inst.FPDFText_FindStart(&requests.FPDFText_FindStart{
+		TextPage: tp.TextPage,
+		Find:     text,
+		Flags:    requests.FPDFText_FindStartFlag_MATCHCASE,
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("start search: %w", err)
 	}
 	defer inst.FPDFText_FindClose(&requests.FPDFText_FindClose{Search: search.Search})
-	var out []Match
+
+	var out []rect
 	for {
 		next, err := inst.FPDFText_FindNext(&requests.FPDFText_FindNext{Search: search.Search})
-		if err != nil || !next.GotMatch {
-			break
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if !next.GotMatch {
+			return out, nil
 		}
 		start, err := inst.FPDFText_GetSchResultIndex(&requests.FPDFText_GetSchResultIndex{Search: search.Search})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("match start: %w", err)
 		}
 		n, err := inst.FPDFText_GetSchCount(&requests.FPDFText_GetSchCount{Search: search.Search})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("match length: %w", err)
 		}
+		// PDFium describes a run of characters as one rectangle per line and font run; the
+		// match's box is their union.
 		rects, err := inst.FPDFText_CountRects(&requests.FPDFText_CountRects{TextPage: tp.TextPage, StartIndex: start.Index, Count: n.Count})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("match boxes: %w", err)
 		}
-		left, bottom, right, top := 0.0, 0.0, 0.0, 0.0
-		for k := 0; k < rects.Count; k++ {
+		var box rect
+		for k := range rects.Count {
 			r, err := inst.FPDFText_GetRect(&requests.FPDFText_GetRect{TextPage: tp.TextPage, Index: k})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("match box: %w", err)
 			}
+			rk := rect{r.Left, r.Bottom, r.Right, r.Top}.normal()
 			if k == 0 {
-				left, bottom, right, top = r.Left, r.Bottom, r.Right, r.Top
-				continue
+				box = rk
+			} else {
+				box = rect{min(box.x1, rk.x1), min(box.y1, rk.y1), max(box.x2, rk.x2), max(box.y2, rk.y2)}
 			}
-			left, bottom, right, top = min(left, r.Left), min(bottom, r.Bottom), max(right, r.Right), max(top, r.Top)
 		}
-		if rects.Count == 0 {
-			continue
+		if rects.Count > 0 && finite(box.x1, box.y1, box.x2, box.y2) {
+			out = append(out, box)
 		}
-		x, y, w, h := geo.boxToPercent(left, bottom, right, top)
-		out = append(out, Match{Page: index + 1, X: x, Y: y, Width: w, Height: h})
 	}
-	return out, nil
 }
 
-// pageGeometry reads a loaded page's media box and rotation.
-func pageGeometry(inst pdfium.Pdfium, p references.FPDF_PAGE) (page, error) {
-	var g page
-	box, err := inst.FPDFPage_GetMediaBox(&requests.FPDFPage_GetMediaBox{Page: requests.Page{ByReference: &p}})
-	if err != nil {
-		w, werr := inst.FPDF_GetPageWidthF(&requests.FPDF_GetPageWidthF{Page: requests.Page{ByReference: &p}})
-		h, herr := inst.FPDF_GetPageHeightF(&requests.FPDF_GetPageHeightF{Page: requests.Page{ByReference: &p}})
-		if werr != nil || herr != nil {
-			return g, fmt.Errorf("page size: %w", err)
+// visible reports whether a user-space box overlaps the part of the page that is shown.
+func visible(p page, r rect) bool {
+	return r.x2 > p.llx && r.x1 < p.urx && r.y2 > p.lly && r.y1 < p.ury
+}
+
+// readingOrder sorts one page's matches top to bottom and, within a line, left to right. Two
+// boxes share a line when their vertical extents overlap by at least half the shorter one, so
+// text of different sizes on one baseline still reads left to right.
+func readingOrder(ms []Match) []Match {
+	slices.SortStableFunc(ms, func(a, b Match) int { return cmp.Compare(a.Y, b.Y) })
+	for start := 0; start < len(ms); {
+		end := start + 1
+		for end < len(ms) && sameLine(ms[start], ms[end]) {
+			end++
 		}
-		g.urx, g.ury = float64(w.PageWidth), float64(h.PageHeight)
-	} else {
-		g.llx, g.lly, g.urx, g.ury = float64(box.Left), float64(box.Bottom), float64(box.Right), float64(box.Top)
+		slices.SortStableFunc(ms[start:end], func(a, b Match) int { return cmp.Compare(a.X, b.X) })
+		start = end
 	}
-	rot, err := inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: requests.Page{ByReference: &p}})
-	if err == nil {
-		g.rotate = normalRotation(int(rot.PageRotation) * 90)
-	}
-	return g, nil
+	return ms
+}
+
+func sameLine(a, b Match) bool {
+	overlap := min(a.Y+a.Height, b.Y+b.Height) - max(a.Y, b.Y)
+	return overlap >= min(a.Height, b.Height)/2
 }

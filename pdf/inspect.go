@@ -5,19 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
-// Errors of Inspect.
-var (
-	ErrNotPDF    = errors.New("not a readable PDF")
-	ErrEncrypted = errors.New("the PDF is encrypted")
-)
+// ErrNotPDF is wrapped by every error about input that is not a PDF this package can read:
+// not a PDF at all, empty, cut short, damaged, without pages, or encrypted.
+var ErrNotPDF = errors.New("pdf: not a readable PDF")
 
-// PageSize is a page's displayed width and height in PDF points (1/72 inch), rotation applied.
+// ErrEncrypted is wrapped by the errors about encrypted PDFs, with or without a password to
+// open them. It wraps ErrNotPDF, so errors.Is(err, ErrNotPDF) holds for these errors too.
+var ErrEncrypted = fmt.Errorf("%w: encrypted or password-protected", ErrNotPDF)
+
+// PageSize is the size of a page as a viewer shows it, in PDF points (1/72 inch): the width and
+// height of its crop box (clipped to its media box), swapped when the page is rotated by 90 or
+// 270 degrees.
 type PageSize struct {
 	Width  float64
 	Height float64
@@ -25,65 +30,121 @@ type PageSize struct {
 
 // Info is what Inspect reads of a PDF.
 type Info struct {
-	Pages []PageSize
+	Pages []PageSize // one per page, in page order; never empty
 }
 
-var configOnce sync.Once
+// pdfcpu would otherwise create a configuration directory under the user's config dir ($HOME)
+// on first use. This sets a variable of pdfcpu's once, before any goroutine of the program can
+// use pdfcpu; the built-in configuration is what this package wants anyway.
+func init() {
+	api.DisableConfigDir()
+}
 
-// config returns pdfcpu's configuration without touching the user's config directory.
+// config is the pdfcpu configuration for every call: built-in defaults, relaxed validation (as
+// tolerant of common producer mistakes as pdfcpu gets), and no network for certificate checks.
 func config() *model.Configuration {
-	configOnce.Do(api.DisableConfigDir)
 	conf := model.NewDefaultConfiguration()
 	conf.ValidationMode = model.ValidationRelaxed
+	conf.Offline = true
 	return conf
 }
 
-// Inspect reads the page sizes of data. A file that is not a PDF, or that pdfcpu cannot read,
-// returns an error wrapping ErrNotPDF; a password-protected one, ErrEncrypted.
-func Inspect(data []byte) (info Info, err error) {
-	if !bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], "\x00\t\r\n "), []byte("%PDF-")) {
-		return info, fmt.Errorf("%w: no %%PDF- header", ErrNotPDF)
-	}
-	// A PDF ends with %%EOF (a few bytes of trailing noise are common); without it the upload
-	// was cut short, and a lenient parser would make up what is missing.
-	if !bytes.Contains(data[max(0, len(data)-1024):], []byte("%%EOF")) {
-		return info, fmt.Errorf("%w: truncated (no %%%%EOF marker)", ErrNotPDF)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("%w: %v", ErrNotPDF, v)
-		}
-	}()
-	ctx, err := api.ReadContext(bytes.NewReader(data), config())
+// Inspect reads the number of pages of a PDF and the displayed size of each.
+//
+// Any input that is not a PDF that can be read returns an error wrapping ErrNotPDF; an
+// encrypted PDF, one wrapping ErrEncrypted. Inspect never panics: a panic inside pdfcpu is
+// returned as such an error. It is safe for concurrent use.
+func Inspect(data []byte) (Info, error) {
+	_, pages, err := read(data)
 	if err != nil {
-		if isEncrypted(err) {
-			return info, fmt.Errorf("%w: %v", ErrEncrypted, err)
-		}
-		return info, fmt.Errorf("%w: %v", ErrNotPDF, err)
+		return Info{}, err
 	}
-	if ctx.XRefTable.Encrypt != nil || ctx.E != nil {
-		return info, ErrEncrypted
-	}
-	if err := api.ValidateContext(ctx); err != nil {
-		return info, fmt.Errorf("%w: %v", ErrNotPDF, err)
-	}
-	dims, err := ctx.XRefTable.PageDims()
-	if err != nil {
-		return info, fmt.Errorf("%w: %v", ErrNotPDF, err)
-	}
-	if len(dims) == 0 {
-		return info, fmt.Errorf("%w: no pages", ErrNotPDF)
-	}
-	for _, d := range dims {
-		if d.Width <= 0 || d.Height <= 0 {
-			return info, fmt.Errorf("%w: a page has no size", ErrNotPDF)
-		}
-		info.Pages = append(info.Pages, PageSize{Width: d.Width, Height: d.Height})
+	info := Info{Pages: make([]PageSize, len(pages))}
+	for i, p := range pages {
+		w, h := p.displaySize()
+		info.Pages[i] = PageSize{Width: w, Height: h}
 	}
 	return info, nil
 }
 
-func isEncrypted(err error) bool {
+// read parses and validates data with pdfcpu and returns its context and the geometry of each
+// page. Every error wraps ErrNotPDF.
+func read(data []byte) (ctx *model.Context, pages []page, err error) {
+	if err := sniff(data); err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			ctx, pages, err = nil, nil, fmt.Errorf("%w: pdfcpu failed: %v", ErrNotPDF, v)
+		}
+	}()
+	ctx, err = api.ReadContext(bytes.NewReader(data), config())
+	if err != nil {
+		if encryptionError(err) {
+			return nil, nil, fmt.Errorf("%w: %w", ErrEncrypted, err)
+		}
+		return nil, nil, fmt.Errorf("%w: parse: %w", ErrNotPDF, err)
+	}
+	if ctx.XRefTable.Encrypt != nil || ctx.E != nil {
+		// Readable without a password (only an owner password is set), but its streams would
+		// have to be encrypted again on every change: refused like the other encrypted files.
+		return nil, nil, fmt.Errorf("%w: the file has an /Encrypt dictionary", ErrEncrypted)
+	}
+	if err := api.ValidateContext(ctx); err != nil {
+		return nil, nil, fmt.Errorf("%w: validate: %w", ErrNotPDF, err)
+	}
+	bounds, err := ctx.XRefTable.PageBoundaries(nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: page boxes: %w", ErrNotPDF, err)
+	}
+	if len(bounds) == 0 {
+		return nil, nil, fmt.Errorf("%w: the document has no pages", ErrNotPDF)
+	}
+	pages = make([]page, len(bounds))
+	for i, b := range bounds {
+		media := b.MediaBox()
+		if media == nil {
+			return nil, nil, fmt.Errorf("%w: page %d has no media box", ErrNotPDF, i+1)
+		}
+		var crop *rect
+		if b.Crop != nil && b.Crop.Rect != nil {
+			c := toRect(b.Crop.Rect)
+			crop = &c
+		}
+		pages[i] = newPage(toRect(media), crop, b.Rot)
+		if !pages[i].valid() {
+			return nil, nil, fmt.Errorf("%w: page %d has an empty or invalid media box", ErrNotPDF, i+1)
+		}
+	}
+	return ctx, pages, nil
+}
+
+func toRect(r *types.Rectangle) rect { return rect{r.LL.X, r.LL.Y, r.UR.X, r.UR.Y} }
+
+// sniff rejects, before any parsing, what cannot be a whole PDF. A PDF starts with %PDF- (viewers
+// accept up to 1 KiB of junk before it) and ends with %%EOF (followed by at most a little junk).
+// Without the end marker the upload was cut short, and a lenient parser would rebuild what is
+// missing into a document with pages lost.
+func sniff(data []byte) error {
+	if len(data) == 0 {
+		return fmt.Errorf("%w: empty input", ErrNotPDF)
+	}
+	if !bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")) {
+		return fmt.Errorf("%w: no %%PDF- header", ErrNotPDF)
+	}
+	if !bytes.Contains(data[max(0, len(data)-1024):], []byte("%%EOF")) {
+		return fmt.Errorf("%w: no %%%%EOF marker at the end (truncated?)", ErrNotPDF)
+	}
+	return nil
+}
+
+// encryptionError reports whether a pdfcpu read error is about encryption.
+func encryptionError(err error) bool {
+	for _, target := range []error{pdfcpu.ErrWrongPassword, pdfcpu.ErrEncrypted, pdfcpu.ErrOwnerPasswordRequired, pdfcpu.ErrPermissionDenied} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
 	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "encrypt") || strings.Contains(s, "password")
+	return strings.Contains(s, "password") || strings.Contains(s, "encrypt")
 }

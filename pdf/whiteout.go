@@ -2,113 +2,380 @@ package pdf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
-// WhiteOut paints an opaque white rectangle over each box, on top of the page's content, and
-// returns the new PDF. The page's own content is wrapped in q … Q first, so whatever graphics
-// state it leaves behind does not move the rectangles.
+// whiteOutMargin is how far, in points, a white rectangle reaches past its box on every side,
+// so that anti-aliased glyph edges are covered too.
+const whiteOutMargin = 1.0
+
+// WhiteOut paints an opaque white rectangle over each box (as FindText returns them: page from
+// 1, percent of the displayed page, origin top left) and returns the new PDF; data is not
+// modified. The rectangles are drawn after, and so above, all of the page's content, each grown
+// by one point on every side.
+//
+// The change is appended to the file as an incremental update: the original bytes stay as they
+// were, so a signature already in the document still covers its own revision (viewers report
+// that the document was changed after signing). A file that cannot take an update cleanly (junk
+// before its header, a damaged cross-reference table) is rewritten whole by pdfcpu instead.
+//
+// This hides text, it does not redact it: the text stays in the file under the white and can
+// still be selected or extracted. Annotations and form fields, which viewers draw above the
+// page's content, are not covered.
+//
+// Unreadable input returns the errors of Inspect. A box on a page the document does not have,
+// or with a negative or non-finite size, is an error. Without boxes, data is returned as is
+// (after checking that it is readable).
 func WhiteOut(data []byte, boxes []Match) (out []byte, err error) {
+	ctx, pages, err := read(data)
+	if err != nil {
+		return nil, err
+	}
+	perPage := make([][]rect, len(pages))
+	for i, b := range boxes {
+		if b.Page < 1 || b.Page > len(pages) {
+			return nil, fmt.Errorf("pdf: white out box %d: page %d of a %d-page document", i, b.Page, len(pages))
+		}
+		if !finite(b.X, b.Y, b.Width, b.Height) || b.Width < 0 || b.Height < 0 {
+			return nil, fmt.Errorf("pdf: white out box %d: invalid box %+v", i, b)
+		}
+		r := pages[b.Page-1].userRect(b.X, b.Y, b.Width, b.Height)
+		perPage[b.Page-1] = append(perPage[b.Page-1], r)
+	}
+	if len(boxes) == 0 {
+		return bytes.Clone(data), nil
+	}
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("%w: %v", ErrNotPDF, v)
+			out, err = nil, fmt.Errorf("%w: pdfcpu failed: %v", ErrNotPDF, v)
 		}
 	}()
-	ctx, err := api.ReadContext(bytes.NewReader(data), config())
+
+	out, err = appendUpdate(data, ctx, perPage)
+	if err == nil {
+		err = check(out, len(pages))
+	}
+	if err == nil {
+		return out, nil
+	}
+	updateErr := err
+	out, err = rewrite(ctx, perPage)
+	if err == nil {
+		err = check(out, len(pages))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotPDF, err)
+		return nil, fmt.Errorf("pdf: white out: %w (appending an update: %w)", err, updateErr)
 	}
-	if err := api.ValidateContext(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotPDF, err)
+	return out, nil
+}
+
+// check reads a PDF that WhiteOut made back, as a last guard against writing a broken file.
+func check(out []byte, pageCount int) error {
+	_, pages, err := read(out)
+	if err != nil {
+		return fmt.Errorf("the new PDF does not read back: %w", err)
 	}
-	byPage := map[int][]Match{}
-	for _, b := range boxes {
-		if b.Page < 1 || b.Page > ctx.PageCount {
-			return nil, fmt.Errorf("white out: page %d of a %d-page document", b.Page, ctx.PageCount)
+	if len(pages) != pageCount {
+		return fmt.Errorf("the new PDF has %d pages instead of %d", len(pages), pageCount)
+	}
+	return nil
+}
+
+// whiteOps is a content stream that restores the graphics state the page started with (the
+// page's own content is wrapped in q … Q) and fills the rectangles, in user space, in white.
+func whiteOps(rects []rect) []byte {
+	var b bytes.Buffer
+	b.WriteString("\nQ\nq\n1 g\n")
+	for _, r := range rects {
+		fmt.Fprintf(&b, "%.3f %.3f %.3f %.3f re\n",
+			r.x1-whiteOutMargin, r.y1-whiteOutMargin,
+			r.x2-r.x1+2*whiteOutMargin, r.y2-r.y1+2*whiteOutMargin)
+	}
+	b.WriteString("f\nQ\n")
+	return b.Bytes()
+}
+
+// contentStreams lists the references to a page's content streams: /Contents is absent, one
+// stream, or an array of them, either directly or through an indirect reference.
+func contentStreams(xref *model.XRefTable, pageDict types.Dict) (types.Array, error) {
+	obj, found := pageDict.Find("Contents")
+	if !found || obj == nil {
+		return nil, nil
+	}
+	switch o := obj.(type) {
+	case types.Array:
+		return o, nil
+	case types.IndirectRef:
+		target, err := xref.Dereference(o)
+		if err != nil {
+			return nil, fmt.Errorf("page contents: %w", err)
 		}
-		byPage[b.Page] = append(byPage[b.Page], b)
+		if arr, ok := target.(types.Array); ok {
+			return arr, nil
+		}
+		return types.Array{o}, nil
+	default:
+		return nil, fmt.Errorf("page contents of unexpected type %T", obj)
 	}
-	for pageNr := 1; pageNr <= ctx.PageCount; pageNr++ {
-		list := byPage[pageNr]
-		if len(list) == 0 {
+}
+
+// wrappedContents is a page's new /Contents: the stream open (q), the page's streams, and paint.
+func wrappedContents(existing types.Array, open, paint types.IndirectRef) types.Array {
+	contents := make(types.Array, 0, len(existing)+2)
+	contents = append(contents, open)
+	contents = append(contents, existing...)
+	return append(contents, paint)
+}
+
+var errNoUpdate = errors.New("the file cannot take an incremental update")
+
+// appendUpdate returns data followed by an incremental update that gives each page with
+// rectangles a /Contents of [q, its streams, the white rectangles]. Only the page dictionaries
+// and two small streams per page are added; the cross-reference section is written in the form
+// (table or stream) of the file's last one.
+func appendUpdate(data []byte, ctx *model.Context, perPage [][]rect) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte("%PDF-")) || ctx.Read.RepairOffset != 0 {
+		return nil, fmt.Errorf("%w: its header is not at the start", errNoUpdate)
+	}
+	prevXRef, xrefStream, err := lastXRef(data)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Root == nil {
+		return nil, fmt.Errorf("%w: no /Root in the trailer", errNoUpdate)
+	}
+
+	u := &update{offsets: map[int]int64{}, gens: map[int]int{}}
+	if ctx.Size != nil {
+		u.next = *ctx.Size
+	}
+	for nr := range ctx.Table {
+		u.next = max(u.next, nr+1)
+	}
+	u.buf.Grow(len(data) + 1024)
+	u.buf.Write(data)
+	if last := data[len(data)-1]; last != '\n' && last != '\r' {
+		u.buf.WriteByte('\n')
+	}
+
+	var open types.IndirectRef // the q stream, shared by all pages
+	for i, rects := range perPage {
+		if len(rects) == 0 {
 			continue
 		}
-		pageDict, _, inherited, err := ctx.PageDict(pageNr, false)
+		pageDict, ref, _, err := ctx.PageDict(i+1, false)
 		if err != nil {
-			return nil, fmt.Errorf("read page %d: %w", pageNr, err)
+			return nil, fmt.Errorf("page %d: %w", i+1, err)
 		}
-		geo := page{rotate: normalRotation(inherited.Rotate)}
-		if mb := inherited.MediaBox; mb != nil {
-			geo.llx, geo.lly, geo.urx, geo.ury = mb.LL.X, mb.LL.Y, mb.UR.X, mb.UR.Y
+		if pageDict == nil || ref == nil {
+			return nil, fmt.Errorf("%w: page %d is not an indirect object", errNoUpdate, i+1)
 		}
-		var ops strings.Builder
-		ops.WriteString("\nQ\nq 1 1 1 rg 1 1 1 RG\n")
-		for _, m := range list {
-			l, b, r, t := geo.percentToBox(m)
-			// A point of margin covers anti-aliased glyph edges.
-			fmt.Fprintf(&ops, "%.3f %.3f %.3f %.3f re f\n", l-1, b-1, r-l+2, t-b+2)
+		existing, err := contentStreams(ctx.XRefTable, pageDict)
+		if err != nil {
+			return nil, fmt.Errorf("page %d: %w", i+1, err)
 		}
-		ops.WriteString("Q\n")
-		if err := wrapContent(ctx.XRefTable, pageDict, []byte("q\n"), []byte(ops.String())); err != nil {
-			return nil, fmt.Errorf("white out page %d: %w", pageNr, err)
+		if open.ObjectNumber == 0 {
+			open = u.stream([]byte("q\n"))
 		}
+		paint := u.stream(whiteOps(rects))
+		updated := maps.Clone(pageDict)
+		updated["Contents"] = wrappedContents(existing, open, paint)
+		u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), updated.PDFString())
+	}
+
+	trailer := types.Dict{"Root": *ctx.Root, "Prev": types.Integer(prevXRef)}
+	if ctx.Info != nil {
+		trailer["Info"] = *ctx.Info
+	}
+	if len(ctx.ID) == 2 {
+		trailer["ID"] = ctx.ID
+	}
+	if xrefStream {
+		u.xrefStream(trailer)
+	} else {
+		u.xrefTable(trailer)
+	}
+	return u.buf.Bytes(), nil
+}
+
+// lastXRef finds the offset that the file's last startxref points to and whether a
+// cross-reference stream (rather than a table) is there.
+func lastXRef(data []byte) (offset int64, stream bool, err error) {
+	tail := data[max(0, len(data)-4096):]
+	i := bytes.LastIndex(tail, []byte("startxref"))
+	if i < 0 {
+		return 0, false, fmt.Errorf("%w: no startxref", errNoUpdate)
+	}
+	fields := strings.Fields(string(tail[i+len("startxref"):]))
+	if len(fields) == 0 {
+		return 0, false, fmt.Errorf("%w: no offset after startxref", errNoUpdate)
+	}
+	offset, err = strconv.ParseInt(fields[0], 10, 64)
+	if err != nil || offset <= 0 || offset >= int64(len(data)) {
+		return 0, false, fmt.Errorf("%w: bad startxref offset %q", errNoUpdate, fields[0])
+	}
+	at := bytes.TrimLeft(data[offset:min(int64(len(data)), offset+64)], " \t\r\n\f\x00")
+	if bytes.HasPrefix(at, []byte("xref")) {
+		return offset, false, nil
+	}
+	// A cross-reference stream starts as an object: "12 0 obj".
+	if f := strings.Fields(string(at)); len(f) >= 3 && isDigits(f[0]) && isDigits(f[1]) && strings.HasPrefix(f[2], "obj") {
+		return offset, true, nil
+	}
+	return 0, false, fmt.Errorf("%w: startxref does not point to a cross-reference section", errNoUpdate)
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// update accumulates an incremental update after the original file's bytes.
+type update struct {
+	buf     bytes.Buffer
+	next    int           // the next free object number
+	offsets map[int]int64 // where each written object starts
+	gens    map[int]int   // and its generation
+}
+
+// object writes an object with the given number and generation.
+func (u *update) object(nr, gen int, body string) {
+	u.offsets[nr], u.gens[nr] = int64(u.buf.Len()), gen
+	fmt.Fprintf(&u.buf, "%d %d obj\n%s\nendobj\n", nr, gen, body)
+}
+
+// stream writes a new uncompressed stream object and returns a reference to it.
+func (u *update) stream(content []byte) types.IndirectRef {
+	nr := u.next
+	u.next++
+	u.object(nr, 0, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	return *types.NewIndirectRef(nr, 0)
+}
+
+// runs groups the written object numbers into runs of consecutive numbers, as the subsections
+// of a cross-reference section list them: pairs of first number and count.
+func (u *update) runs() (nrs []int, pairs [][2]int) {
+	nrs = slices.Sorted(maps.Keys(u.offsets))
+	for _, nr := range nrs {
+		if n := len(pairs); n > 0 && pairs[n-1][0]+pairs[n-1][1] == nr {
+			pairs[n-1][1]++
+			continue
+		}
+		pairs = append(pairs, [2]int{nr, 1})
+	}
+	return nrs, pairs
+}
+
+// xrefTable ends the update with a classic cross-reference table and trailer.
+func (u *update) xrefTable(trailer types.Dict) {
+	start := u.buf.Len()
+	trailer["Size"] = types.Integer(u.next)
+	nrs, pairs := u.runs()
+	u.buf.WriteString("xref\n")
+	k := 0
+	for _, p := range pairs {
+		fmt.Fprintf(&u.buf, "%d %d\n", p[0], p[1])
+		for range p[1] {
+			nr := nrs[k]
+			k++
+			fmt.Fprintf(&u.buf, "%010d %05d n \n", u.offsets[nr], u.gens[nr])
+		}
+	}
+	fmt.Fprintf(&u.buf, "trailer\n%s\nstartxref\n%d\n%%%%EOF\n", trailer.PDFString(), start)
+}
+
+// xrefStream ends the update with a cross-reference stream, which also carries the trailer.
+func (u *update) xrefStream(trailer types.Dict) {
+	nr := u.next
+	u.next++
+	start := int64(u.buf.Len())
+	u.offsets[nr], u.gens[nr] = start, 0
+	nrs, pairs := u.runs()
+
+	width := 1 // bytes for an offset
+	for v := start; v > 0xff; v >>= 8 {
+		width++
+	}
+	var rows bytes.Buffer
+	for _, n := range nrs {
+		rows.WriteByte(1) // type 1: an uncompressed object at an offset
+		for s := width - 1; s >= 0; s-- {
+			rows.WriteByte(byte(u.offsets[n] >> (8 * s)))
+		}
+		rows.WriteByte(byte(u.gens[n] >> 8))
+		rows.WriteByte(byte(u.gens[n]))
+	}
+	index := types.Array{}
+	for _, p := range pairs {
+		index = append(index, types.Integer(p[0]), types.Integer(p[1]))
+	}
+	trailer["Type"] = types.Name("XRef")
+	trailer["Size"] = types.Integer(u.next)
+	trailer["Index"] = index
+	trailer["W"] = types.Array{types.Integer(1), types.Integer(width), types.Integer(2)}
+	trailer["Length"] = types.Integer(rows.Len())
+	fmt.Fprintf(&u.buf, "%d 0 obj\n%s\nstream\n", nr, trailer.PDFString())
+	u.buf.Write(rows.Bytes())
+	fmt.Fprintf(&u.buf, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", start)
+}
+
+// rewrite paints the rectangles by changing the pages in pdfcpu's model of the document and
+// writing the whole file anew. Any signature in the document no longer verifies afterwards.
+func rewrite(ctx *model.Context, perPage [][]rect) ([]byte, error) {
+	var open *types.IndirectRef
+	for i, rects := range perPage {
+		if len(rects) == 0 {
+			continue
+		}
+		pageDict, _, _, err := ctx.PageDict(i+1, false)
+		if err != nil {
+			return nil, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		if pageDict == nil {
+			return nil, fmt.Errorf("page %d: no page dictionary", i+1)
+		}
+		existing, err := contentStreams(ctx.XRefTable, pageDict)
+		if err != nil {
+			return nil, fmt.Errorf("page %d: %w", i+1, err)
+		}
+		if open == nil {
+			if open, err = newStream(ctx.XRefTable, []byte("q\n")); err != nil {
+				return nil, err
+			}
+		}
+		paint, err := newStream(ctx.XRefTable, whiteOps(rects))
+		if err != nil {
+			return nil, err
+		}
+		pageDict.Update("Contents", wrappedContents(existing, *open, *paint))
 	}
 	var buf bytes.Buffer
 	if err := api.WriteContext(ctx, &buf); err != nil {
-		return nil, fmt.Errorf("write whited-out PDF: %w", err)
+		return nil, fmt.Errorf("write the PDF: %w", err)
 	}
 	return buf.Bytes(), nil
 }
 
-// contentTable is what wrapContent needs of pdfcpu's cross-reference table.
-type contentTable interface {
-	NewStreamDictForBuf(buf []byte) (*types.StreamDict, error)
-	IndRefForNewObject(obj types.Object) (*types.IndirectRef, error)
-	Dereference(o types.Object) (types.Object, error)
-}
-
-// wrapContent makes the page's Contents [before, …existing streams…, after].
-func wrapContent(xref contentTable, pageDict types.Dict, before, after []byte) error {
-	var streams types.Array
-	if obj, found := pageDict.Find("Contents"); found {
-		switch o := obj.(type) {
-		case types.IndirectRef:
-			streams = types.Array{o}
-			if target, err := xref.Dereference(o); err == nil {
-				if arr, ok := target.(types.Array); ok {
-					streams = arr
-				}
-			}
-		case types.Array:
-			streams = o
-		default:
-			return fmt.Errorf("page contents of unexpected kind %T", obj)
-		}
-	}
-	ref := func(b []byte) (*types.IndirectRef, error) {
-		sd, err := xref.NewStreamDictForBuf(b)
-		if err != nil {
-			return nil, err
-		}
-		if err := sd.Encode(); err != nil {
-			return nil, err
-		}
-		return xref.IndRefForNewObject(*sd)
-	}
-	pre, err := ref(before)
+// newStream adds a Flate-compressed stream holding content to pdfcpu's model of the document.
+func newStream(xref *model.XRefTable, content []byte) (*types.IndirectRef, error) {
+	sd, err := xref.NewStreamDictForBuf(content)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("new stream: %w", err)
 	}
-	post, err := ref(after)
+	if err := sd.Encode(); err != nil {
+		return nil, fmt.Errorf("encode stream: %w", err)
+	}
+	ref, err := xref.IndRefForNewObject(*sd)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("add stream: %w", err)
 	}
-	contents := append(types.Array{*pre}, streams...)
-	contents = append(contents, *post)
-	pageDict.Update("Contents", contents)
-	return nil
+	return ref, nil
 }

@@ -8,19 +8,20 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/workflows"
 )
 
-// Options are what the worker and its activities need.
+// Options are what the worker needs.
 type Options struct {
 	TaskQueue   string
 	StopTimeout time.Duration // how long Stop waits for running activities
-	Store       *persistence.Store
+	Activities  *activities.Activities
 	Log         *slog.Logger
 }
 
-// New returns a worker for the envelope task queue with every workflow and activity of Sobre
-// registered. Start it with Start, stop it with Stop.
+// New returns a worker for the envelope task queue with the envelope workflow and its
+// activities registered (when Activities is set). Start it with Start, stop it with Stop.
 func New(c client.Client, o Options) (worker.Worker, error) {
 	if o.TaskQueue == "" {
 		return nil, fmt.Errorf("new worker: no task queue")
@@ -32,5 +33,9 @@ func New(c client.Client, o Options) (worker.Worker, error) {
 		MaxConcurrentActivityTaskPollers: 4,
 		WorkerStopTimeout:                o.StopTimeout,
 	})
+	if o.Activities != nil {
+		w.RegisterWorkflow(workflows.EnvelopeWorkflow)
+		w.RegisterActivity(o.Activities)
+	}
 	return w, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,10 +15,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
 	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/worker"
+	"github.com/sobre-sign/sobre/workflows"
 )
 
 // process is what every long-running command shares: the store, the Temporal client and the
@@ -105,12 +109,13 @@ func (p *process) httpServer(ctx context.Context, h http.Handler) error {
 
 func (p *process) apiHandler() (http.Handler, error) {
 	srv, err := api.NewServer(api.Deps{
-		Config:   p.cfg,
-		Log:      p.log,
-		Store:    p.store,
-		Temporal: p.temporal,
-		Registry: p.registry,
-		Checks:   p.checks(),
+		Config:    p.cfg,
+		Log:       p.log,
+		Store:     p.store,
+		Temporal:  p.temporal,
+		Workflows: &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue},
+		Registry:  p.registry,
+		Checks:    p.checks(),
 	})
 	if err != nil {
 		return nil, err
@@ -159,11 +164,21 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // runWorker runs the Temporal worker until ctx ends; Stop waits for running activities to
 // finish (within the worker's stop timeout).
 func (p *process) runWorker(ctx context.Context) error {
+	sender, err := mail.NewSender(p.cfg.SMTPURL, p.cfg.MailFrom)
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
 		TaskQueue:   p.cfg.TaskQueue,
 		StopTimeout: p.cfg.ShutdownTimeout,
-		Store:       p.store,
 		Log:         p.log,
+		Activities: &activities.Activities{
+			Store:     p.store,
+			Mail:      sender,
+			PublicURL: p.cfg.PublicURL,
+			MailHost:  publicHost(p.cfg.PublicURL),
+			Log:       p.log,
+		},
 	})
 	if err != nil {
 		return err
@@ -204,4 +219,13 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("database schema up to date", "version", version)
 	return nil
+}
+
+// publicHost is the host of the public URL, the domain of Sobre's Message-IDs.
+func publicHost(public string) string {
+	u, err := url.Parse(public)
+	if err != nil || u.Hostname() == "" {
+		return "sobre.localhost"
+	}
+	return u.Hostname()
 }

@@ -41,3 +41,48 @@ export async function raw(method, path, { key, body, headers = {} } = {}) {
   try { json = JSON.parse(text); } catch { json = undefined; }
   return { status: res.status, json, text, headers: res.headers };
 }
+
+export const mailpitURL = process.env.SOBRE_E2E_MAILPIT ?? "http://127.0.0.1:8026";
+
+// mailsTo returns the messages the sink holds for address, oldest first.
+export async function mailsTo(address) {
+  const res = await fetch(`${mailpitURL}/api/v1/search?query=${encodeURIComponent(`to:"${address}"`)}&limit=200`);
+  if (!res.ok) throw new Error(`mailpit search: ${res.status}`);
+  const body = await res.json();
+  return (body.messages ?? []).slice().reverse();
+}
+
+// message returns one message with its attachments' metadata.
+export async function message(id) {
+  const res = await fetch(`${mailpitURL}/api/v1/message/${id}`);
+  if (!res.ok) throw new Error(`mailpit message: ${res.status}`);
+  return res.json();
+}
+
+// eventually polls fn until it returns a truthy value or the time is up.
+export async function eventually(fn, { timeout = 15000, interval = 100, what = "condition" } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(last)}`);
+}
+
+export function uniqueEmail(name) {
+  return `${name}-${randomBytes(5).toString("hex")}@example.com`;
+}
+
+// signing calls the recipient signing API with a recipient's token.
+export async function signing(method, token, path = "", body) {
+  const res = await fetch(`${apiURL}/signing/${token}${path}`, {
+    method, headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, json, text, headers: res.headers };
+}

@@ -1,0 +1,203 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// Activities are the envelope workflow's side effects. The workflow refers to them through a
+// nil *Activities; the worker registers a real one.
+type Activities struct {
+	Store     *persistence.Store
+	Mail      *mail.Sender
+	PublicURL string
+	MailHost  string // the domain part of Message-IDs
+	Log       *slog.Logger
+}
+
+// domainError turns a domain error into a non-retryable application error whose type is its
+// code, so that the API can answer it as it is.
+func domainError(err error) error {
+	var de *envelope.Error
+	if errors.As(err, &de) {
+		return temporal.NewNonRetryableApplicationError(de.Message, string(de.Code), nil)
+	}
+	return err
+}
+
+// MarkPendingInput is MarkPending's argument.
+type MarkPendingInput struct {
+	EnvelopeID string
+	ExpiresAt  *time.Time
+}
+
+// MarkPending moves the envelope to PENDING and returns its snapshot.
+func (a *Activities) MarkPending(ctx context.Context, in MarkPendingInput) (persistence.Snapshot, error) {
+	snap, err := a.Store.MarkPending(ctx, in.EnvelopeID, in.ExpiresAt)
+	return snap, domainError(err)
+}
+
+// LoadSnapshot reads the envelope again (after the API changed its recipients).
+func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (persistence.Snapshot, error) {
+	snap, err := a.Store.LoadSnapshot(ctx, envelopeID)
+	return snap, domainError(err)
+}
+
+// MarkSentInput is MarkSent's argument.
+type MarkSentInput struct {
+	EnvelopeID  string
+	RecipientID int64
+	EmailType   string
+	Mailed      bool
+	Resending   bool
+}
+
+// MarkSent records that a recipient was sent the envelope.
+func (a *Activities) MarkSent(ctx context.Context, in MarkSentInput) error {
+	return domainError(a.Store.MarkSent(ctx, in.EnvelopeID, in.RecipientID, in.EmailType, in.Mailed, in.Resending))
+}
+
+// CompleteRecipient records a recipient's completion and returns the new snapshot.
+func (a *Activities) CompleteRecipient(ctx context.Context, in persistence.CompleteInput) (persistence.Snapshot, error) {
+	snap, err := a.Store.CompleteRecipient(ctx, in)
+	return snap, domainError(err)
+}
+
+// RejectRecipient records a recipient's rejection and returns the new snapshot.
+func (a *Activities) RejectRecipient(ctx context.Context, in persistence.RejectInput) (persistence.Snapshot, error) {
+	snap, err := a.Store.RejectRecipient(ctx, in)
+	return snap, domainError(err)
+}
+
+// FinishInput is FinishEnvelope's argument.
+type FinishInput struct {
+	EnvelopeID string
+	Status     envelope.Status
+	AuditType  string
+	Data       map[string]any
+	Actor      persistence.Actor
+	Now        time.Time
+}
+
+// FinishEnvelope ends the envelope.
+func (a *Activities) FinishEnvelope(ctx context.Context, in FinishInput) error {
+	return domainError(a.Store.FinishEnvelope(ctx, in.EnvelopeID, in.Status, in.AuditType, in.Data, in.Actor, in.Now))
+}
+
+// ExpireRecipients records the recipients whose time ran out and returns them.
+func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]envelope.Recipient, error) {
+	list, err := a.Store.ExpireRecipients(ctx, envelopeID, now)
+	return list, domainError(err)
+}
+
+// Notice is one mail the workflow asks for: a kind, the envelope, who receives it (a recipient,
+// or the owner when RecipientID is 0) and a sequence number that makes its Message-ID unique
+// (reminders count up).
+type Notice struct {
+	Kind        mail.Kind
+	EnvelopeID  string
+	RecipientID int64
+	ActorID     int64 // the recipient who signed, rejected or expired, when the mail is about one
+	Seq         int
+	Reason      string
+	Attach      bool // attach the envelope's PDFs
+}
+
+// MessageID is the Message-ID of a notice: the same on every attempt.
+func MessageID(n Notice, host string) string {
+	if host == "" {
+		host = "sobre.localhost"
+	}
+	return fmt.Sprintf("%s.%s.%d.%d@%s", n.Kind, strings.TrimPrefix(n.EnvelopeID, "envelope_"), n.RecipientID, n.Seq, host)
+}
+
+// SendNotice renders and sends a notice once: a notice already recorded as sent is not sent
+// again, so a retried activity never mails twice.
+func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
+	snap, err := a.Store.LoadSnapshot(ctx, n.EnvelopeID)
+	if err != nil {
+		return domainError(err)
+	}
+	data := mail.Data{Title: snap.Title, OwnerName: snap.OwnerName, Reason: n.Reason}
+	if data.OwnerName == "" {
+		data.OwnerName = snap.OwnerEmail
+	}
+	to, toName := snap.OwnerEmail, snap.OwnerName
+	if n.RecipientID != 0 {
+		r := snap.Recipient(n.RecipientID)
+		if r == nil {
+			a.Log.InfoContext(ctx, "notice for a recipient no longer in the envelope; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)
+			return nil
+		}
+		to, toName = r.Email, r.Name
+		data.RecipientName, data.Role = r.Name, r.Role
+		data.URL = a.PublicURL + "/sign/" + r.Token
+	}
+	if n.ActorID != 0 {
+		if actor := snap.Recipient(n.ActorID); actor != nil {
+			data.ActorName = actor.Name
+			if data.ActorName == "" {
+				data.ActorName = actor.Email
+			}
+		}
+	}
+	if n.Kind == mail.SigningRequest {
+		data.Subject, data.Message = deref(snap.Meta.Subject), deref(snap.Meta.Message)
+	}
+	if data.RecipientName == "" {
+		data.RecipientName = to
+	}
+	if to == "" {
+		return nil // a recipient without an email address gets their link from the caller
+	}
+	composed, err := mail.Compose(n.Kind, snap.Meta.Language, data)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "MAIL_TEMPLATE", err)
+	}
+	id := MessageID(n, a.MailHost)
+	sent, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(n.Kind), to)
+	if err != nil {
+		return err
+	}
+	if sent {
+		return nil
+	}
+	msg := mail.Message{ID: id, To: to, ToName: toName, EnvelopeID: n.EnvelopeID, Composed: composed, ReplyTo: deref(snap.Meta.EmailReplyTo)}
+	if n.Attach {
+		files, err := a.Store.ItemFiles(ctx, n.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			msg.Attachments = append(msg.Attachments, mail.Attachment{Name: pdfName(f.Title), Data: f.Data})
+		}
+	}
+	if err := a.Mail.Send(ctx, msg); err != nil {
+		return err
+	}
+	return a.Store.MailSent(ctx, id)
+}
+
+func pdfName(title string) string {
+	if strings.HasSuffix(strings.ToLower(title), ".pdf") {
+		return title
+	}
+	return title + ".pdf"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,246 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/workflows"
+)
+
+type distributeRecipientView struct {
+	ID           int64         `json:"id"`
+	Name         string        `json:"name"`
+	Email        string        `json:"email"`
+	Token        string        `json:"token"`
+	Role         envelope.Role `json:"role"`
+	SigningOrder *int          `json:"signingOrder"`
+	SigningURL   string        `json:"signingUrl"`
+}
+
+func (s *Server) signingURL(token string) string { return s.cfg.PublicURL + "/sign/" + token }
+
+// checkDistributable applies Documenso's checks before sending: recipients exist, those with
+// authentication have an email address, and every SIGNER has a signature field.
+func checkDistributable(e *envelope.Envelope) error {
+	if e.Status.Finished() {
+		return finishedError(e.Status)
+	}
+	if len(e.Recipients) == 0 {
+		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has no recipients")
+	}
+	var p envelope.Problems
+	for i, r := range e.Recipients {
+		hasAuth := len(r.AuthOptions.AccessAuth) > 0 || len(r.AuthOptions.ActionAuth) > 0 ||
+			len(e.AuthOptions.GlobalAccessAuth) > 0 || len(e.AuthOptions.GlobalActionAuth) > 0
+		if hasAuth && r.Role != envelope.RoleCC && !envelope.ValidEmail(r.Email) {
+			p.Add(envelope.Join(envelope.Join("recipients", i), "email"), "recipient %d needs an email address for its authentication", r.ID)
+		}
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	var missing []string
+	for _, r := range e.Recipients {
+		if r.Role != envelope.RoleSigner {
+			continue
+		}
+		has := false
+		for _, f := range e.Fields {
+			if f.RecipientID == r.ID && f.Type.IsSignature() {
+				has = true
+			}
+		}
+		if !has {
+			missing = append(missing, r.Email)
+		}
+	}
+	if len(missing) > 0 {
+		return &envelope.Error{Code: envelope.CodeMissingSignatureField,
+			Message: "Some signers are missing required fields. Signers must have at least one signature field.",
+			Issues:  []envelope.Issue{{Message: "signers without a signature field: " + joinNames(missing)}}}
+	}
+	return nil
+}
+
+func joinNames(list []string) string {
+	out := ""
+	for i, s := range list {
+		if i > 0 {
+			out += ", "
+		}
+		if s == "" {
+			s = "(no email)"
+		}
+		out += s
+	}
+	return out
+}
+
+// distributeEnvelope answers POST /envelope/distribute: the meta is saved first, then the
+// envelope's workflow starts (or, for a PENDING envelope, sends to whoever was not sent yet).
+func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string             `json:"envelopeId"`
+		Meta       *envelope.MetaInput `json:"meta"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var e *envelope.Envelope
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		if _, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
+			return err
+		}
+		var err error
+		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
+			return err
+		}
+		changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if err := checkDistributable(e); err != nil {
+			return err
+		}
+		if err := tx.SaveEnvelope(r.Context(), e); err != nil {
+			return err
+		}
+		if len(changes) > 0 {
+			return tx.AppendAudit(r.Context(), e.ID, "DOCUMENT_META_UPDATED", map[string]any{"changes": changes}, s.actor(r))
+		}
+		return nil
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.flows.Distribute(r.Context(), e.ID, e.TeamID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	recipients := make([]distributeRecipientView, 0, len(e.Recipients))
+	for _, rec := range e.Recipients {
+		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
+			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
+}
+
+// cancelEnvelope answers POST /envelope/cancel {envelopeId, reason?}: a PENDING envelope ends
+// CANCELLED. Its owner, a MANAGER or an ADMIN may cancel it.
+func (s *Server) cancelEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+		Reason     *string `json:"reason"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if in.Reason != nil {
+		envelope.CheckLength(&p, "reason", *in.Reason, 0, envelope.MaxReason)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ref, err := s.store.EnvelopeRef(r.Context(), scope(r), *in.EnvelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	caller := member(r)
+	if ref.UserID != caller.UserID && caller.Role == envelope.TeamRoleMember {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Only the envelope's owner, a MANAGER or an ADMIN may cancel it"))
+		return
+	}
+	if ref.Status != envelope.StatusPending {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "Only a PENDING envelope can be cancelled; this one is %s", ref.Status))
+		return
+	}
+	if err := s.flows.Cancel(r.Context(), ref.ID, workflows.CancelRequest{Reason: deref(in.Reason), Actor: s.actor(r)}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// rejectRecipient answers POST /envelope/recipient/{recipientId}/reject: a rejection recorded
+// by the API on the recipient's behalf, flagged as external in the audit log.
+func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "recipientId"), 10, 64)
+	if err != nil || id < 1 {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidBody, "recipientId must be a positive integer"))
+		return
+	}
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+		Reason     *string `json:"reason"`
+		ActAsEmail *string `json:"actAsEmail"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if in.Reason == nil {
+		p.Add("reason", "is required")
+	} else {
+		envelope.CheckLength(&p, "reason", *in.Reason, 1, envelope.MaxReason)
+	}
+	if in.ActAsEmail != nil && !envelope.ValidEmail(*in.ActAsEmail) {
+		p.Add("actAsEmail", "must be an email address, got %q", *in.ActAsEmail)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	envelopeID, err := s.store.EnvelopeIDOfRecipient(r.Context(), scope(r), id)
+	if err != nil || envelopeID != *in.EnvelopeID {
+		s.writeError(w, r, envelope.NotFound("Recipient"))
+		return
+	}
+	actor := s.actor(r)
+	if in.ActAsEmail != nil {
+		m, err := s.store.FindMemberByEmail(r.Context(), member(r).TeamID, *in.ActAsEmail)
+		if err != nil {
+			if envelope.IsNotFound(err) {
+				err = envelope.Errorf(envelope.CodeForbidden, "%s is not a member of this team", *in.ActAsEmail)
+			}
+			s.writeError(w, r, err)
+			return
+		}
+		actor = persistence.MemberActor(m, s.clientIP(r), r.UserAgent())
+	}
+	req := workflows.RejectRequest{RecipientID: id, Reason: *in.Reason, Actor: actor, External: true, OnBehalfOf: &actor}
+	if err := s.flows.Reject(r.Context(), envelopeID, req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	for _, rec := range e.Recipients {
+		if rec.ID == id {
+			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec))
+			return
+		}
+	}
+	s.writeError(w, r, envelope.NotFound("Recipient"))
+}

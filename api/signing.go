@@ -1,0 +1,329 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/workflows"
+)
+
+// The recipient signing API: what a signing page calls, authenticated by the recipient's token
+// (no API key). Lifecycle events (complete, reject) go through the envelope's workflow, which
+// checks the turn; field values are written straight to PostgreSQL under the envelope's lock.
+
+func (s *Server) signingRoutes(r chi.Router) {
+	r.Use(noStore)
+	r.Get("/", s.signingView)
+	r.Get("/items/{itemId}", s.signingItem)
+	r.Post("/fields", s.signingField)
+	r.Post("/complete", s.signingComplete)
+	r.Post("/reject", s.signingReject)
+}
+
+// noStore keeps signing answers out of caches and referrers.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recipientOf resolves the URL token to its recipient; a DRAFT envelope has no signing page.
+func (s *Server) recipientOf(r *http.Request) (envelope.Recipient, *envelope.Envelope, error) {
+	token := chi.URLParam(r, "token")
+	if len(token) < 16 || len(token) > 128 {
+		return envelope.Recipient{}, nil, envelope.NotFound("Signing link")
+	}
+	rec, err := s.store.RecipientByToken(r.Context(), token)
+	if err != nil {
+		return rec, nil, envelope.NotFound("Signing link")
+	}
+	e, err := s.store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
+	if err != nil {
+		return rec, nil, err
+	}
+	if e.Status == envelope.StatusDraft || e.DeletedAt != nil {
+		return rec, nil, envelope.NotFound("Signing link")
+	}
+	return rec, e, nil
+}
+
+type signingItemView struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Order int    `json:"order"`
+	URL   string `json:"url"`
+}
+
+type signingView struct {
+	Envelope struct {
+		ID           string            `json:"id"`
+		Title        string            `json:"title"`
+		Status       envelope.Status   `json:"status"`
+		DocumentMeta envelope.Meta     `json:"documentMeta"`
+		Items        []signingItemView `json:"envelopeItems"`
+		OwnerName    string            `json:"ownerName"`
+	} `json:"envelope"`
+	Recipient recipientView `json:"recipient"`
+	Fields    []fieldView   `json:"fields"`
+	// MayActNow: the recipient may sign, approve or view now. Waiting names why not.
+	MayActNow bool   `json:"mayActNow"`
+	Waiting   string `json:"waiting,omitempty"`
+	Expired   bool   `json:"expired"`
+	// Auth is what the recipient must prove: its own lists, else the envelope's.
+	Auth envelope.RecipientAuthOptions `json:"auth"`
+}
+
+// derivedAuth is the recipient's authentication: its own lists when set, else the envelope's.
+func derivedAuth(e *envelope.Envelope, r envelope.Recipient) envelope.RecipientAuthOptions {
+	out := r.AuthOptions
+	if len(out.AccessAuth) == 0 {
+		out.AccessAuth = e.AuthOptions.GlobalAccessAuth
+	}
+	if len(out.ActionAuth) == 0 {
+		out.ActionAuth = e.AuthOptions.GlobalActionAuth
+	}
+	if out.AccessAuth == nil {
+		out.AccessAuth = []envelope.AccessAuth{}
+	}
+	if out.ActionAuth == nil {
+		out.ActionAuth = []envelope.ActionAuth{}
+	}
+	if slices.Contains(out.ActionAuth, envelope.ActionAuthExplicitNone) {
+		out.ActionAuth = []envelope.ActionAuth{}
+	}
+	return out
+}
+
+func participants(e *envelope.Envelope) []envelope.Participant {
+	out := make([]envelope.Participant, 0, len(e.Recipients))
+	for _, r := range e.Recipients {
+		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
+	}
+	return out
+}
+
+// signingView answers GET /api/v2/signing/{token}: the recipient's view of the envelope. The
+// first call marks the recipient OPENED.
+func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
+	rec, e, err := s.recipientOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if rec.Role != envelope.RoleCC {
+		if err := s.store.MarkOpened(r.Context(), rec, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if rec, e, err = s.recipientOf(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	var v signingView
+	v.Envelope.ID, v.Envelope.Title, v.Envelope.Status, v.Envelope.DocumentMeta = e.ID, e.Title, e.Status, e.Meta
+	v.Envelope.OwnerName = e.User.Name
+	for _, it := range e.Items {
+		v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
+			URL: "/api/v2/signing/" + rec.Token + "/items/" + it.ID})
+	}
+	v.Recipient = newRecipientView(rec)
+	v.Fields = []fieldView{}
+	for _, f := range e.Fields {
+		if f.RecipientID == rec.ID {
+			v.Fields = append(v.Fields, newFieldView(f))
+		}
+	}
+	v.Auth = derivedAuth(e, rec)
+	now := time.Now()
+	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
+	if e.Status == envelope.StatusPending {
+		if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, now); err != nil {
+			v.Waiting = string(envelope.ErrorCode(err))
+		} else {
+			v.MayActNow = true
+		}
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// signingItem answers GET /api/v2/signing/{token}/items/{itemId}: the PDF.
+func (s *Server) signingItem(w http.ResponseWriter, r *http.Request) {
+	rec, _, err := s.recipientOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	doc, err := s.store.ItemFile(r.Context(), rec.EnvelopeID, chi.URLParam(r, "itemId"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", "inline; filename="+strconv.Quote(pdfFileName(doc.Title)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc.Data)))
+	_, _ = w.Write(doc.Data)
+}
+
+func pdfFileName(title string) string {
+	if len(title) > 4 && title[len(title)-4:] == ".pdf" {
+		return title
+	}
+	return title + ".pdf"
+}
+
+// signingField answers POST /api/v2/signing/{token}/fields {fieldId, value}: a value for one of
+// the recipient's fields, or null to clear it.
+func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
+	rec, e, err := s.recipientOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		FieldID *int64          `json:"fieldId"`
+		Value   json.RawMessage `json:"value"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.FieldID == nil {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "fieldId", Message: "is required"}}})
+		return
+	}
+	var field *envelope.Field
+	for i := range e.Fields {
+		if e.Fields[i].ID == *in.FieldID && e.Fields[i].RecipientID == rec.ID {
+			field = &e.Fields[i]
+		}
+	}
+	if field == nil {
+		s.writeError(w, r, envelope.NotFound("Field"))
+		return
+	}
+	var value *persistence.FieldValue
+	if len(in.Value) > 0 && string(in.Value) != "null" {
+		text, sig, err := envelope.ParseFieldValue(*field, e.Meta, in.Value)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		value = &persistence.FieldValue{CustomText: text}
+		if sig != nil {
+			if sig.PNG != nil {
+				value.PNG = sig.PNG
+			} else {
+				typed := sig.Typed
+				value.Typed = &typed
+			}
+		}
+	}
+	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newFieldView(f))
+}
+
+// signingComplete answers POST /api/v2/signing/{token}/complete {nextSigner?}: the recipient
+// signs, approves or marks viewed, if it is their turn.
+func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
+	rec, e, err := s.recipientOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		NextSigner *persistence.NextSigner `json:"nextSigner"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &in); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if in.NextSigner != nil {
+		var p envelope.Problems
+		if !envelope.ValidEmail(in.NextSigner.Email) {
+			p.Add("nextSigner.email", "must be an email address")
+		}
+		envelope.CheckLength(&p, "nextSigner.name", in.NextSigner.Name, 0, envelope.MaxRecipientName)
+		if err := p.Err(); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if err := pendingError(e.Status); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}
+	if err := s.flows.Complete(r.Context(), e.ID, req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	after, err := s.store.EnvelopeForRecipient(r.Context(), e.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": after.Status, "redirectUrl": e.Meta.RedirectURL})
+}
+
+// signingReject answers POST /api/v2/signing/{token}/reject {reason}.
+func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
+	rec, e, err := s.recipientOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Reason *string `json:"reason"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	if in.Reason == nil {
+		p.Add("reason", "is required")
+	} else {
+		envelope.CheckLength(&p, "reason", *in.Reason, 1, envelope.MaxReason)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := pendingError(e.Status); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}
+	if err := s.flows.Reject(r.Context(), e.ID, req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": envelope.StatusRejected})
+}
+
+// pendingError is nil for a PENDING envelope, else the error for acting on it.
+func pendingError(s envelope.Status) error {
+	switch s {
+	case envelope.StatusPending:
+		return nil
+	case envelope.StatusDraft:
+		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
+	}
+	return finishedError(s)
+}

@@ -1,0 +1,173 @@
+package mail
+
+import (
+	"bytes"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	"text/template"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Kind is the kind of a message.
+type Kind string
+
+// The messages Sobre sends. Each is switched by one of documentMeta's nine emailSettings (see
+// the workflow) and none goes to recipients when distributionMethod is NONE.
+const (
+	SigningRequest     = Kind("signing_request")         // recipientSigningRequest
+	Reminder           = Kind("reminder")                // recipientSigningRequest
+	RecipientSigned    = Kind("recipient_signed")        // recipientSigned, to the owner
+	DocumentPending    = Kind("document_pending")        // documentPending, to a signer waiting for others
+	DocumentCompleted  = Kind("document_completed")      // documentCompleted, to recipients, with the PDFs
+	OwnerCompleted     = Kind("owner_completed")         // ownerDocumentCompleted
+	RejectionConfirmed = Kind("rejection_confirmed")     // to the recipient who rejected
+	OwnerRejected      = Kind("owner_rejected")          // to the owner
+	EnvelopeCancelled  = Kind("envelope_cancelled")      // to recipients, after a rejection or a cancel
+	OwnerExpired       = Kind("owner_recipient_expired") // ownerRecipientExpired
+)
+
+// Data fills a message's template.
+type Data struct {
+	RecipientName string
+	OwnerName     string
+	ActorName     string // who signed, rejected or expired
+	Title         string
+	URL           string
+	Role          envelope.Role
+	Reason        string
+	Message       string // the owner's message from documentMeta
+	Subject       string // the owner's subject from documentMeta, for signing requests
+}
+
+type text struct{ subject, body, button string }
+
+// texts holds every message in each language. Bodies are text/template sources; paragraphs are
+// separated by blank lines.
+var texts = map[envelope.Language]map[Kind]text{
+	envelope.LanguageEnglish: {
+		SigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Please {{verb .Role}} \"{{.Title}}\"{{end}}",
+			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has sent you \"{{.Title}}\" to {{verb .Role}}.{{if .Message}}\n\n{{.Message}}{{end}}", "{{verbTitle .Role}} the document"},
+		Reminder: {"Reminder: please {{verb .Role}} \"{{.Title}}\"",
+			"Hello {{.RecipientName}},\n\nThis is a reminder that {{.OwnerName}} is waiting for you to {{verb .Role}} \"{{.Title}}\".", "{{verbTitle .Role}} the document"},
+		RecipientSigned: {"{{.ActorName}} has completed \"{{.Title}}\"",
+			"Hello {{.OwnerName}},\n\n{{.ActorName}} has completed their part of \"{{.Title}}\".", ""},
+		DocumentPending: {"Waiting for others to complete \"{{.Title}}\"",
+			"Hello {{.RecipientName}},\n\nThank you: you have completed your part of \"{{.Title}}\". We will send you the completed document once everyone has.", ""},
+		DocumentCompleted: {"Completed: \"{{.Title}}\"",
+			"Hello {{.RecipientName}},\n\n\"{{.Title}}\" has been completed by everyone. The document is attached.", "View the document"},
+		OwnerCompleted: {"Completed: \"{{.Title}}\"",
+			"Hello {{.OwnerName}},\n\nEveryone has completed \"{{.Title}}\". The document is attached.", ""},
+		RejectionConfirmed: {"You rejected \"{{.Title}}\"",
+			"Hello {{.RecipientName}},\n\nYou rejected \"{{.Title}}\".{{if .Reason}} Your reason: {{.Reason}}{{end}}\n\n{{.OwnerName}} has been told.", ""},
+		OwnerRejected: {"\"{{.Title}}\" was rejected by {{.ActorName}}",
+			"Hello {{.OwnerName}},\n\n{{.ActorName}} rejected \"{{.Title}}\".{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
+		EnvelopeCancelled: {"\"{{.Title}}\" has been cancelled",
+			"Hello {{.RecipientName}},\n\n\"{{.Title}}\" has been cancelled{{if .OwnerName}} by {{.OwnerName}}{{end}} and no longer needs your action.{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
+		OwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
+			"Hello {{.OwnerName}},\n\nThe time for {{.ActorName}} to act on \"{{.Title}}\" has run out. You may send the envelope to them again or cancel it.", ""},
+	},
+	envelope.LanguageSpanish: {
+		SigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Por favor {{verb .Role}} «{{.Title}}»{{end}}",
+			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} le ha enviado «{{.Title}}» para {{verb .Role}}.{{if .Message}}\n\n{{.Message}}{{end}}", "{{verbTitle .Role}} el documento"},
+		Reminder: {"Recordatorio: por favor {{verb .Role}} «{{.Title}}»",
+			"Hola {{.RecipientName}}:\n\nLe recordamos que {{.OwnerName}} espera que usted pueda {{verb .Role}} «{{.Title}}».", "{{verbTitle .Role}} el documento"},
+		RecipientSigned: {"{{.ActorName}} completó «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\n{{.ActorName}} completó su parte de «{{.Title}}».", ""},
+		DocumentPending: {"Esperando que los demás completen «{{.Title}}»",
+			"Hola {{.RecipientName}}:\n\nGracias: completó su parte de «{{.Title}}». Le enviaremos el documento completo cuando todos lo hayan hecho.", ""},
+		DocumentCompleted: {"Completado: «{{.Title}}»",
+			"Hola {{.RecipientName}}:\n\nTodos completaron «{{.Title}}». Adjuntamos el documento.", "Ver el documento"},
+		OwnerCompleted: {"Completado: «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\nTodos completaron «{{.Title}}». Adjuntamos el documento.", ""},
+		RejectionConfirmed: {"Usted rechazó «{{.Title}}»",
+			"Hola {{.RecipientName}}:\n\nUsted rechazó «{{.Title}}».{{if .Reason}} Su motivo: {{.Reason}}{{end}}\n\nHemos avisado a {{.OwnerName}}.", ""},
+		OwnerRejected: {"{{.ActorName}} rechazó «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\n{{.ActorName}} rechazó «{{.Title}}».{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
+		EnvelopeCancelled: {"«{{.Title}}» fue cancelado",
+			"Hola {{.RecipientName}}:\n\n«{{.Title}}» fue cancelado{{if .OwnerName}} por {{.OwnerName}}{{end}} y ya no requiere su acción.{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
+		OwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\nVenció el plazo de {{.ActorName}} para actuar sobre «{{.Title}}». Puede volver a enviárselo o cancelar el sobre.", ""},
+	},
+}
+
+var verbs = map[envelope.Language]map[envelope.Role][2]string{
+	envelope.LanguageEnglish: {
+		envelope.RoleSigner: {"sign", "Sign"}, envelope.RoleApprover: {"approve", "Approve"},
+		envelope.RoleViewer: {"view", "View"}, envelope.RoleAssistant: {"assist with", "Assist with"}, envelope.RoleCC: {"view", "View"},
+	},
+	envelope.LanguageSpanish: {
+		envelope.RoleSigner: {"firmar", "Firmar"}, envelope.RoleApprover: {"aprobar", "Aprobar"},
+		envelope.RoleViewer: {"revisar", "Revisar"}, envelope.RoleAssistant: {"completar", "Completar"}, envelope.RoleCC: {"revisar", "Revisar"},
+	},
+}
+
+// Composed is a rendered message.
+type Composed struct {
+	Subject, Text, HTML string
+}
+
+// Compose renders a message of kind in lang (English when lang is unknown).
+func Compose(kind Kind, lang envelope.Language, d Data) (Composed, error) {
+	set, ok := texts[lang]
+	if !ok {
+		lang, set = envelope.LanguageEnglish, texts[envelope.LanguageEnglish]
+	}
+	t, ok := set[kind]
+	if !ok {
+		return Composed{}, fmt.Errorf("no %s message in %s", kind, lang)
+	}
+	funcs := template.FuncMap{
+		"verb":      func(r envelope.Role) string { return verbs[lang][r][0] },
+		"verbTitle": func(r envelope.Role) string { return verbs[lang][r][1] },
+	}
+	render := func(src string) (string, error) {
+		tpl, err := template.New(string(kind)).Funcs(funcs).Parse(src)
+		if err != nil {
+			return "", fmt.Errorf("parse %s template: %w", kind, err)
+		}
+		var b bytes.Buffer
+		if err := tpl.Execute(&b, d); err != nil {
+			return "", fmt.Errorf("render %s: %w", kind, err)
+		}
+		return b.String(), nil
+	}
+	subject, err := render(t.subject)
+	if err != nil {
+		return Composed{}, err
+	}
+	body, err := render(t.body)
+	if err != nil {
+		return Composed{}, err
+	}
+	button := ""
+	if t.button != "" && d.URL != "" {
+		if button, err = render(t.button); err != nil {
+			return Composed{}, err
+		}
+	}
+	text := body
+	if button != "" {
+		text += "\n\n" + button + ": " + d.URL
+	}
+	text += "\n\n-- \nSobre"
+	var html bytes.Buffer
+	err = page.Execute(&html, map[string]any{
+		"Lang": string(lang), "Subject": subject, "Paragraphs": strings.Split(body, "\n\n"), "Button": button, "URL": d.URL,
+	})
+	if err != nil {
+		return Composed{}, fmt.Errorf("render %s html: %w", kind, err)
+	}
+	return Composed{Subject: strings.TrimSpace(subject), Text: text, HTML: html.String()}, nil
+}
+
+var page = htmltemplate.Must(htmltemplate.New("page").Parse(`<!doctype html>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{.Subject}}</title></head>
+<body style="font-family: system-ui, sans-serif; color: #1f2933; max-width: 36rem; margin: 2rem auto; line-height: 1.5">
+{{range .Paragraphs}}<p>{{.}}</p>
+{{end}}{{if .Button}}<p><a href="{{.URL}}" style="display: inline-block; padding: .6rem 1.2rem; background: #1d4ed8; color: #fff; border-radius: .4rem; text-decoration: none">{{.Button}}</a></p>
+<p style="font-size: .85rem; color: #52606d">{{.URL}}</p>
+{{end}}<p style="font-size: .8rem; color: #7b8794">Sobre</p>
+</body></html>
+`))

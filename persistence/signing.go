@@ -1,0 +1,516 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Snapshot is an envelope as its workflow sees it: status, meta, owner and recipients.
+type Snapshot struct {
+	EnvelopeID string
+	TeamID     int64
+	Title      string
+	Status     envelope.Status
+	Meta       envelope.Meta
+	OwnerName  string
+	OwnerEmail string
+	Recipients []envelope.Recipient
+}
+
+// Participants returns the recipients as the signing-order rules read them.
+func (s Snapshot) Participants() []envelope.Participant {
+	out := make([]envelope.Participant, 0, len(s.Recipients))
+	for _, r := range s.Recipients {
+		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
+	}
+	return out
+}
+
+// Recipient returns the recipient with id, or nil.
+func (s Snapshot) Recipient(id int64) *envelope.Recipient {
+	for i := range s.Recipients {
+		if s.Recipients[i].ID == id {
+			return &s.Recipients[i]
+		}
+	}
+	return nil
+}
+
+// LoadSnapshot reads envelope id for its workflow (no team scope: the workflow acts for Sobre).
+func (s *Store) LoadSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	return loadSnapshot(ctx, s.pool, id)
+}
+
+func loadSnapshot(ctx context.Context, q querier, id string) (Snapshot, error) {
+	e, err := scanEnvelope(q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, id))
+	if err != nil {
+		return Snapshot{}, notFound(err, "Envelope")
+	}
+	if err := loadChildren(ctx, q, []*envelope.Envelope{e}, false); err != nil {
+		return Snapshot{}, err
+	}
+	return Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
+		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients}, nil
+}
+
+// lockSnapshot locks the envelope row and reads the snapshot in the transaction.
+func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	var status envelope.Status
+	if err := tx.q.QueryRow(ctx, `SELECT status FROM envelopes WHERE id = $1 FOR UPDATE`, id).Scan(&status); err != nil {
+		return Snapshot{}, notFound(err, "Envelope")
+	}
+	return loadSnapshot(ctx, tx.q, id)
+}
+
+// SystemActor is the audit actor of what Sobre does by itself (timers, the workflow).
+func SystemActor() Actor {
+	name := "Sobre"
+	return Actor{Name: &name}
+}
+
+// RecipientActor is the audit actor of a recipient acting through their signing link.
+func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
+	name, email := r.Name, r.Email
+	return Actor{Name: &name, Email: &email, UserAgent: nonEmpty(userAgent), IPAddress: nonEmpty(ip)}
+}
+
+// MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
+// recipient who must still act and has no deadline the deadline expiresAt (nil: none), and
+// returns the snapshot. On a PENDING envelope it only fills missing deadlines.
+func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time) (Snapshot, error) {
+	var snap Snapshot
+	err := s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.lockSnapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case cur.Status == envelope.StatusDraft:
+			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
+				return fmt.Errorf("mark %s pending: %w", id, err)
+			}
+			if err := tx.AppendAudit(ctx, id, "DOCUMENT_SENT", map[string]any{}, SystemActor()); err != nil {
+				return err
+			}
+		case cur.Status != envelope.StatusPending:
+			snap = cur
+			return nil
+		}
+		if expiresAt != nil {
+			if _, err := tx.q.Exec(ctx, `UPDATE recipients SET expires_at = $2, expiration_notified_at = NULL
+				WHERE envelope_id = $1 AND role <> 'CC' AND signing_status = 'NOT_SIGNED' AND expires_at IS NULL`, id, *expiresAt); err != nil {
+				return fmt.Errorf("set deadlines of %s: %w", id, err)
+			}
+		}
+		snap, err = loadSnapshot(ctx, tx.q, id)
+		return err
+	})
+	return snap, err
+}
+
+// MarkSent records that recipient rid was sent the envelope (emailType as Documenso's
+// EMAIL_SENT entry names it), logging EMAIL_SENT when mailed.
+func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emailType string, mailed, resending bool) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now())
+			WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID))
+		if err != nil {
+			return notFound(err, "Recipient")
+		}
+		if !mailed {
+			return nil
+		}
+		return tx.AppendAudit(ctx, envelopeID, "EMAIL_SENT", merge(RecipientData(r), map[string]any{"emailType": emailType, "isResending": resending}), SystemActor())
+	})
+}
+
+// RecipientByToken returns the recipient holding a signing token and its envelope's id.
+func (s *Store) RecipientByToken(ctx context.Context, token string) (envelope.Recipient, error) {
+	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.token = $1`, token))
+	if err != nil {
+		return r, notFound(err, "Recipient")
+	}
+	return r, nil
+}
+
+// EnvelopeForRecipient returns the whole envelope of a recipient (no team scope: the recipient's
+// token is the credential).
+func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*envelope.Envelope, error) {
+	e, err := scanEnvelope(s.pool.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, envelopeID))
+	if err != nil {
+		return nil, notFound(err, "Envelope")
+	}
+	if err := loadChildren(ctx, s.pool, []*envelope.Envelope{e}, true); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// MarkOpened records that the recipient opened the envelope: OPENED (and SENT, for envelopes
+// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED every time.
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		tag, err := tx.q.Exec(ctx, `UPDATE recipients SET read_status = 'OPENED', send_status = 'SENT', sent_at = COALESCE(sent_at, now())
+			WHERE id = $1 AND read_status = 'NOT_OPENED'`, r.ID)
+		if err != nil {
+			return fmt.Errorf("mark recipient %d opened: %w", r.ID, err)
+		}
+		data := merge(RecipientData(r), map[string]any{"accessAuth": r.AuthOptions.AccessAuth})
+		if tag.RowsAffected() == 1 {
+			if err := tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_OPENED", data, a); err != nil {
+				return err
+			}
+		}
+		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_VIEWED", data, a)
+	})
+}
+
+// FieldValue is a value a recipient puts in a field: CustomText for the field's text, and for
+// signatures either Typed or PNG.
+type FieldValue struct {
+	CustomText string
+	Typed      *string
+	PNG        []byte
+}
+
+// InsertFieldValue sets (or, with v nil, clears) the value of field fieldID of recipient r, while
+// the envelope is PENDING and the recipient has not acted. auditType is
+// DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, a Actor) (envelope.Field, error) {
+	var f envelope.Field
+	err := s.InTx(ctx, func(tx *Tx) error {
+		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		if err := pendingOrError(snap.Status); err != nil {
+			return err
+		}
+		cur := snap.Recipient(r.ID)
+		if cur == nil {
+			return envelope.NotFound("Recipient")
+		}
+		if cur.SigningStatus != envelope.SigningStatusNotSigned {
+			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
+		}
+		if cur.ExpiresAt != nil && !time.Now().Before(*cur.ExpiresAt) {
+			return envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired")
+		}
+		f, err = scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1 AND f.recipient_id = $2`, fieldID, r.ID))
+		if err != nil {
+			return notFound(err, "Field")
+		}
+		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
+		}
+		if _, err := tx.q.Exec(ctx, `DELETE FROM signatures WHERE field_id = $1`, f.ID); err != nil {
+			return fmt.Errorf("clear signature of field %d: %w", f.ID, err)
+		}
+		if v == nil {
+			f.CustomText, f.Inserted = "", false
+		} else {
+			f.CustomText, f.Inserted = v.CustomText, true
+			if v.Typed != nil || v.PNG != nil {
+				if _, err := tx.q.Exec(ctx, `INSERT INTO signatures (field_id, recipient_id, typed, image_png) VALUES ($1, $2, $3, $4)`,
+					f.ID, r.ID, v.Typed, v.PNG); err != nil {
+					return fmt.Errorf("store signature of field %d: %w", f.ID, err)
+				}
+			}
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, updated_at = now() WHERE id = $1`, f.ID, f.CustomText, f.Inserted); err != nil {
+			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
+		}
+		if v == nil {
+			return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_FIELD_UNINSERTED", map[string]any{"field": f.Type, "fieldId": f.SecondaryID}, a)
+		}
+		data := map[string]any{"type": f.Type, "data": f.CustomText}
+		if v.Typed != nil || v.PNG != nil {
+			data["data"] = ""
+		}
+		entry := merge(RecipientData(*cur), map[string]any{"fieldId": f.SecondaryID, "field": data})
+		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_FIELD_INSERTED", entry, a)
+	})
+	return f, err
+}
+
+// pendingOrError is nil for a PENDING envelope, else the error for acting on it.
+func pendingOrError(s envelope.Status) error {
+	switch s {
+	case envelope.StatusPending:
+		return nil
+	case envelope.StatusDraft:
+		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
+	case envelope.StatusCompleted:
+		return envelope.Errorf(envelope.CodeEnvelopeCompleted, "The envelope is already completed")
+	case envelope.StatusRejected:
+		return envelope.Errorf(envelope.CodeEnvelopeRejected, "The envelope was rejected")
+	default:
+		return envelope.Errorf(envelope.CodeEnvelopeCancelled, "The envelope was cancelled")
+	}
+}
+
+// NextSigner replaces the next recipient's email and name, as the signer who completes may
+// dictate when the envelope allows it.
+type NextSigner struct {
+	Email string `json:"email"`
+	Name  string `json:"name"`
+}
+
+// CompleteInput is a recipient's completion (sign, approve, mark viewed).
+type CompleteInput struct {
+	EnvelopeID  string
+	RecipientID int64
+	Actor       Actor
+	NextSigner  *NextSigner
+	NextID      int64 // the recipient NextSigner replaces
+	Now         time.Time
+}
+
+// CompleteRecipient records that a recipient acted: every required field must be filled (DATE,
+// NAME and EMAIL fields are filled for them), then SIGNED with DOCUMENT_RECIPIENT_COMPLETED. A
+// recipient already SIGNED is left as is (a retried activity). It returns the new snapshot.
+func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
+	var snap Snapshot
+	err := s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		r := cur.Recipient(in.RecipientID)
+		if r == nil {
+			return envelope.NotFound("Recipient")
+		}
+		if r.SigningStatus == envelope.SigningStatusSigned {
+			snap = cur
+			return nil
+		}
+		if err := pendingOrError(cur.Status); err != nil {
+			return err
+		}
+		rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, r.ID)
+		if err != nil {
+			return fmt.Errorf("load fields of recipient %d: %w", r.ID, err)
+		}
+		fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
+		if err != nil {
+			return fmt.Errorf("read fields of recipient %d: %w", r.ID, err)
+		}
+		var autoFilled []map[string]any
+		var missing []int64
+		for _, f := range fields {
+			if f.Inserted {
+				continue
+			}
+			if value, ok := envelope.AutoValue(f.Type, *r, cur.Meta, in.Now); ok {
+				if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.ID, value); err != nil {
+					return fmt.Errorf("fill field %d: %w", f.ID, err)
+				}
+				autoFilled = append(autoFilled, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": r.ID})
+				continue
+			}
+			if envelope.FieldRequired(f) {
+				missing = append(missing, f.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return envelope.Errorf(envelope.CodeRecipientHasUnsignedFields, "Recipient has %d required fields to fill first: %v", len(missing), missing)
+		}
+		if len(autoFilled) > 0 {
+			if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": autoFilled}, SystemActor()); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'SIGNED', signed_at = $2, updated_at = now() WHERE id = $1`, r.ID, in.Now); err != nil {
+			return fmt.Errorf("mark recipient %d signed: %w", r.ID, err)
+		}
+		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_COMPLETED",
+			merge(RecipientData(*r), map[string]any{"actionAuth": r.AuthOptions.ActionAuth}), in.Actor); err != nil {
+			return err
+		}
+		if in.NextSigner != nil && in.NextID != 0 {
+			next := cur.Recipient(in.NextID)
+			if next != nil && next.SigningStatus == envelope.SigningStatusNotSigned && next.SendStatus == envelope.SendStatusNotSent {
+				var changes []map[string]any
+				if next.Email != in.NextSigner.Email {
+					changes = append(changes, map[string]any{"type": "EMAIL", "from": next.Email, "to": in.NextSigner.Email})
+				}
+				if next.Name != in.NextSigner.Name {
+					changes = append(changes, map[string]any{"type": "NAME", "from": next.Name, "to": in.NextSigner.Name})
+				}
+				if len(changes) > 0 {
+					if _, err := tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, updated_at = now() WHERE id = $1`, next.ID, in.NextSigner.Email, in.NextSigner.Name); err != nil {
+						return fmt.Errorf("dictate next signer: %w", err)
+					}
+					updated := *next
+					updated.Email, updated.Name = in.NextSigner.Email, in.NextSigner.Name
+					if err := tx.AppendAudit(ctx, in.EnvelopeID, "RECIPIENT_UPDATED", merge(RecipientData(updated), map[string]any{"changes": changes}), in.Actor); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		snap, err = loadSnapshot(ctx, tx.q, in.EnvelopeID)
+		return err
+	})
+	return snap, err
+}
+
+// RejectInput is a recipient's rejection.
+type RejectInput struct {
+	EnvelopeID  string
+	RecipientID int64
+	Reason      string
+	Actor       Actor
+	External    bool   // recorded through the API on the recipient's behalf
+	OnBehalfOf  *Actor // the team member the API call is attributed to
+	Now         time.Time
+}
+
+// RejectRecipient records a rejection. A recipient already REJECTED is left as is.
+func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, error) {
+	var snap Snapshot
+	err := s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		r := cur.Recipient(in.RecipientID)
+		if r == nil {
+			return envelope.NotFound("Recipient")
+		}
+		if r.SigningStatus == envelope.SigningStatusRejected {
+			snap = cur
+			return nil
+		}
+		if err := pendingOrError(cur.Status); err != nil {
+			return err
+		}
+		if r.SigningStatus != envelope.SigningStatusNotSigned {
+			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed")
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'REJECTED', signed_at = $2, rejection_reason = $3, updated_at = now() WHERE id = $1`,
+			r.ID, in.Now, in.Reason); err != nil {
+			return fmt.Errorf("mark recipient %d rejected: %w", r.ID, err)
+		}
+		data := merge(RecipientData(*r), map[string]any{"reason": in.Reason})
+		if in.External {
+			data["isExternal"] = true
+		}
+		if in.OnBehalfOf != nil {
+			data["onBehalfOfUserEmail"], data["onBehalfOfUserName"] = deref(in.OnBehalfOf.Email), deref(in.OnBehalfOf.Name)
+		}
+		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_REJECTED", data, in.Actor); err != nil {
+			return err
+		}
+		snap, err = loadSnapshot(ctx, tx.q, in.EnvelopeID)
+		return err
+	})
+	return snap, err
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// FinishEnvelope ends a PENDING envelope as COMPLETED, REJECTED or CANCELLED with its audit entry
+// (DOCUMENT_COMPLETED, or DOCUMENT_CANCELLED for a cancel). An envelope already in that status is
+// left as is.
+func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a Actor, now time.Time) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		cur, err := tx.lockSnapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur.Status == status {
+			return nil
+		}
+		if cur.Status != envelope.StatusPending {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "Envelope %s is %s, not PENDING", id, cur.Status)
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, now); err != nil {
+			return fmt.Errorf("finish envelope %s as %s: %w", id, status, err)
+		}
+		return tx.AppendAudit(ctx, id, auditType, data, a)
+	})
+}
+
+// ExpireRecipients records, for each pending recipient whose deadline passed at now and who was
+// not yet noted, DOCUMENT_RECIPIENT_EXPIRED, and returns them.
+func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) ([]envelope.Recipient, error) {
+	var expired []envelope.Recipient
+	err := s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expiration_notified_at = $2 WHERE r.envelope_id = $1
+			AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= $2 AND r.expiration_notified_at IS NULL
+			RETURNING `+recipientColumns, id, now)
+		if err != nil {
+			return fmt.Errorf("expire recipients of %s: %w", id, err)
+		}
+		expired, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+		if err != nil {
+			return fmt.Errorf("read expired recipients: %w", err)
+		}
+		for _, r := range expired {
+			if err := tx.AppendAudit(ctx, id, "DOCUMENT_RECIPIENT_EXPIRED", map[string]any{"recipientEmail": r.Email, "recipientName": r.Name, "recipientId": r.ID}, SystemActor()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return expired, err
+}
+
+// ClaimMail records that the mail messageID is about to be sent and reports whether an earlier
+// attempt already sent it.
+func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (alreadySent bool, err error) {
+	var state string
+	err = s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state) VALUES ($1, $2, $3, $4, 'sending')
+		ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id RETURNING state`, messageID, envelopeID, kind, to).Scan(&state)
+	if err != nil {
+		return false, fmt.Errorf("claim mail %s: %w", messageID, err)
+	}
+	return state == "sent", nil
+}
+
+// MailSent records that the mail messageID was handed to the relay.
+func (s *Store) MailSent(ctx context.Context, messageID string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sent', sent_at = now() WHERE message_id = $1`, messageID); err != nil {
+		return fmt.Errorf("record mail %s sent: %w", messageID, err)
+	}
+	return nil
+}
+
+// ItemFiles returns the current PDF of each item of an envelope, in order.
+func (s *Store) ItemFiles(ctx context.Context, envelopeID string) ([]Document, error) {
+	rows, err := s.pool.Query(ctx, `SELECT i.title, d.data FROM envelope_items i JOIN document_data d ON d.id = i.document_data_id
+		WHERE i.envelope_id = $1 ORDER BY i.item_order`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("load files of %s: %w", envelopeID, err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Document, error) {
+		var d Document
+		return d, row.Scan(&d.Title, &d.Data)
+	})
+}
+
+// ItemFile returns the current PDF of item itemID of envelope envelopeID.
+func (s *Store) ItemFile(ctx context.Context, envelopeID, itemID string) (Document, error) {
+	var d Document
+	err := s.pool.QueryRow(ctx, `SELECT i.title, d.data FROM envelope_items i JOIN document_data d ON d.id = i.document_data_id
+		WHERE i.envelope_id = $1 AND i.id = $2`, envelopeID, itemID).Scan(&d.Title, &d.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, envelope.NotFound("Envelope item")
+	}
+	if err != nil {
+		return d, fmt.Errorf("load item %s: %w", itemID, err)
+	}
+	return d, nil
+}

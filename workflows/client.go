@@ -1,0 +1,139 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Client is how the API starts and talks to envelope workflows.
+type Client struct {
+	Temporal  client.Client
+	TaskQueue string
+}
+
+// Distribute starts the envelope's workflow (or finds the running one) and waits until it has
+// marked the envelope PENDING and sent what is due. Starting and the first step are one
+// Update-With-Start: a crash of the caller after it leaves a running workflow that finishes the
+// job, and calling again is harmless.
+func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64) error {
+	start := c.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       envelopeID,
+		TaskQueue:                c.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			AttrEnvelopeID.ValueSet(envelopeID),
+			AttrTeamID.ValueSet(strconv.FormatInt(teamID, 10)),
+			AttrStatus.ValueSet(string(envelope.StatusDraft)),
+		),
+	}, EnvelopeWorkflow, Input{EnvelopeID: envelopeID, TeamID: teamID})
+	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			WorkflowID:   envelopeID,
+			UpdateName:   UpdateDistribute,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return fromError(fmt.Errorf("distribute %s: %w", envelopeID, err))
+	}
+	if err := h.Get(ctx, nil); err != nil {
+		return fromError(fmt.Errorf("distribute %s: %w", envelopeID, err))
+	}
+	return nil
+}
+
+func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) error {
+	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   envelopeID,
+		UpdateName:   name,
+		Args:         []any{arg},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))
+	}
+	if err := h.Get(ctx, nil); err != nil {
+		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))
+	}
+	return nil
+}
+
+// Complete records a recipient's completion through the workflow, which checks the turn.
+func (c *Client) Complete(ctx context.Context, envelopeID string, req CompleteRequest) error {
+	return c.update(ctx, envelopeID, UpdateComplete, req)
+}
+
+// Reject records a recipient's rejection; the workflow ends the envelope REJECTED.
+func (c *Client) Reject(ctx context.Context, envelopeID string, req RejectRequest) error {
+	return c.update(ctx, envelopeID, UpdateReject, req)
+}
+
+// Cancel ends the envelope CANCELLED.
+func (c *Client) Cancel(ctx context.Context, envelopeID string, req CancelRequest) error {
+	return c.update(ctx, envelopeID, UpdateCancel, req)
+}
+
+// Refresh tells a running workflow that the envelope's recipients changed. An envelope without
+// a running workflow (a draft) needs no telling.
+func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
+	err := c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("refresh %s: %w", envelopeID, err)
+	}
+	return nil
+}
+
+// State asks the running workflow for its view.
+func (c *Client) State(ctx context.Context, envelopeID string) (State, error) {
+	var s State
+	v, err := c.Temporal.QueryWorkflow(ctx, envelopeID, "", QueryState)
+	if err != nil {
+		return s, fromError(fmt.Errorf("query %s: %w", envelopeID, err))
+	}
+	return s, v.Get(&s)
+}
+
+// fromError turns what the workflow refused (an application error whose type is a domain
+// code) back into the domain error; anything else stays as it is.
+func fromError(err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() != "" && isDomainCode(app.Type()) {
+		return &envelope.Error{Code: envelope.Code(app.Type()), Message: app.Message()}
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been distributed")
+	}
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has already finished")
+	}
+	return err
+}
+
+func isDomainCode(t string) bool {
+	for _, c := range []envelope.Code{envelope.CodeInvalidBody, envelope.CodeInvalidRequest, envelope.CodeNotFound,
+		envelope.CodeRecipientOutOfTurn, envelope.CodeRecipientExpired, envelope.CodeRecipientAlreadySigned,
+		envelope.CodeRecipientHasUnsignedFields, envelope.CodeEnvelopeDraft, envelope.CodeEnvelopeCompleted,
+		envelope.CodeEnvelopeRejected, envelope.CodeEnvelopeCancelled, envelope.CodeMissingSignatureField} {
+		if string(c) == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,678 @@
+package workflows
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// Names the API uses to talk to an envelope's workflow.
+const (
+	UpdateDistribute = "distribute" // start (or re-run) distribution; returns once PENDING
+	UpdateComplete   = "complete"   // a recipient signs, approves or views
+	UpdateReject     = "reject"     // a recipient rejects
+	UpdateCancel     = "cancel"     // the owner cancels
+	SignalRefresh    = "refresh"    // the API changed recipients: read them again
+	QueryState       = "state"      // the workflow's view, for ops
+)
+
+// Search attributes, so that ops find envelopes in the Temporal Web UI.
+var (
+	AttrEnvelopeID = temporal.NewSearchAttributeKeyKeyword("EnvelopeId")
+	AttrTeamID     = temporal.NewSearchAttributeKeyKeyword("TeamId")
+	AttrStatus     = temporal.NewSearchAttributeKeyKeyword("EnvelopeStatus")
+)
+
+// Limits of reminders, as Documenso's: at most 5, and none later than 30 days after the request.
+const (
+	MaxReminders     = 5
+	ReminderHorizon  = 30 * 24 * time.Hour
+	handlerWaitLimit = 15 * time.Second
+)
+
+// DefaultExpiration is a recipient's time to act when documentMeta sets none.
+var DefaultExpiration = envelope.Duration{Unit: envelope.UnitMonth, Amount: 3}
+
+// Input starts an envelope's workflow.
+type Input struct {
+	EnvelopeID string
+	TeamID     int64
+}
+
+// CompleteRequest is the argument of UpdateComplete.
+type CompleteRequest struct {
+	RecipientID int64
+	NextSigner  *persistence.NextSigner
+	Actor       persistence.Actor
+}
+
+// RejectRequest is the argument of UpdateReject.
+type RejectRequest struct {
+	RecipientID int64
+	Reason      string
+	Actor       persistence.Actor
+	External    bool
+	OnBehalfOf  *persistence.Actor
+}
+
+// CancelRequest is the argument of UpdateCancel.
+type CancelRequest struct {
+	Reason string
+	Actor  persistence.Actor
+}
+
+// RecipientState is one recipient in the workflow's view.
+type RecipientState struct {
+	ID             int64
+	Email          string
+	Role           envelope.Role
+	SigningOrder   *int
+	SigningStatus  envelope.SigningStatus
+	SendStatus     envelope.SendStatus
+	ExpiresAt      *time.Time
+	Reminders      int
+	NextReminderAt *time.Time
+}
+
+// State is what QueryState answers.
+type State struct {
+	EnvelopeID   string
+	Status       envelope.Status
+	SigningOrder envelope.SigningOrder
+	MayActNow    []int64
+	Recipients   []RecipientState
+}
+
+// reminder tracks one recipient's reminders.
+type reminder struct {
+	RecipientID int64
+	SentAt      time.Time
+	Count       int
+	Next        time.Time // zero: no more
+}
+
+// ending is how the envelope ends, once decided.
+type ending struct {
+	status      envelope.Status
+	recipientID int64 // who rejected
+	reason      string
+	actor       persistence.Actor
+}
+
+// run is one envelope workflow's state.
+type run struct {
+	in          Input
+	snap        persistence.Snapshot
+	initialized bool
+	finished    bool
+	refresh     bool
+	version     int // bumped by every event
+	processed   int // the version the main loop last acted on
+	end         *ending
+	outbox      []activities.Notice
+	reminders   []reminder
+	notified    []int64 // recipients whose expiry was handled
+	requested   []int64 // recipients sent their request (a recipient who opened a link early still gets it)
+	mu          workflow.Mutex
+}
+
+var acts *activities.Activities
+
+func localCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
+	})
+}
+
+func mailCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    time.Minute,
+		ScheduleToCloseTimeout: 72 * time.Hour,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+}
+
+// EnvelopeWorkflow owns a distributed envelope's life: it marks it PENDING, mails whoever may
+// act now, reminds and expires on timers, takes completions, rejections and cancels as
+// validated Updates, and ends the envelope COMPLETED, REJECTED or CANCELLED.
+func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
+	r := &run{in: in, mu: workflow.NewMutex(ctx)}
+	if err := r.register(ctx); err != nil {
+		return err
+	}
+	log := workflow.GetLogger(ctx)
+
+	var current persistence.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
+		return err
+	}
+	var expiresAt *time.Time
+	if p := current.Meta.EnvelopeExpirationPeriod; p == nil || !p.Disabled {
+		d := DefaultExpiration
+		if p != nil {
+			d = p.Duration
+		}
+		t := d.AddTo(workflow.Now(ctx))
+		expiresAt = &t
+	}
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkPending, activities.MarkPendingInput{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
+		return err
+	}
+	r.initialized = true
+	if r.snap.Status != envelope.StatusPending {
+		log.Info("envelope is not pending; nothing to do", "status", r.snap.Status)
+		r.finished = true
+		return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(envelope.StatusPending))); err != nil {
+		return err
+	}
+	for {
+		if err := r.step(ctx); err != nil {
+			return err
+		}
+		if r.finished {
+			break
+		}
+		cond := func() bool { return r.version > r.processed }
+		deadline := r.nextDeadline()
+		if deadline.IsZero() {
+			if err := workflow.Await(ctx, cond); err != nil {
+				return err
+			}
+			continue
+		}
+		wait := deadline.Sub(workflow.Now(ctx))
+		if wait > 0 {
+			ok, err := workflow.AwaitWithTimeout(ctx, wait, cond)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
+		if err := r.timersDue(ctx); err != nil {
+			return err
+		}
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+func (r *run) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (State, error) { return r.state(), nil }); err != nil {
+		return err
+	}
+	refresh := workflow.GetSignalChannel(ctx, SignalRefresh)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			refresh.Receive(ctx, nil)
+			r.refresh = true
+			r.version++
+		}
+	})
+	handlers := []struct {
+		name      string
+		handler   any
+		validator any
+	}{
+		{UpdateDistribute, r.onDistribute, nil},
+		{UpdateComplete, r.onComplete, r.validateComplete},
+		{UpdateReject, r.onReject, r.validateReject},
+		{UpdateCancel, r.onCancel, r.validateCancel},
+	}
+	for _, h := range handlers {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, h.name, h.handler, workflow.UpdateHandlerOptions{Validator: h.validator}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appError is a domain error as the API can read it back: its type is the code.
+func appError(err error) error {
+	var de *envelope.Error
+	if errors.As(err, &de) {
+		return temporal.NewApplicationError(de.Message, string(de.Code))
+	}
+	return err
+}
+
+func (r *run) acting() error {
+	if !r.initialized {
+		return nil // the handler waits for initialisation
+	}
+	if r.finished || r.end != nil {
+		status := r.snap.Status
+		if r.end != nil {
+			status = r.end.status
+		}
+		return appError(envelope.Errorf(map[envelope.Status]envelope.Code{
+			envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
+			envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
+			envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
+		}[status], "The envelope is %s", status))
+	}
+	return nil
+}
+
+// wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
+// relay never holds an API call for long).
+func (r *run) wait(ctx workflow.Context, v int) {
+	_, _ = workflow.AwaitWithTimeout(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
+}
+
+func (r *run) onDistribute(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if r.finished {
+		return nil
+	}
+	r.refresh = true
+	r.version++
+	r.wait(ctx, r.version)
+	return nil
+}
+
+func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	return appError(envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)))
+}
+
+func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	v, err := r.complete(ctx, req)
+	r.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	r.wait(ctx, v)
+	return nil
+}
+
+// complete records a completion; the caller holds r.mu. It returns the version to wait for.
+func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
+	if err := r.acting(); err != nil {
+		return 0, err
+	}
+	if err := envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)); err != nil {
+		return 0, appError(err)
+	}
+	in := persistence.CompleteInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx)}
+	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
+		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
+	}
+	var snap persistence.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.CompleteRecipient, in).Get(ctx, &snap); err != nil {
+		return 0, err
+	}
+	r.snap = snap
+	m := r.snap.Meta
+	if m.EmailSettings.RecipientSigned {
+		r.outbox = append(r.outbox, activities.Notice{Kind: mail.RecipientSigned, EnvelopeID: r.in.EnvelopeID, ActorID: req.RecipientID})
+	}
+	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentPending && !envelope.AllDone(r.snap.Participants()) {
+		r.outbox = append(r.outbox, activities.Notice{Kind: mail.DocumentPending, EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID})
+	}
+	r.version++
+	return r.version, nil
+}
+
+// nextAfter is the first recipient after id in signing order who still has to act and was not
+// yet sent the envelope: the one a signer may dictate.
+func (r *run) nextAfter(id int64) int64 {
+	sorted := envelope.SortForSigning(r.snap.Participants())
+	seen := false
+	for _, p := range sorted {
+		if p.ID == id {
+			seen = true
+			continue
+		}
+		if rec := r.snap.Recipient(p.ID); seen && p.Pending() && rec != nil && rec.SendStatus == envelope.SendStatusNotSent {
+			return p.ID
+		}
+	}
+	return 0
+}
+
+func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	rec := r.snap.Recipient(req.RecipientID)
+	switch {
+	case rec == nil:
+		return appError(envelope.NotFound("Recipient"))
+	case rec.SigningStatus == envelope.SigningStatusSigned:
+		return appError(envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed"))
+	case rec.SigningStatus == envelope.SigningStatusRejected:
+		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "Recipient has already rejected"))
+	case rec.Role == envelope.RoleCC:
+		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "A CC recipient takes no action"))
+	case rec.ExpiresAt != nil && !workflow.Now(ctx).Before(*rec.ExpiresAt) && !req.External:
+		return appError(envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired"))
+	}
+	return nil
+}
+
+func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
+		External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx)}
+	var snap persistence.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	r.snap = snap
+	r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
+	r.version++
+	v := r.version
+	r.mu.Unlock()
+	r.wait(ctx, v)
+	return nil
+}
+
+func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {
+	return r.acting()
+}
+
+func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	r.end = &ending{status: envelope.StatusCancelled, reason: req.Reason, actor: req.Actor}
+	r.version++
+	r.wait(ctx, r.version)
+	return nil
+}
+
+// step acts on everything that changed: reloads recipients if asked, decides completion, sends
+// what is due and, when the envelope ends, finishes it.
+func (r *run) step(ctx workflow.Context) error {
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	v := r.version
+	if r.refresh {
+		r.refresh = false
+		var snap persistence.Snapshot
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+			return err
+		}
+		r.snap = snap
+	}
+	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
+		r.end = &ending{status: envelope.StatusCompleted, actor: persistence.SystemActor()}
+	}
+	if r.end == nil {
+		if err := r.sendRequests(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	if r.end != nil {
+		if err := r.finish(ctx); err != nil {
+			return err
+		}
+	}
+	r.processed = v
+	return nil
+}
+
+// emailType names a signing request in the audit log, by role, as Documenso.
+func emailType(role envelope.Role) string {
+	switch role {
+	case envelope.RoleApprover:
+		return "APPROVE_REQUEST"
+	case envelope.RoleViewer:
+		return "VIEW_REQUEST"
+	case envelope.RoleAssistant:
+		return "ASSISTING_REQUEST"
+	}
+	return "SIGNING_REQUEST"
+}
+
+// sendRequests sends the envelope to each recipient who may act now and was not sent it yet.
+func (r *run) sendRequests(ctx workflow.Context) error {
+	m := r.snap.Meta
+	if m.DistributionMethod != envelope.DistributionEmail {
+		return nil // recipients get their links from the caller; they become SENT when they open them
+	}
+	now := workflow.Now(ctx)
+	for _, id := range envelope.MayActNow(m.SigningOrder, r.snap.Participants()) {
+		rec := r.snap.Recipient(id)
+		if rec == nil || slices.Contains(r.requested, id) || (rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) {
+			continue
+		}
+		mailed := m.EmailSettings.RecipientSigningRequest && rec.Email != ""
+		if mailed {
+			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}
+			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+				return err
+			}
+		}
+		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: emailType(rec.Role), Mailed: mailed}
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
+			return err
+		}
+		rec.SendStatus = envelope.SendStatusSent
+		r.requested = append(r.requested, id)
+		if mailed && m.ReminderSettings != nil {
+			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+		}
+	}
+	return nil
+}
+
+// flush sends the queued notices, in parallel.
+func (r *run) flush(ctx workflow.Context) error {
+	var futures []workflow.Future
+	for _, n := range r.outbox {
+		futures = append(futures, workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n))
+	}
+	r.outbox = nil
+	for _, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish ends the envelope as r.end says, with its audit entry and mails.
+func (r *run) finish(ctx workflow.Context) error {
+	m, e := r.snap.Meta, r.end
+	now := workflow.Now(ctx)
+	byMail := m.DistributionMethod == envelope.DistributionEmail
+	notice := func(kind mail.Kind, rid int64) activities.Notice {
+		return activities.Notice{Kind: kind, EnvelopeID: r.in.EnvelopeID, RecipientID: rid, ActorID: e.recipientID, Reason: e.reason}
+	}
+	in := activities.FinishInput{EnvelopeID: r.in.EnvelopeID, Status: e.status, Actor: e.actor, Now: now}
+	info := workflow.GetInfo(ctx)
+	switch e.status {
+	case envelope.StatusCompleted:
+		in.AuditType, in.Data = "DOCUMENT_COMPLETED", map[string]any{"transactionId": info.WorkflowExecution.RunID}
+		for _, rec := range r.snap.Recipients {
+			if byMail && m.EmailSettings.DocumentCompleted {
+				n := notice(mail.DocumentCompleted, rec.ID)
+				n.Attach = true
+				r.outbox = append(r.outbox, n)
+			}
+		}
+		if m.EmailSettings.OwnerDocumentCompleted {
+			n := notice(mail.OwnerCompleted, 0)
+			n.Attach = true
+			r.outbox = append(r.outbox, n)
+		}
+	case envelope.StatusRejected:
+		in.AuditType = "DOCUMENT_COMPLETED"
+		in.Data = map[string]any{"transactionId": info.WorkflowExecution.RunID, "isRejected": true, "rejectionReason": e.reason}
+		if byMail {
+			r.outbox = append(r.outbox, notice(mail.RejectionConfirmed, e.recipientID))
+			for _, rec := range r.snap.Recipients {
+				if rec.ID != e.recipientID && rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
+					r.outbox = append(r.outbox, notice(mail.EnvelopeCancelled, rec.ID))
+				}
+			}
+		}
+		r.outbox = append(r.outbox, notice(mail.OwnerRejected, 0))
+	case envelope.StatusCancelled:
+		in.AuditType, in.Data = "DOCUMENT_CANCELLED", map[string]any{"reason": e.reason}
+		if byMail && m.EmailSettings.DocumentDeleted {
+			for _, rec := range r.snap.Recipients {
+				if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
+					r.outbox = append(r.outbox, notice(mail.EnvelopeCancelled, rec.ID))
+				}
+			}
+		}
+	}
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.FinishEnvelope, in).Get(ctx, nil); err != nil {
+		return err
+	}
+	r.snap.Status = e.status
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(e.status))); err != nil {
+		return err
+	}
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	r.finished = true
+	return nil
+}
+
+// nextDeadline is the earliest reminder or expiry to act on, or zero.
+func (r *run) nextDeadline() time.Time {
+	var next time.Time
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for _, rm := range r.reminders {
+		earlier(rm.Next)
+	}
+	for _, rec := range r.snap.Recipients {
+		if rec.ExpiresAt != nil && rec.Role != envelope.RoleCC && rec.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(r.notified, rec.ID) {
+			earlier(*rec.ExpiresAt)
+		}
+	}
+	return next
+}
+
+// timersDue sends the reminders that are due and handles expired recipients.
+func (r *run) timersDue(ctx workflow.Context) error {
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	now := workflow.Now(ctx)
+	m := r.snap.Meta
+	var expired []int64
+	for _, rec := range r.snap.Recipients {
+		if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.Role != envelope.RoleCC &&
+			rec.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(r.notified, rec.ID) {
+			expired = append(expired, rec.ID)
+		}
+	}
+	if len(expired) > 0 {
+		var list []envelope.Recipient
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+			return err
+		}
+		r.notified = append(r.notified, expired...)
+		for _, rec := range list {
+			if m.EmailSettings.OwnerRecipientExpired {
+				r.outbox = append(r.outbox, activities.Notice{Kind: mail.OwnerExpired, EnvelopeID: r.in.EnvelopeID, ActorID: rec.ID})
+			}
+		}
+	}
+	active := envelope.MayActNow(m.SigningOrder, r.snap.Participants())
+	for i := range r.reminders {
+		rm := &r.reminders[i]
+		if rm.Next.IsZero() || now.Before(rm.Next) {
+			continue
+		}
+		rec := r.snap.Recipient(rm.RecipientID)
+		stop := rec == nil || rec.SigningStatus != envelope.SigningStatusNotSigned || !slices.Contains(active, rm.RecipientID) ||
+			(rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) || rm.Count >= MaxReminders || now.Sub(rm.SentAt) > ReminderHorizon ||
+			m.DistributionMethod != envelope.DistributionEmail || m.ReminderSettings == nil
+		if stop {
+			rm.Next = time.Time{}
+			continue
+		}
+		rm.Count++
+		n := activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Count}
+		if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+			return err
+		}
+		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true}
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
+			return err
+		}
+		rm.Next = m.ReminderSettings.RepeatEvery.AddTo(now)
+		if rm.Count >= MaxReminders || rm.Next.Sub(rm.SentAt) > ReminderHorizon {
+			rm.Next = time.Time{}
+		}
+	}
+	return r.flush(ctx)
+}
+
+// state is the workflow's view for QueryState.
+func (r *run) state() State {
+	s := State{EnvelopeID: r.in.EnvelopeID, Status: r.snap.Status, SigningOrder: r.snap.Meta.SigningOrder,
+		MayActNow: envelope.MayActNow(r.snap.Meta.SigningOrder, r.snap.Participants())}
+	for _, rec := range r.snap.Recipients {
+		rs := RecipientState{ID: rec.ID, Email: rec.Email, Role: rec.Role, SigningOrder: rec.SigningOrder,
+			SigningStatus: rec.SigningStatus, SendStatus: rec.SendStatus, ExpiresAt: rec.ExpiresAt}
+		for _, rm := range r.reminders {
+			if rm.RecipientID == rec.ID {
+				rs.Reminders = rm.Count
+				if !rm.Next.IsZero() {
+					next := rm.Next
+					rs.NextReminderAt = &next
+				}
+			}
+		}
+		s.Recipients = append(s.Recipients, rs)
+	}
+	return s
+}

@@ -1,0 +1,395 @@
+package workflows
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// fakeBackend plays the activities on an in-memory envelope, with the same rules as the
+// PostgreSQL ones, so that the workflow's logic is tested with simulated time. The real
+// activities are tested against PostgreSQL and a real Temporal server elsewhere.
+type fakeBackend struct {
+	mu       sync.Mutex
+	snap     persistence.Snapshot
+	mails    []activities.Notice
+	sent     []int64
+	finished []envelope.Status
+	expired  []int64
+	loads    int
+	nextIDs  []int64
+	start    time.Time
+}
+
+func order(n int) *int { return &n }
+
+func newBackend(so envelope.SigningOrder, recipients ...envelope.Recipient) *fakeBackend {
+	meta := envelope.DefaultMeta("m")
+	meta.SigningOrder = so
+	for i := range recipients {
+		recipients[i].SigningStatus, recipients[i].SendStatus = envelope.SigningStatusNotSigned, envelope.SendStatusNotSent
+		if recipients[i].Email == "" {
+			recipients[i].Email = "r@example.com"
+		}
+	}
+	return &fakeBackend{snap: persistence.Snapshot{EnvelopeID: "envelope_test", Status: envelope.StatusDraft, Meta: meta, Recipients: recipients}}
+}
+
+func (b *fakeBackend) copy() persistence.Snapshot {
+	s := b.snap
+	s.Recipients = slices.Clone(b.snap.Recipients)
+	return s
+}
+
+func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
+	env.OnActivity(acts.LoadSnapshot, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) (persistence.Snapshot, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.loads++
+		return b.copy(), nil
+	})
+	env.OnActivity(acts.MarkPending, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkPendingInput) (persistence.Snapshot, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.snap.Status == envelope.StatusDraft {
+			b.snap.Status = envelope.StatusPending
+		}
+		for i, r := range b.snap.Recipients {
+			if in.ExpiresAt != nil && r.Role != envelope.RoleCC && r.ExpiresAt == nil {
+				b.snap.Recipients[i].ExpiresAt = in.ExpiresAt
+			}
+		}
+		return b.copy(), nil
+	})
+	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n activities.Notice) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.mails = append(b.mails, n)
+		return nil
+	})
+	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkSentInput) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i := range b.snap.Recipients {
+			if b.snap.Recipients[i].ID == in.RecipientID {
+				b.snap.Recipients[i].SendStatus = envelope.SendStatusSent
+			}
+		}
+		if in.EmailType != "REMINDER" {
+			b.sent = append(b.sent, in.RecipientID)
+		}
+		return nil
+	})
+	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.CompleteInput) (persistence.Snapshot, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.nextIDs = append(b.nextIDs, in.NextID)
+		for i := range b.snap.Recipients {
+			r := &b.snap.Recipients[i]
+			if r.ID == in.RecipientID {
+				r.SigningStatus = envelope.SigningStatusSigned
+			}
+			if in.NextSigner != nil && r.ID == in.NextID {
+				r.Email, r.Name = in.NextSigner.Email, in.NextSigner.Name
+			}
+		}
+		return b.copy(), nil
+	})
+	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.RejectInput) (persistence.Snapshot, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i := range b.snap.Recipients {
+			if b.snap.Recipients[i].ID == in.RecipientID {
+				b.snap.Recipients[i].SigningStatus = envelope.SigningStatusRejected
+			}
+		}
+		return b.copy(), nil
+	})
+	env.OnActivity(acts.FinishEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.FinishInput) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.snap.Status = in.Status
+		b.finished = append(b.finished, in.Status)
+		return nil
+	})
+	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]envelope.Recipient, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		var out []envelope.Recipient
+		for _, r := range b.snap.Recipients {
+			if r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(b.expired, r.ID) {
+				b.expired = append(b.expired, r.ID)
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	})
+}
+
+// mailsOf lists, sorted, the recipients (0: the owner) sent notices of kind.
+func (b *fakeBackend) mailsOf(kind mail.Kind) []int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []int64
+	for _, n := range b.mails {
+		if n.Kind == kind {
+			out = append(out, n.RecipientID)
+		}
+	}
+	slices.Sort(out) // notices sent together go out in parallel, in any order
+	return out
+}
+
+func newEnv(t *testing.T, b *fakeBackend) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(EnvelopeWorkflow)
+	b.register(env)
+	b.start = env.Now()
+	return env
+}
+
+// update sends an Update at delay and records its outcome.
+func update(t *testing.T, env *testsuite.TestWorkflowEnvironment, delay time.Duration, name string, arg any, wantErr bool) {
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(name, name+time.Duration(delay).String(), &testsuite.TestUpdateCallback{
+			OnReject: func(err error) {
+				if !wantErr {
+					t.Errorf("%s at %s rejected: %v", name, delay, err)
+				}
+			},
+			OnAccept: func() {},
+			OnComplete: func(_ interface{}, err error) {
+				if (err != nil) != wantErr {
+					t.Errorf("%s at %s: error %v, want error %v", name, delay, err, wantErr)
+				}
+			},
+		}, arg)
+	}, delay)
+}
+
+func rec(id int64, role envelope.Role, o *int) envelope.Recipient {
+	return envelope.Recipient{ID: id, Role: role, SigningOrder: o, Name: "R"}
+}
+
+func TestSequentialWithApproverAndSharedOrder(t *testing.T) {
+	b := newBackend(envelope.SigningOrderSequential,
+		rec(1, envelope.RoleApprover, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(2)), rec(4, envelope.RoleCC, order(3)))
+	env := newEnv(t, b)
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1}) {
+			t.Errorf("before approval, signing requests to %v, want [1]", got)
+		}
+	}, time.Hour)
+	update(t, env, 2*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, true) // out of turn
+	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
+			t.Errorf("after approval, signing requests to %v, want [1 2 3]", got)
+		}
+	}, 4*time.Hour)
+	update(t, env, 5*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 3}, false)
+	update(t, env, 6*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 3}, true) // already signed
+	update(t, env, 7*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	if !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Errorf("finished %v", b.finished)
+	}
+	if got := b.mailsOf(mail.DocumentCompleted); !slices.Equal(got, []int64{1, 2, 3, 4}) {
+		t.Errorf("completion mails to %v, want every recipient including the CC", got)
+	}
+	if got := b.mailsOf(mail.OwnerCompleted); len(got) != 1 {
+		t.Errorf("owner completion mails %v", got)
+	}
+	if got := b.mailsOf(mail.DocumentPending); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("'waiting for others' mails to %v, want [1 3]", got)
+	}
+}
+
+func TestParallelEveryoneAtOnce(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleViewer, nil), rec(3, envelope.RoleSigner, nil))
+	env := newEnv(t, b)
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
+			t.Errorf("signing requests %v", got)
+		}
+	}, time.Minute)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 3}, false)
+	update(t, env, 2*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+}
+
+func TestRemindersOverWeeks(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
+	b.snap.Meta.ReminderSettings = &envelope.ReminderSettings{SendAfter: envelope.Duration{Unit: envelope.UnitDay, Amount: 2}, RepeatEvery: envelope.Duration{Unit: envelope.UnitDay, Amount: 3}}
+	env := newEnv(t, b)
+	update(t, env, 36*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false) // before their first reminder
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.Reminder); len(got) != 1 {
+			t.Errorf("after 2.5 days: %d reminders, want 1", len(got))
+		}
+	}, 60*time.Hour)
+	env.RegisterDelayedCallback(func() {
+		got := b.mailsOf(mail.Reminder)
+		if len(got) != MaxReminders {
+			t.Errorf("after 8 weeks: %d reminders, want %d (the cap)", len(got), MaxReminders)
+		}
+		for _, id := range got {
+			if id != 1 {
+				t.Errorf("reminder to %d, who has signed", id)
+			}
+		}
+		var q State
+		v, err := env.QueryWorkflow(QueryState)
+		if err != nil || v.Get(&q) != nil {
+			t.Fatalf("query: %v", err)
+		}
+		if !slices.Equal(q.MayActNow, []int64{1}) || q.Recipients[0].Reminders != MaxReminders || q.Recipients[0].NextReminderAt != nil {
+			t.Errorf("state %+v", q)
+		}
+	}, 8*7*24*time.Hour)
+	update(t, env, 9*7*24*time.Hour, UpdateCancel, CancelRequest{Reason: "done testing"}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil {
+		t.Fatal(env.GetWorkflowError())
+	}
+}
+
+func TestExpiryKeepsTheEnvelopePending(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
+	b.snap.Meta.EnvelopeExpirationPeriod = &envelope.ExpirationPeriod{Duration: envelope.Duration{Unit: envelope.UnitWeek, Amount: 1}}
+	env := newEnv(t, b)
+	update(t, env, 24*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	update(t, env, 8*24*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, true) // expired
+	env.RegisterDelayedCallback(func() {
+		if !slices.Equal(b.expired, []int64{2}) {
+			t.Errorf("expired %v, want [2]", b.expired)
+		}
+		if got := b.mailsOf(mail.OwnerExpired); len(got) != 1 {
+			t.Errorf("owner expiry mails %v", got)
+		}
+		if len(b.finished) != 0 {
+			t.Errorf("expiry finished the envelope: %v", b.finished)
+		}
+	}, 9*24*time.Hour)
+	update(t, env, 10*24*time.Hour, UpdateCancel, CancelRequest{Reason: "expired"}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCancelled}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+}
+
+func TestRejectionMidwayEndsTheEnvelope(t *testing.T) {
+	b := newBackend(envelope.SigningOrderSequential, rec(1, envelope.RoleSigner, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(3)))
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	update(t, env, 2*time.Hour, UpdateReject, RejectRequest{RecipientID: 2, Reason: "wrong amount"}, false)
+	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 3}, true)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusRejected}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+	if got := b.mailsOf(mail.RejectionConfirmed); !slices.Equal(got, []int64{2}) {
+		t.Errorf("rejection confirmation to %v", got)
+	}
+	if got := b.mailsOf(mail.OwnerRejected); len(got) != 1 {
+		t.Errorf("owner rejection notices %v", got)
+	}
+	if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("signing requests %v: recipient 3 was never reached", got)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleCC, nil))
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateCancel, CancelRequest{Reason: "wrong file"}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCancelled}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+	if got := b.mailsOf(mail.EnvelopeCancelled); !slices.Equal(got, []int64{1}) {
+		t.Errorf("cancel mails to %v, want the signer only", got)
+	}
+}
+
+func TestDictateNextSigner(t *testing.T) {
+	b := newBackend(envelope.SigningOrderSequential, rec(1, envelope.RoleSigner, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(3)))
+	b.snap.Meta.AllowDictateNextSigner = true
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1, NextSigner: &persistence.NextSigner{Email: "new@example.com", Name: "Nuevo"}}, false)
+	env.RegisterDelayedCallback(func() {
+		if !slices.Equal(b.nextIDs, []int64{2}) || b.snap.Recipients[1].Email != "new@example.com" {
+			t.Errorf("next ids %v, recipient 2 %+v", b.nextIDs, b.snap.Recipients[1])
+		}
+	}, 2*time.Hour)
+	update(t, env, 3*time.Hour, UpdateCancel, CancelRequest{}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil {
+		t.Fatal(env.GetWorkflowError())
+	}
+}
+
+func TestRecipientsChangedWhilePending(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
+	env := newEnv(t, b)
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		r := rec(2, envelope.RoleSigner, nil)
+		r.Email, r.SigningStatus, r.SendStatus = "added@example.com", envelope.SigningStatusNotSigned, envelope.SendStatusNotSent
+		b.snap.Recipients = append(b.snap.Recipients, r)
+		b.mu.Unlock()
+		env.SignalWorkflow(SignalRefresh, nil)
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+			t.Errorf("signing requests %v, want the added recipient too", got)
+		}
+	}, 2*time.Hour)
+	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	update(t, env, 4*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+}
+
+func TestDistributionNoneMailsNoRecipient(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
+	b.snap.Meta.DistributionMethod = envelope.DistributionNone
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil {
+		t.Fatal(env.GetWorkflowError())
+	}
+	for _, n := range b.mails {
+		if n.RecipientID != 0 {
+			t.Errorf("mail %s to recipient %d under NONE", n.Kind, n.RecipientID)
+		}
+	}
+	if got := b.mailsOf(mail.OwnerCompleted); len(got) != 1 {
+		t.Errorf("owner mails still go: %v", got)
+	}
+}
