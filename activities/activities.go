@@ -165,11 +165,18 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "MAIL_TEMPLATE", err)
 	}
 	id := MessageID(n, a.MailHost)
-	sent, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(n.Kind), to)
+	state, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(n.Kind), to)
 	if err != nil {
 		return err
 	}
-	if sent {
+	switch state {
+	case persistence.MailSent:
+		return nil
+	case persistence.MailTransmitting:
+		// An earlier attempt died while handing this mail to the relay: it may have been
+		// delivered. Sending it again could deliver it twice, so it is left as it is.
+		a.Log.WarnContext(ctx, "mail may or may not have been delivered by an attempt that died; not sending it again",
+			"message_id", id, "envelope", n.EnvelopeID, "kind", n.Kind)
 		return nil
 	}
 	msg := mail.Message{ID: id, To: to, ToName: toName, EnvelopeID: n.EnvelopeID, Composed: composed, ReplyTo: deref(snap.Meta.EmailReplyTo)}
@@ -182,7 +189,7 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 			msg.Attachments = append(msg.Attachments, mail.Attachment{Name: pdfName(f.Title), Data: f.Data})
 		}
 	}
-	if err := a.Mail.Send(ctx, msg); err != nil {
+	if err := a.Mail.Send(ctx, msg, func() error { return a.Store.MailTransmitting(ctx, id) }); err != nil {
 		return err
 	}
 	return a.Store.MailSent(ctx, id)

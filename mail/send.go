@@ -80,8 +80,10 @@ func NewSender(smtpURL, from string) (*Sender, error) {
 	return s, nil
 }
 
-// Send delivers m.
-func (s *Sender) Send(ctx context.Context, m Message) error {
+// Send delivers m. When transmitting is not nil it is called after the relay accepted the
+// connection and before the message is handed over: from that moment the message may have been
+// delivered even if Send then fails, and the caller records it so as never to send it again.
+func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error) error {
 	msg := gomail.NewMsg()
 	if err := msg.From(s.from); err != nil {
 		return fmt.Errorf("from address %q: %w", s.from, err)
@@ -111,7 +113,16 @@ func (s *Sender) Send(ctx context.Context, m Message) error {
 	if err != nil {
 		return fmt.Errorf("smtp client for %s: %w", s.host, err)
 	}
-	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
+	if err := client.DialWithContext(ctx); err != nil {
+		return fmt.Errorf("connect to %s for mail %s: %w", s.host, m.ID, err)
+	}
+	defer client.Close()
+	if transmitting != nil {
+		if err := transmitting(); err != nil {
+			return err
+		}
+	}
+	if err := client.Send(msg); err != nil {
 		return fmt.Errorf("send mail %s to %s: %w", m.ID, m.To, err)
 	}
 	return nil

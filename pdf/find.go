@@ -116,7 +116,7 @@ func FindText(data []byte, text string) (matches []Match, err error) {
 				continue
 			}
 			x, y, w, h := p.percentBox(b)
-			onPage = append(onPage, Match{Page: i + 1, X: x, Y: y, Width: w, Height: h})
+			onPage = append(onPage, clipped(i+1, x, y, w, h))
 		}
 		matches = append(matches, readingOrder(onPage)...)
 	}
@@ -191,6 +191,14 @@ func findOnPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int, tex
 // visible reports whether a user-space box overlaps the part of the page that is shown.
 func visible(p page, r rect) bool {
 	return r.x2 > p.llx && r.x1 < p.urx && r.y2 > p.lly && r.y1 < p.ury
+}
+
+// clipped is the match of the box x, y, w, h (percent) on a page, cut to the page for text that
+// shows only in part.
+func clipped(page int, x, y, w, h float64) Match {
+	m := Match{Page: page, X: max(x, 0), Y: max(y, 0)}
+	m.Width, m.Height = min(x+w, 100)-m.X, min(y+h, 100)-m.Y
+	return m
 }
 
 // readingOrder sorts one page's matches top to bottom and, within a line, left to right. Two

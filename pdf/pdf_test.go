@@ -240,6 +240,7 @@ func TestFindTextOccurrences(t *testing.T) {
 		{name: "words with a space", data: twice, text: "nothing to", want: []int{2}},
 		{name: "empty text", data: twice, text: "", want: nil},
 		{name: "a page without text", data: pdfOf(fixturePage{w: a4W, h: a4H}), text: placeholder, want: nil},
+		{name: "partly outside the crop box", data: pdfOf(fixturePage{w: a4W, h: a4H, crop: &rect{0, 0, 300, 300}, texts: []txt{{250, 100, 12, placeholder}}}), text: placeholder, want: []int{1}},
 		{name: "outside the crop box", data: pdfOf(fixturePage{w: a4W, h: a4H, crop: &rect{0, 0, 300, 300}, texts: []txt{{400, 700, 12, placeholder}}}), text: placeholder, want: nil},
 	}
 	for _, tt := range tests {

@@ -468,16 +468,35 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 	return expired, err
 }
 
-// ClaimMail records that the mail messageID is about to be sent and reports whether an earlier
-// attempt already sent it.
-func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (alreadySent bool, err error) {
-	var state string
-	err = s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state) VALUES ($1, $2, $3, $4, 'sending')
+// MailState is where the sending of one mail got to.
+type MailState string
+
+// Mail states, in order. A mail in MailTransmitting was being handed to the relay when its
+// attempt ended: it may have been delivered, so it is never sent again.
+const (
+	MailSending      = MailState("sending")
+	MailTransmitting = MailState("transmitting")
+	MailSent         = MailState("sent")
+)
+
+// ClaimMail records that the mail messageID is about to be sent and returns the state an
+// earlier attempt left it in (MailSending when this is the first).
+func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (MailState, error) {
+	var state MailState
+	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state) VALUES ($1, $2, $3, $4, 'sending')
 		ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id RETURNING state`, messageID, envelopeID, kind, to).Scan(&state)
 	if err != nil {
-		return false, fmt.Errorf("claim mail %s: %w", messageID, err)
+		return "", fmt.Errorf("claim mail %s: %w", messageID, err)
 	}
-	return state == "sent", nil
+	return state, nil
+}
+
+// MailTransmitting records that the mail messageID is being handed to the relay.
+func (s *Store) MailTransmitting(ctx context.Context, messageID string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'transmitting' WHERE message_id = $1`, messageID); err != nil {
+		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
+	}
+	return nil
 }
 
 // MailSent records that the mail messageID was handed to the relay.

@@ -35,8 +35,10 @@ export SOBRE_TEST_SMTP_URL="$SMTP_URL"
 export SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL"
 export SOBRE_TEST_REQUIRE_SERVICES=1
 
-echo "== go vet"
+echo "== go vet, gofmt, workflowcheck (determinism of workflow code)"
 go vet ./...
+test -z "$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*'))" || { gofmt -l .; exit 1; }
+go run go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0 ./workflows/...
 echo "== go test (race detector)"
 go test -race -count=1 ./...
 

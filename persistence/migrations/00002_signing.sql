@@ -16,7 +16,7 @@ CREATE TABLE mail_log (
     envelope_id text NOT NULL,
     kind        text NOT NULL,
     recipient   text NOT NULL,
-    state       text NOT NULL CHECK (state IN ('sending', 'sent')),
+    state       text NOT NULL CHECK (state IN ('sending', 'transmitting', 'sent')),
     created_at  timestamptz NOT NULL DEFAULT now(),
     sent_at     timestamptz
 );

@@ -1,0 +1,196 @@
+package workflows_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+	sobreworker "github.com/sobre-sign/sobre/worker"
+	"github.com/sobre-sign/sobre/workflows"
+)
+
+// stack is a real worker (real activities, PostgreSQL, SMTP sink) on the dev server.
+type stack struct {
+	store *persistence.Store
+	c     client.Client
+	flows *workflows.Client
+	queue string
+}
+
+func smtpURL(t *testing.T) string {
+	u := os.Getenv("SOBRE_TEST_SMTP_URL")
+	if u == "" {
+		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("SOBRE_TEST_SMTP_URL is not set")
+		}
+		t.Skip("SOBRE_TEST_SMTP_URL not set: run `make test` for the real mail sink")
+	}
+	return u
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	store := pgtest.New(t)
+	c := temporaltest.Client(t, nil)
+	queue := temporaltest.TaskQueue(t)
+	sender, err := mail.NewSender(smtpURL(t), "Sobre <no-reply@sobre.test>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
+		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return &stack{store: store, c: c, flows: &workflows.Client{Temporal: c, TaskQueue: queue}, queue: queue}
+}
+
+// draft writes an envelope with one approver and two signers straight to the store.
+func (s *stack) draft(t *testing.T, so envelope.SigningOrder) (string, []envelope.Recipient) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := s.store.EnsureMember(ctx, "Acme", "owner@acme.test", "Owner", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := envelope.DefaultMeta("")
+	meta.SigningOrder = so
+	one, two := 1, 2
+	sig := func() []persistence.NewField {
+		return []persistence.NewField{{Field: envelope.Field{Type: envelope.FieldSignature, Page: 1, Width: 10, Height: 5}}}
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "Integración", Meta: meta},
+		Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF-1.7 integration " + time.Now().String()), Pages: []persistence.PageSize{{Width: 595, Height: 842}}}},
+		Recipients: []persistence.NewRecipient{
+			{Recipient: envelope.Recipient{Email: "approver@acme.test", Name: "Approver", Role: envelope.RoleApprover, SigningOrder: &one}},
+			{Recipient: envelope.Recipient{Email: "s1@acme.test", Name: "S1", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
+			{Recipient: envelope.Recipient{Email: "s2@acme.test", Name: "S2", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
+		},
+	}
+	var id string
+	if err := s.store.InTx(ctx, func(tx *persistence.Tx) error {
+		var err error
+		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.store.GetEnvelope(ctx, persistence.ScopeOf(m), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, e.Recipients
+}
+
+// sign fills the recipient's signature fields as a signing page would.
+func (s *stack) sign(t *testing.T, id string, r envelope.Recipient) {
+	t.Helper()
+	ctx := context.Background()
+	e, err := s.store.EnvelopeForRecipient(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range e.Fields {
+		if f.RecipientID == r.ID {
+			typed := r.Name
+			if _, err := s.store.InsertFieldValue(ctx, r, f.ID, &persistence.FieldValue{CustomText: typed, Typed: &typed}, persistence.Actor{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// A whole life cycle on the real server, and its history replayed through today's code.
+func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
+	s := newStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id, rs := s.draft(t, envelope.SigningOrderSequential)
+	if err := s.flows.Distribute(ctx, id, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.flows.Distribute(ctx, id, 1); err != nil {
+		t.Fatalf("a second distribute must be harmless: %v", err)
+	}
+	snap, err := s.store.LoadSnapshot(ctx, id)
+	if err != nil || snap.Status != envelope.StatusPending {
+		t.Fatalf("after distribute: %v %v", snap.Status, err)
+	}
+	state, err := s.flows.State(ctx, id)
+	if err != nil || len(state.MayActNow) != 1 || state.MayActNow[0] != rs[0].ID {
+		t.Fatalf("state %+v %v", state, err)
+	}
+	err = s.flows.Complete(ctx, id, workflows.CompleteRequest{RecipientID: rs[1].ID})
+	if envelope.ErrorCode(err) != envelope.CodeRecipientOutOfTurn {
+		t.Fatalf("signer before the approver: %v, want RECIPIENT_OUT_OF_TURN", err)
+	}
+	for _, r := range rs {
+		s.sign(t, id, r)
+		if err := s.flows.Complete(ctx, id, workflows.CompleteRequest{RecipientID: r.ID}); err != nil {
+			t.Fatalf("complete %d: %v", r.ID, err)
+		}
+	}
+	run := s.c.GetWorkflow(ctx, id, "")
+	if err := run.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if snap, _ = s.store.LoadSnapshot(ctx, id); snap.Status != envelope.StatusCompleted {
+		t.Fatalf("final status %s", snap.Status)
+	}
+	// Search attributes let ops find it.
+	resp, err := s.c.DescribeWorkflow(ctx, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.TypedSearchAttributes; got.Size() == 0 {
+		t.Errorf("no search attributes on the workflow")
+	} else if v, ok := got.GetKeyword(workflows.AttrStatus); !ok || v != "COMPLETED" {
+		t.Errorf("EnvelopeStatus = %q, want COMPLETED", v)
+	}
+
+	iter := s.c.GetWorkflowHistory(ctx, id, "", false, 0)
+	hist := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
+	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+		t.Fatalf("today's code does not replay the history it just wrote: %v", err)
+	}
+	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
+		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
