@@ -32,7 +32,7 @@ type stack struct {
 	queue string
 }
 
-func smtpURL(t *testing.T) string {
+func smtpURL(t testing.TB) string {
 	u := os.Getenv("SOBRE_TEST_SMTP_URL")
 	if u == "" {
 		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
@@ -43,7 +43,7 @@ func smtpURL(t *testing.T) string {
 	return u
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t testing.TB) *stack {
 	t.Helper()
 	store := pgtest.New(t)
 	c := temporaltest.Client(t, nil)
@@ -65,8 +65,9 @@ func newStack(t *testing.T) *stack {
 	return &stack{store: store, c: c, flows: &workflows.Client{Temporal: c, TaskQueue: queue}, queue: queue}
 }
 
-// draft writes an envelope with one approver and two signers straight to the store.
-func (s *stack) draft(t *testing.T, so envelope.SigningOrder) (string, []envelope.Recipient) {
+// draft writes an envelope with two signers, after an approver when approver is set, straight
+// to the store.
+func (s *stack) draft(t testing.TB, so envelope.SigningOrder, approver bool) (string, []envelope.Recipient) {
 	t.Helper()
 	ctx := context.Background()
 	m, err := s.store.EnsureMember(ctx, "Acme", "owner@acme.test", "Owner", envelope.TeamRoleAdmin)
@@ -84,10 +85,13 @@ func (s *stack) draft(t *testing.T, so envelope.SigningOrder) (string, []envelop
 			TemplateType: envelope.TemplateTypePrivate, Title: "Integración", Meta: meta},
 		Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF-1.7 integration " + time.Now().String()), Pages: []persistence.PageSize{{Width: 595, Height: 842}}}},
 		Recipients: []persistence.NewRecipient{
-			{Recipient: envelope.Recipient{Email: "approver@acme.test", Name: "Approver", Role: envelope.RoleApprover, SigningOrder: &one}},
 			{Recipient: envelope.Recipient{Email: "s1@acme.test", Name: "S1", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
 			{Recipient: envelope.Recipient{Email: "s2@acme.test", Name: "S2", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
 		},
+	}
+	if approver {
+		a := persistence.NewRecipient{Recipient: envelope.Recipient{Email: "approver@acme.test", Name: "Approver", Role: envelope.RoleApprover, SigningOrder: &one}}
+		in.Recipients = append([]persistence.NewRecipient{a}, in.Recipients...)
 	}
 	var id string
 	if err := s.store.InTx(ctx, func(tx *persistence.Tx) error {
@@ -105,7 +109,7 @@ func (s *stack) draft(t *testing.T, so envelope.SigningOrder) (string, []envelop
 }
 
 // sign fills the recipient's signature fields as a signing page would.
-func (s *stack) sign(t *testing.T, id string, r envelope.Recipient) {
+func (s *stack) sign(t testing.TB, id string, r envelope.Recipient) {
 	t.Helper()
 	ctx := context.Background()
 	e, err := s.store.EnvelopeForRecipient(ctx, id)
@@ -127,7 +131,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	s := newStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	id, rs := s.draft(t, envelope.SigningOrderSequential)
+	id, rs := s.draft(t, envelope.SigningOrderSequential, true)
 	if err := s.flows.Distribute(ctx, id, 1); err != nil {
 		t.Fatal(err)
 	}

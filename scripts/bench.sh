@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `make bench`: the benchmarks on real services (a stack of its own under .data/bench), printing
+# throughput, p50/p99 latencies and the ratios to a baseline measured in the same run:
+#   - the draft API (create, get, search) with 10,000 envelopes in PostgreSQL, against SELECT 1;
+#   - the envelope life cycle (create, distribute, two signers, COMPLETED) through the real
+#     workflow and activities, against a bare Temporal workflow with the same updates and as many
+#     no-op activities;
+#   - PDF inspection and placeholder search.
+set -euo pipefail
+export STACK_DIR="${STACK_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/bench}"
+export STACK_PG_PORT="${STACK_PG_PORT:-5435}" STACK_PG_DB=postgres STACK_PG_FAST=1
+export STACK_TEMPORAL_PORT="${STACK_TEMPORAL_PORT:-7235}" STACK_UI=0
+export STACK_SMTP_PORT="${STACK_SMTP_PORT:-1027}" STACK_MAIL_HTTP_PORT="${STACK_MAIL_HTTP_PORT:-8027}"
+unset DATABASE_URL TEMPORAL_ADDRESS SMTP_URL
+. "$(dirname "$0")/stack.sh"
+cd "$STACK_ROOT"
+trap stack_down EXIT
+stack_up
+export SOBRE_TEST_DATABASE_URL="$DATABASE_URL" SOBRE_TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS"
+export SOBRE_TEST_SMTP_URL="$SMTP_URL" SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL" SOBRE_TEST_REQUIRE_SERVICES=1
+echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3)"
+echo "== draft API with 10,000 envelopes (p50/select1: request latency over a SELECT 1 round trip)"
+go test -run '^$' -bench 'DraftAPI' -benchtime "${BENCH_REQUESTS:-400x}" ./api | grep -E '^(Benchmark|ok|---)'
+echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
+go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
+echo "== PDF"
+go test -run '^$' -bench . -benchtime 20x ./pdf | grep -E '^(Benchmark|ok|---)'
