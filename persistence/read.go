@@ -271,8 +271,8 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if q := strings.TrimSpace(f.Query); q != "" {
 		p := arg("%" + escapeLike(q) + "%")
-		where = append(where, fmt.Sprintf(`(e.title ILIKE %[1]s OR e.external_id ILIKE %[1]s OR EXISTS (
-			SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND (r.email ILIKE %[1]s OR r.name ILIKE %[1]s)))`, p))
+		where = append(where, fmt.Sprintf(`(e.title ILIKE %[1]s OR e.external_id ILIKE %[1]s OR e.id IN (
+			SELECT r.envelope_id FROM recipients r WHERE r.email ILIKE %[1]s OR r.name ILIKE %[1]s))`, p))
 	}
 	if f.Type != "" {
 		where = append(where, "e.type = "+arg(string(f.Type)))
