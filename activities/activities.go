@@ -111,6 +111,8 @@ type Notice struct {
 	Seq         int
 	Reason      string
 	Attach      bool // attach the envelope's PDFs
+	// To and ToName address a person who is no longer a recipient (RecipientRemoved).
+	To, ToName string
 }
 
 // MessageID is the Message-ID of a notice: the same on every attempt.
@@ -133,7 +135,10 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 		data.OwnerName = snap.OwnerEmail
 	}
 	to, toName := snap.OwnerEmail, snap.OwnerName
-	if n.RecipientID != 0 {
+	if n.To != "" {
+		to, toName = n.To, n.ToName
+		data.RecipientName = n.ToName
+	} else if n.RecipientID != 0 {
 		r := snap.Recipient(n.RecipientID)
 		if r == nil {
 			a.Log.InfoContext(ctx, "notice for a recipient no longer in the envelope; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)

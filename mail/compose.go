@@ -26,6 +26,7 @@ const (
 	OwnerRejected      = Kind("owner_rejected")          // to the owner
 	EnvelopeCancelled  = Kind("envelope_cancelled")      // to recipients, after a rejection or a cancel
 	OwnerExpired       = Kind("owner_recipient_expired") // ownerRecipientExpired
+	RecipientRemoved   = Kind("recipient_removed")       // recipientRemoved, to a recipient taken off a sent envelope
 )
 
 // Data fills a message's template.
@@ -65,6 +66,8 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hello {{.OwnerName}},\n\n{{.ActorName}} rejected \"{{.Title}}\".{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
 		EnvelopeCancelled: {"\"{{.Title}}\" has been cancelled",
 			"Hello {{.RecipientName}},\n\n\"{{.Title}}\" has been cancelled{{if .OwnerName}} by {{.OwnerName}}{{end}} and no longer needs your action.{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
+		RecipientRemoved: {"You were removed from \"{{.Title}}\"",
+			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has removed you from \"{{.Title}}\". You no longer need to act on it.", ""},
 		OwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
 			"Hello {{.OwnerName}},\n\nThe time for {{.ActorName}} to act on \"{{.Title}}\" has run out. You may send the envelope to them again or cancel it.", ""},
 	},
@@ -87,6 +90,8 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hola {{.OwnerName}}:\n\n{{.ActorName}} rechazó «{{.Title}}».{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
 		EnvelopeCancelled: {"«{{.Title}}» fue cancelado",
 			"Hola {{.RecipientName}}:\n\n«{{.Title}}» fue cancelado{{if .OwnerName}} por {{.OwnerName}}{{end}} y ya no requiere su acción.{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
+		RecipientRemoved: {"Fue retirado de «{{.Title}}»",
+			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} lo retiró de «{{.Title}}». Ya no necesita actuar sobre él.", ""},
 		OwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nVenció el plazo de {{.ActorName}} para actuar sobre «{{.Title}}». Puede volver a enviárselo o cancelar el sobre.", ""},
 	},

@@ -436,6 +436,7 @@ func (r *run) step(ctx workflow.Context) error {
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
+		r.noticeRemoved(snap)
 		r.snap = snap
 	}
 	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
@@ -456,6 +457,21 @@ func (r *run) step(ctx workflow.Context) error {
 	}
 	r.processed = v
 	return nil
+}
+
+// noticeRemoved queues the "removed" mail for each recipient who was sent the envelope, had not
+// acted and is no longer in snap.
+func (r *run) noticeRemoved(snap persistence.Snapshot) {
+	m := snap.Meta
+	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientRemoved {
+		return
+	}
+	for _, old := range r.snap.Recipients {
+		if snap.Recipient(old.ID) != nil || !slices.Contains(r.requested, old.ID) || old.SigningStatus != envelope.SigningStatusNotSigned || old.Email == "" {
+			continue
+		}
+		r.outbox = append(r.outbox, activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name})
+	}
 }
 
 // emailType names a signing request in the audit log, by role, as Documenso.

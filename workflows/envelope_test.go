@@ -393,3 +393,28 @@ func TestDistributionNoneMailsNoRecipient(t *testing.T) {
 		t.Errorf("owner mails still go: %v", got)
 	}
 }
+
+func TestRemovedRecipientIsToldAndEarlyOpenerStillMailed(t *testing.T) {
+	b := newBackend(envelope.SigningOrderSequential, rec(1, envelope.RoleSigner, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(3)))
+	env := newEnv(t, b)
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		b.snap.Recipients[1].SendStatus = envelope.SendStatusSent                     // recipient 2 opened their link early
+		b.snap.Recipients = append(b.snap.Recipients[:0:0], b.snap.Recipients[1:]...) // recipient 1 removed
+		b.mu.Unlock()
+		env.SignalWorkflow(SignalRefresh, nil)
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		if got := b.mailsOf(mail.RecipientRemoved); !slices.Equal(got, []int64{1}) {
+			t.Errorf("removed mails %v, want [1]", got)
+		}
+		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+			t.Errorf("signing requests %v: recipient 2 opened early but must still get theirs", got)
+		}
+	}, 2*time.Hour)
+	update(t, env, 3*time.Hour, UpdateCancel, CancelRequest{}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil {
+		t.Fatal(env.GetWorkflowError())
+	}
+}
