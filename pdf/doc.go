@@ -16,9 +16,11 @@
 //
 // # Libraries
 //
-// pdfcpu (github.com/pdfcpu/pdfcpu) parses and validates the file, reads the page boxes and
-// rotations, and rewrites the file for WhiteOut. It works in memory; the package disables its
-// configuration directory in an init function, so it never writes under $HOME.
+// pdfcpu (github.com/pdfcpu/pdfcpu) parses and validates the file and reads the page boxes and
+// rotations. WhiteOut appends its change to the file as an incremental update written by this
+// package, and falls back on pdfcpu to rewrite files that cannot take one. pdfcpu works in
+// memory here; the package disables its configuration directory in an init function, so it
+// never writes under $HOME.
 //
 // go-pdfium (github.com/klippa-app/go-pdfium) runs PDFium, the PDF engine of Chrome, compiled to
 // WebAssembly, in the wazero runtime (github.com/tetratelabs/wazero): pure Go, no cgo and no

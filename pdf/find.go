@@ -108,7 +108,7 @@ func FindText(data []byte, text string) (matches []Match, err error) {
 	for i, p := range pages {
 		boxes, err := findOnPage(inst, doc.Document, i, text)
 		if err != nil {
-			return nil, fmt.Errorf("pdf: search page %d: %w", i+1, err)
+			return nil, fmt.Errorf("%w: PDFium, page %d: %w", ErrNotPDF, i+1, err)
 		}
 		var onPage []Match
 		for _, b := range boxes {

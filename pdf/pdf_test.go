@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +96,25 @@ func TestEncryptedErrorsAreNotPDFErrors(t *testing.T) {
 	}
 	if errors.Is(ErrNotPDF, ErrEncrypted) {
 		t.Fatal("ErrNotPDF wraps ErrEncrypted")
+	}
+}
+
+// TestNoConfigDir checks that pdfcpu writes nothing under the user's configuration directory.
+func TestNoConfigDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	doc := pdfOf(fixturePage{w: a4W, h: a4H, texts: []txt{{100, 700, 12, placeholder}}})
+	ms, err := FindText(doc, placeholder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WhiteOut(doc, ms); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(home)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("$HOME holds %v (%v), want nothing", entries, err)
 	}
 }
 
