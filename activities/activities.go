@@ -213,3 +213,21 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// HardDelete removes the envelope and everything of it.
+func (a *Activities) HardDelete(ctx context.Context, envelopeID string) error {
+	return domainError(a.Store.HardDelete(ctx, envelopeID))
+}
+
+// RenewInput is RenewDeadlines' argument.
+type RenewInput struct {
+	EnvelopeID   string
+	RecipientIDs []int64
+	ExpiresAt    *time.Time
+}
+
+// RenewDeadlines gives recipients sent the envelope again a new deadline and returns them.
+func (a *Activities) RenewDeadlines(ctx context.Context, in RenewInput) ([]envelope.Recipient, error) {
+	list, err := a.Store.RenewDeadlines(ctx, in.EnvelopeID, in.RecipientIDs, in.ExpiresAt)
+	return list, domainError(err)
+}

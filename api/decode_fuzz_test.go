@@ -73,3 +73,41 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUsePayload feeds arbitrary payload JSON through the multipart reader and the checks of
+// POST /envelope/use: it must never panic, and every failure must be an input error.
+func FuzzUsePayload(f *testing.F) {
+	for _, seed := range []string{
+		`{"envelopeId":"envelope_abcdefghijklmnop"}`,
+		`{"envelopeId":"envelope_abcdefghijklmnop","recipients":[{"id":1,"email":"a@b.cl","name":"A","signingOrder":2}],"distributeDocument":true}`,
+		`{"envelopeId":"envelope_x","prefillFields":[{"id":1,"type":"checkbox","value":["a"]},{"id":2,"type":"date","value":"2026-01-01"}]}`,
+		`{"envelopeId":"envelope_x","customDocumentData":[{"identifier":0,"envelopeItemId":"envelope_item_y"},{"identifier":"a.pdf","envelopeItemId":"z"}]}`,
+		`{"envelopeId":"envelope_x","override":{"title":"t","language":"es","envelopeExpirationPeriod":{"disabled":true}}}`,
+		`{"recipients":[{}]}`, `{"prefillFields":[{"id":"x"}]}`, `null`, `[]`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, payload string) {
+		body, ct := multipartBody(t, rawJSON(payload), map[string][]byte{"a.pdf": []byte("%PDF-1.7")})
+		req := httptest.NewRequest("POST", "/api/v2/envelope/use", body)
+		req.Header.Set("Content-Type", ct)
+		var in usePayload
+		if _, err := readMultipart(req, &in); err != nil {
+			if envelope.ErrorCode(err) != envelope.CodeInvalidBody {
+				t.Fatalf("readMultipart(%q) = %v", payload, err)
+			}
+			return
+		}
+		var p envelope.Problems
+		validateUsePayload(&p, &in)
+		if err := p.Err(); err != nil && envelope.ErrorCode(err) != envelope.CodeInvalidBody {
+			t.Fatalf("validation error with code %s", envelope.ErrorCode(err))
+		}
+		// The prefill rules never panic on what the decoder accepted.
+		for _, pf := range in.PrefillFields {
+			for _, typ := range envelope.FieldTypes() {
+				envelope.ApplyPrefill(&p, "p", envelope.Field{ID: 1, Type: typ}, pf, envelope.DefaultMeta("m"))
+			}
+		}
+	})
+}

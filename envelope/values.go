@@ -254,3 +254,49 @@ func checkCheckboxCount(m *FieldMeta, n int) error {
 	}
 	return nil
 }
+
+// PresetValue is the value a field holds before anyone fills it, inserted when the envelope is
+// sent: a TEXT, NUMBER or RUT default, the ticked RADIO option, the ticked CHECKBOX options (as
+// a JSON array), a DROPDOWN default, or the recipient's address in an EMAIL field.
+func PresetValue(f Field, r Recipient) (string, bool) {
+	m := f.FieldMeta
+	switch f.Type {
+	case FieldEmail:
+		return r.Email, r.Email != ""
+	}
+	if m == nil {
+		return "", false
+	}
+	switch f.Type {
+	case FieldText, FieldRUT:
+		if m.Text != nil && *m.Text != "" {
+			return *m.Text, true
+		}
+	case FieldNumber:
+		if m.Value != nil && *m.Value != "" {
+			return *m.Value, true
+		}
+	case FieldDropdown:
+		if m.DefaultValue != nil && *m.DefaultValue != "" {
+			return *m.DefaultValue, true
+		}
+	case FieldRadio:
+		for _, v := range m.Values {
+			if v.Checked != nil && *v.Checked {
+				return v.Value, true
+			}
+		}
+	case FieldCheckbox:
+		var picked []string
+		for _, v := range m.Values {
+			if v.Checked != nil && *v.Checked {
+				picked = append(picked, v.Value)
+			}
+		}
+		if len(picked) > 0 {
+			b, _ := json.Marshal(picked)
+			return string(b), true
+		}
+	}
+	return "", false
+}

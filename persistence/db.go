@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -97,4 +98,11 @@ func (s *Store) CountRows(ctx context.Context, table string) (int, error) {
 		return 0, fmt.Errorf("count rows of %s: %w", table, err)
 	}
 	return n, nil
+}
+
+func jsonUnmarshal(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode stored json: %w", err)
+	}
+	return nil
 }

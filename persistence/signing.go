@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -96,6 +97,9 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 				return fmt.Errorf("mark %s pending: %w", id, err)
 			}
 			if err := tx.AppendAudit(ctx, id, "DOCUMENT_SENT", map[string]any{}, SystemActor()); err != nil {
+				return err
+			}
+			if err := tx.autoInsert(ctx, cur); err != nil {
 				return err
 			}
 		case cur.Status != envelope.StatusPending:
@@ -532,4 +536,61 @@ func (s *Store) ItemFile(ctx context.Context, envelopeID, itemID string) (Docume
 		return d, fmt.Errorf("load item %s: %w", itemID, err)
 	}
 	return d, nil
+}
+
+// ItemDocument is an envelope item with its current file and page sizes.
+type ItemDocument struct {
+	ID string
+	Document
+}
+
+// ItemDocuments returns every item of an envelope with its file and page sizes, in order.
+func (s *Store) ItemDocuments(ctx context.Context, envelopeID string) ([]ItemDocument, error) {
+	rows, err := s.pool.Query(ctx, `SELECT i.id, i.title, d.data, d.page_sizes FROM envelope_items i
+		JOIN document_data d ON d.id = i.document_data_id WHERE i.envelope_id = $1 ORDER BY i.item_order`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("load items of %s: %w", envelopeID, err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (ItemDocument, error) {
+		var it ItemDocument
+		var pages []byte
+		if err := row.Scan(&it.ID, &it.Title, &it.Data, &pages); err != nil {
+			return it, err
+		}
+		return it, json.Unmarshal(pages, &it.Pages)
+	})
+}
+
+// autoInsert fills, as the envelope is sent, the fields whose value is already known: preset
+// TEXT, NUMBER and RUT values, ticked RADIO and CHECKBOX options, a DROPDOWN's default, and
+// EMAIL fields with the recipient's address (Documenso's auto-insert). It logs
+// DOCUMENT_FIELDS_AUTO_INSERTED.
+func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
+	rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = $1 AND NOT f.inserted ORDER BY f.id`, snap.EnvelopeID)
+	if err != nil {
+		return fmt.Errorf("load fields of %s: %w", snap.EnvelopeID, err)
+	}
+	fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
+	if err != nil {
+		return fmt.Errorf("read fields of %s: %w", snap.EnvelopeID, err)
+	}
+	var done []map[string]any
+	for _, f := range fields {
+		r := snap.Recipient(f.RecipientID)
+		if r == nil {
+			continue
+		}
+		value, ok := envelope.PresetValue(f, *r)
+		if !ok {
+			continue
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.ID, value); err != nil {
+			return fmt.Errorf("auto-insert field %d: %w", f.ID, err)
+		}
+		done = append(done, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": f.RecipientID})
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	return tx.AppendAudit(ctx, snap.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": done}, SystemActor())
 }

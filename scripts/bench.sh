@@ -5,6 +5,7 @@
 #   - the envelope life cycle (create, distribute, two signers, COMPLETED) through the real
 #     workflow and activities, against a bare Temporal workflow with the same updates and as many
 #     no-op activities;
+#   - POST /envelope/use with distributeDocument, against plain creates of the same envelope;
 #   - PDF inspection and placeholder search.
 set -euo pipefail
 export STACK_DIR="${STACK_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/bench}"
@@ -21,6 +22,8 @@ export SOBRE_TEST_SMTP_URL="$SMTP_URL" SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL" SOB
 echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3)"
 echo "== draft API with 10,000 envelopes (p50/select1: request latency over a SELECT 1 round trip)"
 go test -run '^$' -bench 'DraftAPI' -benchtime "${BENCH_REQUESTS:-400x}" ./api | grep -E '^(Benchmark|ok|---)'
+echo "== documents from a template with 3 recipients, distributed at once (x-create: over plain creates)"
+go test -run '^$' -bench 'UseTemplate' -benchtime "${BENCH_USES:-100x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
 echo "== PDF"

@@ -84,6 +84,25 @@ func (c *Client) Cancel(ctx context.Context, envelopeID string, req CancelReques
 	return c.update(ctx, envelopeID, UpdateCancel, req)
 }
 
+// Delete ends a PENDING envelope and removes it; recipients who were sent it are told.
+func (c *Client) Delete(ctx context.Context, envelopeID string) error {
+	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: envelopeID, UpdateName: UpdateDelete, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return fromError(fmt.Errorf("delete %s: %w", envelopeID, err))
+	}
+	if err := h.Get(ctx, nil); err != nil {
+		return fromError(fmt.Errorf("delete %s: %w", envelopeID, err))
+	}
+	return nil
+}
+
+// Resend sends the envelope again to recipients who have not acted.
+func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendRequest) error {
+	return c.update(ctx, envelopeID, UpdateResend, req)
+}
+
 // Refresh tells a running workflow that the envelope's recipients changed. An envelope without
 // a running workflow (a draft) needs no telling.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -16,12 +17,14 @@ import (
 
 // Names the API uses to talk to an envelope's workflow.
 const (
-	UpdateDistribute = "distribute" // start (or re-run) distribution; returns once PENDING
-	UpdateComplete   = "complete"   // a recipient signs, approves or views
-	UpdateReject     = "reject"     // a recipient rejects
-	UpdateCancel     = "cancel"     // the owner cancels
-	SignalRefresh    = "refresh"    // the API changed recipients: read them again
-	QueryState       = "state"      // the workflow's view, for ops
+	UpdateDistribute = "distribute"   // start (or re-run) distribution; returns once PENDING
+	UpdateComplete   = "complete"     // a recipient signs, approves or views
+	UpdateReject     = "reject"       // a recipient rejects
+	UpdateCancel     = "cancel"       // the owner cancels
+	UpdateDelete     = "delete"       // the owner deletes a PENDING envelope: it ends and is removed
+	UpdateResend     = "redistribute" // send the envelope again to recipients who have not acted
+	SignalRefresh    = "refresh"      // the API changed recipients: read them again
+	QueryState       = "state"        // the workflow's view, for ops
 )
 
 // Search attributes, so that ops find envelopes in the Temporal Web UI.
@@ -63,6 +66,11 @@ type RejectRequest struct {
 	OnBehalfOf  *persistence.Actor
 }
 
+// ResendRequest is the argument of UpdateResend.
+type ResendRequest struct {
+	RecipientIDs []int64
+}
+
 // CancelRequest is the argument of UpdateCancel.
 type CancelRequest struct {
 	Reason string
@@ -102,6 +110,7 @@ type reminder struct {
 // ending is how the envelope ends, once decided.
 type ending struct {
 	status      envelope.Status
+	deleted     bool  // removed, not just ended
 	recipientID int64 // who rejected
 	reason      string
 	actor       persistence.Actor
@@ -119,6 +128,7 @@ type run struct {
 	end         *ending
 	outbox      []activities.Notice
 	reminders   []reminder
+	resends     int     // requests sent again, numbering their Message-IDs
 	notified    []int64 // recipients whose expiry was handled
 	requested   []int64 // recipients sent their request (a recipient who opened a link early still gets it)
 	mu          workflow.Mutex
@@ -229,6 +239,8 @@ func (r *run) register(ctx workflow.Context) error {
 		{UpdateComplete, r.onComplete, r.validateComplete},
 		{UpdateReject, r.onReject, r.validateReject},
 		{UpdateCancel, r.onCancel, r.validateCancel},
+		{UpdateDelete, r.onDelete, r.validateDelete},
+		{UpdateResend, r.onResend, r.validateResend},
 	}
 	for _, h := range handlers {
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, h.name, h.handler, workflow.UpdateHandlerOptions{Validator: h.validator}); err != nil {
@@ -422,6 +434,102 @@ func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
 	return nil
 }
 
+func (r *run) validateDelete(ctx workflow.Context) error {
+	return r.acting()
+}
+
+func (r *run) onDelete(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	r.end = &ending{status: envelope.StatusCancelled, deleted: true, actor: persistence.SystemActor()}
+	r.version++
+	r.wait(ctx, r.version)
+	return nil
+}
+
+func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	for _, id := range req.RecipientIDs {
+		if r.snap.Recipient(id) == nil {
+			return appError(envelope.NotFound(fmt.Sprintf("Recipient %d", id)))
+		}
+	}
+	return nil
+}
+
+// onResend sends the envelope again to the listed recipients who have not acted: a new deadline,
+// a new request (with its own Message-ID) and reminders counted from now.
+func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	if err := r.acting(); err != nil {
+		return err
+	}
+	now := workflow.Now(ctx)
+	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
+	var renewed []envelope.Recipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+		return err
+	}
+	m := r.snap.Meta
+	for _, rec := range renewed {
+		r.resends++
+		if m.DistributionMethod == envelope.DistributionEmail && rec.Email != "" {
+			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+				return err
+			}
+			mi := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true}
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, mi).Get(ctx, nil); err != nil {
+				return err
+			}
+			if !slices.Contains(r.requested, rec.ID) {
+				r.requested = append(r.requested, rec.ID)
+			}
+			r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == rec.ID })
+			if m.ReminderSettings != nil {
+				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+			}
+		}
+		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
+	}
+	var snap persistence.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		return err
+	}
+	r.snap = snap
+	r.version++
+	return nil
+}
+
+// expiry is the deadline of a recipient sent the envelope at now, or nil for none.
+func (r *run) expiry(now time.Time) *time.Time {
+	p := r.snap.Meta.EnvelopeExpirationPeriod
+	if p != nil && p.Disabled {
+		return nil
+	}
+	d := DefaultExpiration
+	if p != nil {
+		d = p.Duration
+	}
+	t := d.AddTo(now)
+	return &t
+}
+
 // step acts on everything that changed: reloads recipients if asked, decides completion, sends
 // what is due and, when the envelope ends, finishes it.
 func (r *run) step(ctx workflow.Context) error {
@@ -572,6 +680,9 @@ func (r *run) finish(ctx workflow.Context) error {
 		}
 		r.outbox = append(r.outbox, notice(mail.OwnerRejected, 0))
 	case envelope.StatusCancelled:
+		if e.deleted {
+			return r.remove(ctx)
+		}
 		in.AuditType, in.Data = "DOCUMENT_CANCELLED", map[string]any{"reason": e.reason}
 		if byMail && m.EmailSettings.DocumentDeleted {
 			for _, rec := range r.snap.Recipients {
@@ -589,6 +700,30 @@ func (r *run) finish(ctx workflow.Context) error {
 		return err
 	}
 	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	r.finished = true
+	return nil
+}
+
+// remove ends a deleted envelope: the recipients who were sent it are told (documentDeleted),
+// then it is removed from PostgreSQL.
+func (r *run) remove(ctx workflow.Context) error {
+	m := r.snap.Meta
+	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentDeleted {
+		for _, rec := range r.snap.Recipients {
+			if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned && rec.Email != "" {
+				r.outbox = append(r.outbox, activities.Notice{Kind: mail.EnvelopeCancelled, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID})
+			}
+		}
+	}
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.HardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+		return err
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet("DELETED")); err != nil {
 		return err
 	}
 	r.finished = true

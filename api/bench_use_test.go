@@ -1,0 +1,126 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/worker"
+	"github.com/sobre-sign/sobre/workflows"
+)
+
+// newTestAPIWithWorkflows is newTestAPI with a real worker on the dev server behind it, for the
+// endpoints that start workflows.
+func newTestAPIWithWorkflows(tb testing.TB) *testAPI {
+	a := newTestAPI(tb)
+	smtpURL := os.Getenv("SOBRE_TEST_SMTP_URL")
+	if smtpURL == "" {
+		tb.Skip("SOBRE_TEST_SMTP_URL not set: run `make bench`")
+	}
+	c := temporaltest.Client(tb, nil)
+	queue := temporaltest.TaskQueue(tb)
+	sender, err := mail.NewSender(smtpURL, "Sobre <no-reply@sobre.test>")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
+		Activities: &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(w.Stop)
+	server, err := NewServer(Deps{Config: testConfig(tb), Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
+		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.srv.Config.Handler = server.Handler()
+	a.server = server
+	return a
+}
+
+// threeRecipients is a payload with an approver and two signers, each signer with a signature.
+func threeRecipients(typ string) map[string]any {
+	sig := func(y int) []any {
+		return []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": y, "width": 10, "height": 5}}
+	}
+	return map[string]any{"title": "Contrato", "type": typ, "recipients": []any{
+		map[string]any{"email": "a@bench.test", "name": "A", "role": "APPROVER", "signingOrder": 1},
+		map[string]any{"email": "b@bench.test", "name": "B", "role": "SIGNER", "signingOrder": 2, "fields": sig(10)},
+		map[string]any{"email": "c@bench.test", "name": "C", "role": "SIGNER", "signingOrder": 2, "fields": sig(30)},
+	}}
+}
+
+// BenchmarkUseTemplate measures documents made and distributed from one template with three
+// recipients, next to plain creates of the same envelope in the same run.
+func BenchmarkUseTemplate(b *testing.B) {
+	a := newTestAPIWithWorkflows(b)
+	key := a.key("Bench", "bench@example.com", envelope.TeamRoleAdmin)
+	pdfBytes := minimalPDF("bench")
+	status, body := a.createRaw(key, threeRecipients("TEMPLATE"), map[string][]byte{"a.pdf": pdfBytes})
+	if status != 200 {
+		b.Fatalf("template: %d %v", status, body)
+	}
+	templateID := body["id"].(string)
+	var createRate float64
+	b.Run("create", func(b *testing.B) {
+		var t timings
+		b.SetParallelism(2)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s := time.Now()
+				if status, body := a.createRaw(key, threeRecipients("DOCUMENT"), map[string][]byte{"a.pdf": pdfBytes}); status != 200 {
+					b.Fatalf("create: %d %v", status, body)
+				}
+				t.add(time.Since(s))
+			}
+		})
+		t.report(b, 0)
+		createRate = float64(b.N) / b.Elapsed().Seconds()
+	})
+	b.Run("use-distribute", func(b *testing.B) {
+		var t timings
+		b.SetParallelism(2)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s := time.Now()
+				body, ct := multipartBody(b, map[string]any{"envelopeId": templateID, "distributeDocument": true}, nil)
+				req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/envelope/use", body)
+				req.Header.Set("Authorization", key)
+				req.Header.Set("Content-Type", ct)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Fatalf("use: %d %s", res.StatusCode, raw)
+				}
+				t.add(time.Since(s))
+			}
+		})
+		t.report(b, 0)
+		if createRate > 0 {
+			b.ReportMetric((float64(b.N)/b.Elapsed().Seconds())/createRate, "x-create")
+		}
+	})
+	n, _ := a.store.CountRows(context.Background(), "envelopes")
+	b.Logf("%d envelopes in the database at the end", n)
+}

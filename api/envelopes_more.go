@@ -1,0 +1,488 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/workflows"
+)
+
+// Documenso's envelope operations beyond the SPEC's list, with the SDK's shapes.
+
+// maxItems is the most documents one envelope holds (Documenso's ENVELOPE_ITEM_LIMIT_EXCEEDED).
+const maxItems = 20
+
+// canManage reports whether the caller may delete, cancel or redistribute the envelope: its
+// owner, a MANAGER or an ADMIN.
+func canManage(caller envelope.Member, ref persistence.EnvelopeRef) error {
+	if ref.UserID != caller.UserID && caller.Role == envelope.TeamRoleMember {
+		return envelope.Errorf(envelope.CodeForbidden, "Only the envelope's owner, a MANAGER or an ADMIN may do this")
+	}
+	return nil
+}
+
+func decodeEnvelopeID(w http.ResponseWriter, r *http.Request, s *Server, in any, id func() *string) bool {
+	if err := decodeJSON(r, in); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(id()))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// duplicateEnvelope answers POST /envelope/duplicate: a new DRAFT copy.
+func (s *Server) duplicateEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID        *string `json:"envelopeId"`
+		IncludeRecipients *bool   `json:"includeRecipients"`
+		IncludeFields     *bool   `json:"includeFields"`
+	}
+	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
+		return
+	}
+	withRecipients := in.IncludeRecipients == nil || *in.IncludeRecipients
+	withFields := withRecipients && (in.IncludeFields == nil || *in.IncludeFields)
+	var id string
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		src, err := tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		id, err = tx.DuplicateEnvelope(r.Context(), member(r), src, withRecipients, withFields, s.actor(r))
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id})
+}
+
+// deleteEnvelope answers POST /envelope/delete: a DRAFT is removed; a PENDING one is ended by its
+// workflow, which tells the recipients who were sent it, and removed; a finished one is hidden
+// from searches (soft delete).
+func (s *Server) deleteEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+	}
+	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
+		return
+	}
+	ref, err := s.store.EnvelopeRef(r.Context(), scope(r), *in.EnvelopeID)
+	if err == nil {
+		err = canManage(member(r), ref)
+	}
+	if err == nil {
+		switch {
+		case ref.Status == envelope.StatusPending:
+			err = s.flows.Delete(r.Context(), ref.ID)
+		default:
+			err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+				cur, err := tx.LockEnvelope(r.Context(), scope(r), ref.ID)
+				if err != nil {
+					return err
+				}
+				switch cur.Status {
+				case envelope.StatusDraft:
+					return tx.HardDelete(r.Context(), cur.ID)
+				case envelope.StatusPending:
+					return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope was just sent; try again")
+				}
+				return tx.SoftDelete(r.Context(), cur.ID, s.actor(r))
+			})
+		}
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// redistributeEnvelope answers POST /envelope/redistribute: the listed recipients who have not
+// acted are sent the envelope again, with a new deadline and reminders counted from now.
+func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+		Recipients []int64 `json:"recipients"`
+	}
+	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
+		return
+	}
+	if len(in.Recipients) == 0 {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: "recipients", Message: "must list at least one recipient id"}}})
+		return
+	}
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := canManage(member(r), persistence.EnvelopeRef{UserID: e.UserID}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if e.Status != envelope.StatusPending {
+		s.writeError(w, r, pendingError(e.Status))
+		return
+	}
+	var p envelope.Problems
+	for i, id := range in.Recipients {
+		if findRecipient(e, id) == nil {
+			p.Add(envelope.Join("recipients", i), "recipient %d is not in envelope %s", id, e.ID)
+		}
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.flows.Resend(r.Context(), e.ID, workflows.ResendRequest{RecipientIDs: in.Recipients}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	recipients := []distributeRecipientView{}
+	for _, id := range in.Recipients {
+		rec := findRecipient(e, id)
+		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
+			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
+}
+
+type itemView struct {
+	ID             string `json:"id"`
+	Title          string `json:"title"`
+	EnvelopeID     string `json:"envelopeId"`
+	Order          int    `json:"order"`
+	DocumentDataID string `json:"documentDataId"`
+}
+
+func draftOnly(e *envelope.Envelope) error {
+	if e.Status != envelope.StatusDraft {
+		return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Documents can only change while the envelope is DRAFT; it is %s", e.Status)
+	}
+	return nil
+}
+
+// createItems answers POST /envelope/item/create-many (multipart: payload {envelopeId} and
+// files): the PDFs are added after the envelope's documents.
+func (s *Server) createItems(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+	}
+	files, err := readMultipart(r, &in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
+	if len(files) == 0 {
+		p.Add("files", "at least one PDF file is required")
+	}
+	docs := inspectFiles(&p, files)
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var created []envelope.Item
+	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		e, err := s.mutableEnvelope(r, tx, *in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		if err := draftOnly(e); err != nil {
+			return err
+		}
+		if len(e.Items)+len(docs) > maxItems {
+			return envelope.Errorf("ENVELOPE_ITEM_LIMIT_EXCEEDED", "An envelope holds at most %d documents", maxItems)
+		}
+		next := 1
+		for _, it := range e.Items {
+			next = max(next, it.Order+1)
+		}
+		for i, d := range docs {
+			it, err := tx.AddItem(r.Context(), e.ID, d, next+i, s.actor(r))
+			if err != nil {
+				return err
+			}
+			created = append(created, it)
+		}
+		return tx.Touch(r.Context(), e.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := []itemView{}
+	for _, it := range created {
+		out = append(out, itemView{ID: it.ID, Title: it.Title, EnvelopeID: it.EnvelopeID, Order: it.Order, DocumentDataID: it.DocumentDataID})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+}
+
+// updateItems answers POST /envelope/item/update-many: titles and order of documents.
+func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID *string `json:"envelopeId"`
+		Data       []struct {
+			EnvelopeItemID *string `json:"envelopeItemId"`
+			Order          *int    `json:"order"`
+			Title          *string `json:"title"`
+		} `json:"data"`
+	}
+	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
+		return
+	}
+	var updated []envelope.Item
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		e, err := s.mutableEnvelope(r, tx, *in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		if err := draftOnly(e); err != nil {
+			return err
+		}
+		var p envelope.Problems
+		items := append([]envelope.Item(nil), e.Items...)
+		type change struct {
+			idx     int
+			changes []map[string]any
+		}
+		var changed []change
+		for i, d := range in.Data {
+			path := envelope.Join("data", i)
+			idx := -1
+			for k, it := range items {
+				if d.EnvelopeItemID != nil && it.ID == *d.EnvelopeItemID {
+					idx = k
+				}
+			}
+			if idx < 0 {
+				p.Add(envelope.Join(path, "envelopeItemId"), "names no document of envelope %s", e.ID)
+				continue
+			}
+			var ch []map[string]any
+			if d.Title != nil {
+				envelope.CheckLength(&p, envelope.Join(path, "title"), *d.Title, 1, envelope.MaxTitle)
+				if *d.Title != items[idx].Title {
+					ch = append(ch, map[string]any{"field": "title", "from": items[idx].Title, "to": *d.Title})
+					items[idx].Title = *d.Title
+				}
+			}
+			if d.Order != nil {
+				if *d.Order < 1 || *d.Order > 1000 {
+					p.Add(envelope.Join(path, "order"), "must be between 1 and 1000, got %d", *d.Order)
+				} else if *d.Order != items[idx].Order {
+					ch = append(ch, map[string]any{"field": "order", "from": strconv.Itoa(items[idx].Order), "to": strconv.Itoa(*d.Order)})
+					items[idx].Order = *d.Order
+				}
+			}
+			changed = append(changed, change{idx, ch})
+		}
+		seen := map[int]bool{}
+		for _, it := range items {
+			if seen[it.Order] {
+				p.Add("data", "two documents would share order %d", it.Order)
+			}
+			seen[it.Order] = true
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if err := tx.ParkItemOrders(r.Context(), e.ID); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := tx.UpdateItem(r.Context(), it); err != nil {
+				return err
+			}
+		}
+		for _, c := range changed {
+			updated = append(updated, items[c.idx])
+			if len(c.changes) > 0 {
+				if err := tx.AppendAudit(r.Context(), e.ID, "ENVELOPE_ITEM_UPDATED", map[string]any{"envelopeItemId": items[c.idx].ID, "changes": c.changes}, s.actor(r)); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.Touch(r.Context(), e.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := []map[string]any{}
+	for _, it := range updated {
+		out = append(out, map[string]any{"id": it.ID, "order": it.Order, "title": it.Title, "envelopeId": it.EnvelopeID})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+}
+
+// deleteItem answers POST /envelope/item/delete: a document and its fields, while DRAFT.
+func (s *Server) deleteItem(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		EnvelopeID     *string `json:"envelopeId"`
+		EnvelopeItemID *string `json:"envelopeItemId"`
+	}
+	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		e, err := s.mutableEnvelope(r, tx, *in.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		var item *envelope.Item
+		for i := range e.Items {
+			if e.Items[i].ID == deref(in.EnvelopeItemID) {
+				item = &e.Items[i]
+			}
+		}
+		if item == nil {
+			return envelope.NotFound("Envelope item")
+		}
+		if err := draftOnly(e); err != nil {
+			return err
+		}
+		if len(e.Items) == 1 {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "An envelope keeps at least one document")
+		}
+		if err := tx.DeleteItem(r.Context(), item.ID); err != nil {
+			return err
+		}
+		if err := tx.AppendAudit(r.Context(), e.ID, "ENVELOPE_ITEM_DELETED", map[string]any{"envelopeItemId": item.ID, "envelopeItemTitle": item.Title}, s.actor(r)); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), e.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// downloadItem answers GET /envelope/item/{envelopeItemId}/download?version=original|signed.
+func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "envelopeItemId")
+	version := r.URL.Query().Get("version")
+	if version == "" {
+		version = "signed"
+	}
+	if version != "original" && version != "signed" {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+			Issues: []envelope.Issue{{Path: "version", Message: `must be "original" or "signed", got ` + strconv.Quote(version)}}})
+		return
+	}
+	item, ref, err := s.store.ItemByID(r.Context(), scope(r), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if version == "signed" {
+		if ref.Status != envelope.StatusCompleted {
+			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "The signed version exists once the envelope is COMPLETED; it is %s", ref.Status))
+		} else {
+			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "Sealed PDFs are not produced yet; download version=original"))
+		}
+		return
+	}
+	data, err := s.store.OriginalFile(r.Context(), item.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pdfFileName(item.Title)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	_, _ = w.Write(data)
+}
+
+// updateAttachment answers POST /envelope/attachment/update {id, data:{label, data}}.
+func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID   *string          `json:"id"`
+		Data *attachmentInput `json:"data"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	if in.ID == nil || *in.ID == "" {
+		p.Add("id", "is required")
+	}
+	var att envelope.Attachment
+	if in.Data == nil {
+		p.Add("data", "is required: {label, data}")
+	} else {
+		att = checkAttachment(&p, "data", *in.Data)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		cur, ref, err := tx.AttachmentByID(r.Context(), scope(r), *in.ID)
+		if err != nil {
+			return err
+		}
+		if ref.Status.Finished() {
+			return finishedError(ref.Status)
+		}
+		cur.Label, cur.Data = att.Label, att.Data
+		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), ref.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// deleteAttachment answers POST /envelope/attachment/delete {id}.
+func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID *string `json:"id"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.ID == nil || *in.ID == "" {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "id", Message: "is required"}}})
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		_, ref, err := tx.AttachmentByID(r.Context(), scope(r), *in.ID)
+		if err != nil {
+			return err
+		}
+		if ref.Status.Finished() {
+			return finishedError(ref.Status)
+		}
+		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), ref.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}

@@ -1,0 +1,271 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+type useRecipientInput struct {
+	ID           *int64  `json:"id"`
+	Email        *string `json:"email"`
+	Name         *string `json:"name"`
+	SigningOrder *int    `json:"signingOrder"`
+}
+
+type usePayload struct {
+	EnvelopeID         *string                   `json:"envelopeId"`
+	ExternalID         *string                   `json:"externalId"`
+	Recipients         []useRecipientInput       `json:"recipients"`
+	DistributeDocument bool                      `json:"distributeDocument"`
+	CustomDocumentData []envelope.CustomDocument `json:"customDocumentData"`
+	FolderID           *string                   `json:"folderId"`
+	PrefillFields      []envelope.Prefill        `json:"prefillFields"`
+	Override           *struct {
+		Title *string `json:"title"`
+		envelope.MetaInput
+	} `json:"override"`
+	Attachments []attachmentInput `json:"attachments"`
+	FormValues  map[string]any    `json:"formValues"`
+}
+
+// validateUsePayload checks what can be checked without the template.
+func validateUsePayload(p *envelope.Problems, in *usePayload) {
+	checkEnvelopeID(p, "envelopeId", deref(in.EnvelopeID))
+	if in.ExternalID != nil {
+		envelope.CheckLength(p, "externalId", *in.ExternalID, 0, envelope.MaxExternalID)
+	}
+	if in.FolderID != nil {
+		envelope.CheckLength(p, "folderId", *in.FolderID, 1, 255)
+	}
+	for i, r := range in.Recipients {
+		path := envelope.Join("recipients", i)
+		if r.ID == nil {
+			p.Add(envelope.Join(path, "id"), "is required: the template recipient's id")
+		}
+		if r.Email == nil {
+			p.Add(envelope.Join(path, "email"), "is required (an email address or the empty string)")
+		} else if *r.Email != "" && !envelope.ValidEmail(*r.Email) {
+			p.Add(envelope.Join(path, "email"), "must be an email address or the empty string, got %q", *r.Email)
+		}
+		if r.Name != nil {
+			envelope.CheckLength(p, envelope.Join(path, "name"), *r.Name, 0, envelope.MaxRecipientName)
+		}
+		if r.SigningOrder != nil && (*r.SigningOrder < 0 || *r.SigningOrder > 1000) {
+			p.Add(envelope.Join(path, "signingOrder"), "must be between 0 and 1000, got %d", *r.SigningOrder)
+		}
+	}
+	for i, f := range in.PrefillFields {
+		if f.ID == nil {
+			p.Add(envelope.Join(envelope.Join("prefillFields", i), "id"), "is required: the template field's id")
+		}
+	}
+	checkFormValues(p, "formValues", in.FormValues)
+	if in.Override != nil && in.Override.Title != nil {
+		envelope.CheckLength(p, "override.title", *in.Override.Title, 1, envelope.MaxTitle)
+	}
+}
+
+// useTemplate answers POST /envelope/use: a DOCUMENT made from a TEMPLATE envelope, with the
+// caller's recipients, prefilled values, overrides and replacement files; distributed at once
+// when asked. The template is never changed.
+func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
+	var in usePayload
+	files, err := readMultipart(r, &in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	validateUsePayload(&p, &in)
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	tpl, err := s.store.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if tpl.Type != envelope.TypeTemplate {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "Envelope %s is a %s, not a TEMPLATE", tpl.ID, tpl.Type))
+		return
+	}
+	ne, err := s.documentFromTemplate(r, &p, tpl, &in, files)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var id string
+	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		id, err = tx.CreateEnvelope(r.Context(), member(r), ne, s.actor(r))
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.DistributeDocument {
+		if err := checkDistributable(e); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := s.flows.Distribute(r.Context(), e.ID, e.TeamID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	recipients := make([]distributeRecipientView, 0, len(e.Recipients))
+	for _, rec := range e.Recipients {
+		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
+			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": e.ID, "recipients": recipients})
+}
+
+// documentFromTemplate builds the new document: the template's items (or their replacements),
+// recipients (with the caller's emails, names and orders), fields (with prefills), meta (with
+// overrides) and attachments. Input problems go to p; missing files or items are errors.
+func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl *envelope.Envelope, in *usePayload, files []uploadedFile) (persistence.NewEnvelope, error) {
+	var ne persistence.NewEnvelope
+	items, err := s.store.ItemDocuments(r.Context(), tpl.ID)
+	if err != nil {
+		return ne, err
+	}
+	itemIDs := make([]string, len(items))
+	for i, it := range items {
+		itemIDs[i] = it.ID
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	matches, err := envelope.MatchFiles(p, in.CustomDocumentData, names, itemIDs)
+	if err != nil {
+		return ne, err
+	}
+	replacements := inspectFiles(p, files)
+	itemIndex := map[string]int{}
+	for i, it := range items {
+		itemIndex[it.ID] = i
+		doc := it.Document
+		if fi, ok := matches[it.ID]; ok && fi < len(replacements) && replacements[fi].Pages != nil {
+			if !envelope.SameLayout(pageLayout(it.Pages), pageLayout(replacements[fi].Pages)) {
+				p.Add(envelope.Join("customDocumentData", customIndex(in.CustomDocumentData, it.ID)),
+					"the file for item %s must keep the template's page layout (%d pages of the same sizes), since fields keep their places", it.ID, len(it.Pages))
+			}
+			doc = persistence.Document{Title: replacements[fi].Title, Data: replacements[fi].Data, Pages: replacements[fi].Pages}
+		}
+		ne.Items = append(ne.Items, doc)
+	}
+
+	e := envelope.Envelope{
+		Type: envelope.TypeDocument, Source: envelope.SourceTemplate, TemplateID: &tpl.LegacyID,
+		Title: tpl.Title, Visibility: tpl.Visibility, TemplateType: envelope.TemplateTypePrivate,
+		AuthOptions: tpl.AuthOptions, ExternalID: in.ExternalID, FolderID: in.FolderID, FormValues: tpl.FormValues,
+		Meta: tpl.Meta,
+	}
+	if in.FormValues != nil {
+		e.FormValues = in.FormValues
+	}
+	if o := in.Override; o != nil {
+		if o.Title != nil {
+			e.Title = *o.Title
+		}
+		o.MetaInput.Apply(p, "override", &e.Meta)
+	}
+	ne.Envelope = e
+
+	overrides := map[int64]useRecipientInput{}
+	for i, rin := range in.Recipients {
+		if rin.ID == nil {
+			continue
+		}
+		if findRecipient(tpl, *rin.ID) == nil {
+			p.Add(envelope.Join(envelope.Join("recipients", i), "id"), "recipient %d is not in template %s", *rin.ID, tpl.ID)
+			continue
+		}
+		overrides[*rin.ID] = rin
+	}
+	prefills := map[int64]envelope.Prefill{}
+	for i, pf := range in.PrefillFields {
+		if pf.ID == nil {
+			continue
+		}
+		found := false
+		for _, f := range tpl.Fields {
+			found = found || f.ID == *pf.ID
+		}
+		if !found {
+			p.Add(envelope.Join(envelope.Join("prefillFields", i), "id"), "field %d is not in template %s", *pf.ID, tpl.ID)
+			continue
+		}
+		prefills[*pf.ID] = pf
+	}
+	prefillIndex := func(id int64) int {
+		for i, pf := range in.PrefillFields {
+			if pf.ID != nil && *pf.ID == id {
+				return i
+			}
+		}
+		return 0
+	}
+	for _, tr := range tpl.Recipients {
+		rec := envelope.Recipient{Email: tr.Email, Name: tr.Name, Role: tr.Role, SigningOrder: tr.SigningOrder, AuthOptions: tr.AuthOptions}
+		if o, ok := overrides[tr.ID]; ok {
+			rec.Email = deref(o.Email)
+			if o.Name != nil {
+				rec.Name = *o.Name
+			}
+			if o.SigningOrder != nil {
+				rec.SigningOrder = o.SigningOrder
+			}
+		}
+		nr := persistence.NewRecipient{Recipient: rec}
+		for _, f := range tpl.Fields {
+			if f.RecipientID != tr.ID {
+				continue
+			}
+			nf := f
+			nf.ID, nf.EnvelopeItemID, nf.SecondaryID = 0, "", ""
+			if pf, ok := prefills[f.ID]; ok {
+				nf = envelope.ApplyPrefill(p, envelope.Join("prefillFields", prefillIndex(f.ID)), nf, pf, ne.Envelope.Meta)
+			}
+			nr.Fields = append(nr.Fields, persistence.NewField{Field: nf, Item: itemIndex[f.EnvelopeItemID]})
+		}
+		ne.Recipients = append(ne.Recipients, nr)
+	}
+	ne.Attachments = append(ne.Attachments, tpl.Attachments...)
+	for i, ain := range in.Attachments {
+		ne.Attachments = append(ne.Attachments, checkAttachment(p, envelope.Join("attachments", i), ain))
+	}
+	return ne, nil
+}
+
+func pageLayout(pages []persistence.PageSize) [][2]float64 {
+	out := make([][2]float64, len(pages))
+	for i, pg := range pages {
+		out[i] = [2]float64{pg.Width, pg.Height}
+	}
+	return out
+}
+
+func customIndex(list []envelope.CustomDocument, itemID string) int {
+	for i, c := range list {
+		if c.EnvelopeItemID == itemID {
+			return i
+		}
+	}
+	return 0
+}
