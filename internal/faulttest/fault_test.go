@@ -99,7 +99,16 @@ func newSystem(t *testing.T) *system {
 		t: t, bin: sobreBinary(t), apiAddr: freeAddr(t), mailpit: envOr(t, "SOBRE_TEST_MAILPIT_URL"),
 		domain: "fault-" + random(4) + ".test", logDir: t.TempDir(), procs: map[string]*exec.Cmd{},
 	}
-	s.env = append(os.Environ(),
+	// The processes get exactly these services, whatever the caller's environment says.
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "DATABASE_URL", "TEMPORAL_ADDRESS", "SMTP_URL", "SOBRE_TASK_QUEUE", "SOBRE_PUBLIC_URL", "SOBRE_HTTP_ADDR":
+			continue
+		}
+		s.env = append(s.env, kv)
+	}
+	s.env = append(s.env,
 		"DATABASE_URL="+dbURL,
 		"TEMPORAL_ADDRESS="+temporaltest.Address(t),
 		"SMTP_URL="+envOr(t, "SOBRE_TEST_SMTP_URL"),
