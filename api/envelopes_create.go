@@ -16,8 +16,17 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// maxFiles is the most PDFs one envelope takes.
-const maxFiles = 20
+// maxFiles is the most PDFs one upload carries (and maxItems, the most an envelope holds).
+const maxFiles = maxItems
+
+// maxRecipients is the most recipients one envelope has (Documenso's RECIPIENT_LIMIT_EXCEEDED).
+const maxRecipients = 100
+
+// Codes of the limits, answered 400 as Documenso does.
+const (
+	codeItemLimit      = envelope.Code("ENVELOPE_ITEM_LIMIT_EXCEEDED")
+	codeRecipientLimit = envelope.Code("RECIPIENT_LIMIT_EXCEEDED")
+)
 
 type createPayload struct {
 	Title                  *string             `json:"title"`
@@ -86,7 +95,7 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 			}
 		case name == "files" || name == "files[]" || strings.HasPrefix(name, "files["):
 			if len(files) == maxFiles {
-				return nil, envelope.Errorf(envelope.CodeInvalidBody, "At most %d files may be uploaded at once", maxFiles)
+				return nil, envelope.Errorf(codeItemLimit, "An envelope holds at most %d documents", maxFiles)
 			}
 			files = append(files, uploadedFile{Name: path.Base(part.FileName()), Data: data})
 		}
@@ -159,6 +168,10 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 	files, err := readMultipart(r, &in)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if len(in.Recipients) > maxRecipients {
+		s.writeError(w, r, envelope.Errorf(codeRecipientLimit, "An envelope has at most %d recipients, got %d", maxRecipients, len(in.Recipients)))
 		return
 	}
 	var p envelope.Problems

@@ -205,7 +205,7 @@ func (s *Server) createItems(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if len(e.Items)+len(docs) > maxItems {
-			return envelope.Errorf("ENVELOPE_ITEM_LIMIT_EXCEEDED", "An envelope holds at most %d documents", maxItems)
+			return envelope.Errorf(codeItemLimit, "An envelope holds at most %d documents", maxItems)
 		}
 		next := 1
 		for _, it := range e.Items {

@@ -258,3 +258,36 @@ func TestListLimits(t *testing.T) {
 		}
 	}
 }
+
+// Beyond Documenso's envelope limits: too many documents or recipients is a 400 with the
+// limit's own code.
+func TestItemAndRecipientLimits(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	files := map[string][]byte{}
+	for i := range maxItems + 1 {
+		files[fmt.Sprintf("%02d.pdf", i)] = minimalPDF(fmt.Sprint(i))
+	}
+	status, body := a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT"}, files)
+	if status != 400 || body["code"] != string(codeItemLimit) {
+		t.Errorf("%d files: %d %v", len(files), status, body)
+	}
+	var recipients []any
+	for i := range maxRecipients + 1 {
+		recipients = append(recipients, map[string]any{"email": fmt.Sprintf("r%d@example.com", i), "name": "R", "role": "VIEWER"})
+	}
+	status, body = a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT", "recipients": recipients}, map[string][]byte{"a.pdf": minimalPDF("x")})
+	if status != 400 || body["code"] != string(codeRecipientLimit) {
+		t.Errorf("%d recipients: %d %v", len(recipients), status, body)
+	}
+	status, body = a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT", "recipients": recipients[:maxRecipients]}, map[string][]byte{"a.pdf": minimalPDF("x")})
+	if status != 200 {
+		t.Fatalf("%d recipients: %d %v", maxRecipients, status, body)
+	}
+	id := body["id"].(string)
+	status, body = a.do("POST", "/api/v2/envelope/recipient/create-many", key,
+		`{"envelopeId":"`+id+`","data":[{"email":"one@example.com","name":"One","role":"VIEWER"}]}`)
+	if status != 400 || body["code"] != string(codeRecipientLimit) {
+		t.Errorf("one more recipient: %d %v", status, body)
+	}
+}

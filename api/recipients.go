@@ -106,6 +106,9 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
 			return err
 		}
+		if len(e.Recipients)+len(in.Data) > maxRecipients {
+			return envelope.Errorf(codeRecipientLimit, "An envelope has at most %d recipients", maxRecipients)
+		}
 		for _, rin := range in.Data {
 			rec, err := tx.AddRecipient(r.Context(), e.ID, recipientFrom(rin), s.actor(r))
 			if err != nil {
