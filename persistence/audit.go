@@ -3,7 +3,9 @@ package persistence
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -35,16 +37,47 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID.
+// AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID,
+// chained to the entry before it (see auditchain.go). It locks the envelope's row, so entries of
+// one envelope are written one after another; callers that change other rows of the envelope
+// lock it first (LockEnvelope, lockSnapshot) so that locks are always taken in that order.
 func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any, a Actor) error {
+	if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
+		return err
+	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode audit data %s: %w", typ, err)
 	}
-	_, err = tx.q.Exec(ctx, `INSERT INTO audit_logs (id, envelope_id, type, data, name, email, user_id, user_agent, ip_address)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, newCUID(), envelopeID, typ, raw, a.Name, a.Email, a.UserID, a.UserAgent, a.IPAddress)
+	prev := zeroHash
+	err = tx.q.QueryRow(ctx, `SELECT hash FROM audit_logs WHERE envelope_id = $1 ORDER BY seq DESC LIMIT 1`, envelopeID).Scan(&prev)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("read the audit chain of %s: %w", envelopeID, err)
+	}
+	if prev == nil {
+		prev = zeroHash
+	}
+	created := time.Now().UTC().Truncate(time.Microsecond)
+	c := auditContent{CreatedAt: canonicalTime(created), EnvelopeID: envelopeID, ID: newCUID(), Type: typ,
+		Name: a.Name, Email: a.Email, UserID: a.UserID, UserAgent: a.UserAgent, IPAddress: a.IPAddress}
+	content, err := canonical(c, raw)
+	if err != nil {
+		return err
+	}
+	_, err = tx.q.Exec(ctx, `INSERT INTO audit_logs (id, envelope_id, created_at, type, data, name, email, user_id, user_agent, ip_address, prev_hash, hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, c.ID, envelopeID, created, typ, raw, a.Name, a.Email, a.UserID,
+		a.UserAgent, a.IPAddress, prev, chainHash(prev, content))
 	if err != nil {
 		return fmt.Errorf("append audit %s to %s: %w", typ, envelopeID, err)
+	}
+	return nil
+}
+
+// lockEnvelopeRow locks the envelope's row until the transaction ends.
+func (tx *Tx) lockEnvelopeRow(ctx context.Context, envelopeID string) error {
+	var id string
+	if err := tx.q.QueryRow(ctx, `SELECT id FROM envelopes WHERE id = $1 FOR UPDATE`, envelopeID).Scan(&id); err != nil {
+		return notFound(err, "Envelope")
 	}
 	return nil
 }

@@ -122,6 +122,9 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 // EMAIL_SENT entry names it), logging EMAIL_SENT when mailed.
 func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emailType string, mailed, resending bool) error {
 	return s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
+			return err
+		}
 		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now())
 			WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID))
 		if err != nil {
@@ -160,6 +163,9 @@ func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*e
 // shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED every time.
 func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
+			return err
+		}
 		tag, err := tx.q.Exec(ctx, `UPDATE recipients SET read_status = 'OPENED', send_status = 'SENT', sent_at = COALESCE(sent_at, now())
 			WHERE id = $1 AND read_status = 'NOT_OPENED'`, r.ID)
 		if err != nil {
@@ -452,6 +458,9 @@ func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.S
 func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) ([]envelope.Recipient, error) {
 	var expired []envelope.Recipient
 	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.lockEnvelopeRow(ctx, id); err != nil {
+			return err
+		}
 		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expiration_notified_at = $2 WHERE r.envelope_id = $1
 			AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= $2 AND r.expiration_notified_at IS NULL
 			RETURNING `+recipientColumns, id, now)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sobre-sign/sobre/auth"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
@@ -88,5 +90,47 @@ func TestAdminCreateEnsureListRevoke(t *testing.T) {
 		if err := run(bad, &out, &out); err == nil {
 			t.Errorf("run(%v) succeeded, want an error", bad)
 		}
+	}
+}
+
+func TestAuditVerifyCommand(t *testing.T) {
+	url := pgtest.NewURL(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	store, err := persistence.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
+		var err error
+		id, err = tx.CreateEnvelope(ctx, m, persistence.NewEnvelope{Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument,
+			Visibility: envelope.VisibilityEveryone, TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")}}, persistence.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"audit", "verify", id}, &out, &out); err != nil || !strings.Contains(out.String(), "1 entries") {
+		t.Fatalf("verify: %v %s", err, out.String())
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET type = 'DOCUMENT_SENT' WHERE envelope_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"audit", "verify", id}, &out, &out); err == nil || !strings.Contains(err.Error(), "breaks the chain") {
+		t.Fatalf("verify after tampering: %v", err)
+	}
+	if err := run([]string{"audit", "verify"}, &out, &out); err == nil {
+		t.Error("verify without an id succeeded")
 	}
 }

@@ -30,6 +30,8 @@ Usage:
                               print the key stored in PATH if it is still valid, else create one and store it
   sobre admin list-keys --team NAME
   sobre admin revoke-key --team NAME --id ID
+  sobre audit verify ENVELOPE_ID
+                              recompute the envelope's audit hash chain; exit 1 naming the first broken entry
   sobre help                  this text and the environment variables
 
 Environment (default in brackets):
@@ -67,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, cfg, log)
 	case "admin":
 		return admin(ctx, cfg, log, args[1:], stdout)
+	case "audit":
+		return audit(ctx, cfg, args[1:], stdout)
 	default:
 		printUsage(stderr)
 		return errors.New("unknown command " + args[0])

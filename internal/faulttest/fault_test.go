@@ -448,6 +448,9 @@ func TestWorkerKilledMidBatch(t *testing.T) {
 		if c := s.auditCount(id, "DOCUMENT_COMPLETED"); c != 1 {
 			t.Errorf("%s: %d DOCUMENT_COMPLETED entries, want 1", id, c)
 		}
+		if out, err := s.command("audit", "verify", id).CombinedOutput(); err != nil {
+			t.Errorf("audit chain of %s: %v %s", id, err, out)
+		}
 	}
 	// 2 requests + 2 "waiting for others"/"signed" notices + 3 completion mails per envelope, at
 	// least; what matters is that none repeats.
