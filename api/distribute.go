@@ -23,6 +23,22 @@ type distributeRecipientView struct {
 
 func (s *Server) signingURL(token string) string { return s.cfg.PublicURL + "/sign/" + token }
 
+// newDistributeRecipientView is a recipient with its signing link, as distribute, use and
+// redistribute answer.
+func (s *Server) newDistributeRecipientView(rec envelope.Recipient) distributeRecipientView {
+	return distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
+		Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)}
+}
+
+// distributeRecipientsView lists every recipient of e with its signing link.
+func (s *Server) distributeRecipientsView(e *envelope.Envelope) []distributeRecipientView {
+	out := make([]distributeRecipientView, 0, len(e.Recipients))
+	for _, rec := range e.Recipients {
+		out = append(out, s.newDistributeRecipientView(rec))
+	}
+	return out
+}
+
 // checkDistributable applies Documenso's checks before sending: recipients exist, those with
 // authentication have an email address, and every SIGNER has a signature field.
 func checkDistributable(e *envelope.Envelope) error {
@@ -129,12 +145,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	recipients := make([]distributeRecipientView, 0, len(e.Recipients))
-	for _, rec := range e.Recipients {
-		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
-			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": s.distributeRecipientsView(e)})
 }
 
 // cancelEnvelope answers POST /envelope/cancel {envelopeId, reason?}: a PENDING envelope ends

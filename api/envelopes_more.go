@@ -152,9 +152,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	recipients := []distributeRecipientView{}
 	for _, id := range in.Recipients {
-		rec := findRecipient(e, id)
-		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
-			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
+		recipients = append(recipients, s.newDistributeRecipientView(*findRecipient(e, id)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
 }

@@ -126,12 +126,7 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	recipients := make([]distributeRecipientView, 0, len(e.Recipients))
-	for _, rec := range e.Recipients {
-		recipients = append(recipients, distributeRecipientView{ID: rec.ID, Name: rec.Name, Email: rec.Email, Token: rec.Token,
-			Role: rec.Role, SigningOrder: rec.SigningOrder, SigningURL: s.signingURL(rec.Token)})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": e.ID, "recipients": recipients})
+	writeJSON(w, http.StatusOK, map[string]any{"id": e.ID, "recipients": s.distributeRecipientsView(e)})
 }
 
 // documentFromTemplate builds the new document: the template's items (or their replacements),

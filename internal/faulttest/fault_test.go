@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/internal/testpdf"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 )
 
@@ -265,30 +266,6 @@ func (s *system) call(method, path string, body any, auth bool) (int, map[string
 	}
 }
 
-func minimalPDF() []byte {
-	content := "BT /F1 12 Tf 72 720 Td (Contrato) Tj ET"
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	x := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, o := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, x)
-	return b.Bytes()
-}
-
 // create makes an envelope with two signers and returns its id.
 func (s *system) create(i int) string {
 	s.t.Helper()
@@ -303,7 +280,7 @@ func (s *system) create(i int) string {
 	raw, _ := json.Marshal(payload)
 	_ = w.WriteField("payload", string(raw))
 	fw, _ := w.CreateFormFile("files", "a.pdf")
-	_, _ = fw.Write(minimalPDF())
+	_, _ = fw.Write(testpdf.Minimal("Contrato"))
 	_ = w.Close()
 	req, _ := http.NewRequest("POST", "http://"+s.apiAddr+"/api/v2/envelope/create", &body)
 	req.Header.Set("Authorization", s.key)
