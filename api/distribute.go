@@ -48,6 +48,9 @@ func checkDistributable(e *envelope.Envelope) error {
 	if len(e.Recipients) == 0 {
 		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has no recipients")
 	}
+	if len(e.Items) == 0 {
+		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has no documents; add one with /envelope/item/create-many")
+	}
 	var p envelope.Problems
 	for i, r := range e.Recipients {
 		hasAuth := len(r.AuthOptions.AccessAuth) > 0 || len(r.AuthOptions.ActionAuth) > 0 ||

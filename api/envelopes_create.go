@@ -259,9 +259,7 @@ func validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile
 		p.Add("delegatedDocumentOwner", "must be an email address, got %q", email)
 	}
 
-	if len(files) == 0 {
-		p.Add("files", "at least one PDF file is required")
-	}
+	// Files are optional, as in Documenso: documents may be added later with item/create-many.
 	docs := inspectFiles(p, files)
 
 	recipients := make([]persistence.NewRecipient, 0, len(in.Recipients))
@@ -272,6 +270,10 @@ func validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile
 		for j, fin := range rin.Fields {
 			fp := envelope.Join(envelope.Join(rp, "fields"), j)
 			item := itemIndex(p, envelope.Join(fp, "identifier"), fin.Identifier, files)
+			if len(files) == 0 {
+				p.Add(fp, "a field needs a document to sit on: upload a file with the envelope")
+				item = -1
+			}
 			var pages []persistence.PageSize
 			if item >= 0 && item < len(docs) {
 				pages = docs[item].Pages

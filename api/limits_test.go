@@ -269,3 +269,20 @@ func TestItemAndRecipientLimits(t *testing.T) {
 		t.Errorf("one more recipient: %d %v", status, body)
 	}
 }
+
+// An envelope may be created without files, as in Documenso, but then holds no fields and
+// cannot be sent until a document is added.
+func TestCreateWithoutFiles(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	status, body := a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT",
+		"recipients": []any{map[string]any{"email": "a@b.cl", "name": "A", "role": "VIEWER"}}}, nil)
+	if status != 200 {
+		t.Fatalf("create without files: %d %v", status, body)
+	}
+	payload := basePayload()
+	status, body = a.createRaw(key, payload, nil)
+	if status != 400 || body["issues"].([]any)[0].(map[string]any)["path"] != "recipients[0].fields[0]" {
+		t.Errorf("fields without a file: %d %v", status, body)
+	}
+}
