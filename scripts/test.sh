@@ -45,7 +45,9 @@ go test -race -count=1 ./...
 echo "== fuzz (short runs)"
 for target in ${FUZZ_TARGETS:-$(go run ./scripts/fuzztargets)}; do
   pkg="${target%%:*}" fn="${target##*:}"
-  go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${FUZZ_TIME:-4s}" "$pkg" >/dev/null
+  if ! go test -run='^$' -fuzz="^${fn}\$" -fuzztime="${FUZZ_TIME:-4s}" "$pkg" >"$STACK_DIR/fuzz.log" 2>&1; then
+    echo "FAIL $pkg $fn"; grep -v '^fuzz: elapsed' "$STACK_DIR/fuzz.log" | tail -n 40; exit 1
+  fi
   echo "ok   $pkg $fn"
 done
 
