@@ -1,0 +1,32 @@
+#!/bin/sh
+# Registers Sobre's custom search attributes on the compose stack's Temporal namespace, retrying
+# while the server starts, then waits until the frontend accepts a query on all three. Creating an
+# attribute that already exists with the same type succeeds, so this runs on every `up`.
+# Runs in the temporalio/admin-tools image; TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE come from
+# the environment.
+set -eu
+
+tries=90
+for name in EnvelopeId EnvelopeStatus TeamId; do
+  i=0
+  until timeout 15 temporal operator search-attribute create --name "$name" --type Keyword; do
+    i=$((i + 1))
+    if [ "$i" -ge "$tries" ]; then
+      echo "could not register search attribute $name on $TEMPORAL_ADDRESS" >&2
+      exit 1
+    fi
+    echo "Temporal not ready yet; retrying $name in 2s"
+    sleep 2
+  done
+done
+
+i=0
+until timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeStatus = '' AND TeamId = ''" >/dev/null; do
+  i=$((i + 1))
+  if [ "$i" -ge "$tries" ]; then
+    echo "the search attributes are registered but $TEMPORAL_ADDRESS does not accept them in queries" >&2
+    exit 1
+  fi
+  sleep 2
+done
+echo "search attributes EnvelopeId, EnvelopeStatus, TeamId registered on namespace $TEMPORAL_NAMESPACE"
