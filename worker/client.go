@@ -36,7 +36,13 @@ func Dial(ctx context.Context, o ClientOptions) (client.Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("make prometheus exporter for temporal metrics: %w", err)
 		}
-		provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))
+		// Temporal's latencies are in seconds: OpenTelemetry's default buckets (0, 5, 10, 25...)
+		// would put them all in the first one.
+		seconds := sdkmetric.NewView(sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram},
+			sdkmetric.Stream{Aggregation: sdkmetric.AggregationExplicitBucketHistogram{
+				Boundaries: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+			}})
+		provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithView(seconds))
 		opts.MetricsHandler = temporalotel.NewMetricsHandler(temporalotel.MetricsHandlerOptions{
 			Meter: provider.Meter("temporal-sdk-go"),
 		})

@@ -68,6 +68,18 @@ func TestWorkerRunsAWorkflow(t *testing.T) {
 			t.Errorf("registry lacks %s; has %s", want, joined)
 		}
 	}
+	checked := 0
+	for _, f := range families {
+		if strings.HasPrefix(f.GetName(), "temporal_activity_execution_latency") {
+			checked++
+			if h := f.GetMetric()[0].GetHistogram(); h != nil && len(h.GetBucket()) > 0 && h.GetBucket()[0].GetUpperBound() > 0.01 {
+				t.Errorf("latency buckets start at %g s; sub-second latencies would be lost", h.GetBucket()[0].GetUpperBound())
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no temporal_activity_execution_latency histogram to check")
+	}
 	if err := worker.CheckHealth(ctx, c); err != nil {
 		t.Errorf("CheckHealth: %v", err)
 	}
