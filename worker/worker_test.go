@@ -72,8 +72,14 @@ func TestWorkerRunsAWorkflow(t *testing.T) {
 	for _, f := range families {
 		if strings.HasPrefix(f.GetName(), "temporal_activity_execution_latency") {
 			checked++
-			if h := f.GetMetric()[0].GetHistogram(); h != nil && len(h.GetBucket()) > 0 && h.GetBucket()[0].GetUpperBound() > 0.01 {
-				t.Errorf("latency buckets start at %g s; sub-second latencies would be lost", h.GetBucket()[0].GetUpperBound())
+			subSecond := 0
+			for _, b := range f.GetMetric()[0].GetHistogram().GetBucket() {
+				if b.GetUpperBound() > 0 && b.GetUpperBound() < 1 {
+					subSecond++
+				}
+			}
+			if subSecond < 5 {
+				t.Errorf("%s has %d buckets under a second; its quantiles would mean nothing", f.GetName(), subSecond)
 			}
 		}
 	}
