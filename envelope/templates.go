@@ -80,7 +80,11 @@ func ApplyPrefill(p *Problems, path string, f Field, in Prefill, m Meta) Field {
 			}
 		case FieldNumber:
 			if s, ok := str(); ok {
-				v, num := ParseNumber(s)
+				format := ""
+				if meta.NumberFormat != nil {
+					format = *meta.NumberFormat
+				}
+				v, num := ParseNumberFormat(s, format)
 				switch {
 				case !num:
 					p.Add(vp, "must be a number, got %q", s)

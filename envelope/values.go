@@ -202,7 +202,11 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 		}
 		return rut, nil, nil
 	case FieldNumber:
-		v, ok := ParseNumber(s)
+		format := ""
+		if meta.NumberFormat != nil {
+			format = *meta.NumberFormat
+		}
+		v, ok := ParseNumberFormat(s, format)
 		switch {
 		case !ok:
 			return "", nil, bad("%q is not a number", s)

@@ -58,6 +58,8 @@ func TestParseFieldValue(t *testing.T) {
 		{"rut wrong digit", Field{Type: FieldRUT}, meta, `"12.345.678-4"`, "", true},
 		{"number", Field{Type: FieldNumber, FieldMeta: &FieldMeta{MinValue: &min, MaxValue: &max}}, meta, `"7"`, "7", false},
 		{"number out of range", Field{Type: FieldNumber, FieldMeta: &FieldMeta{MinValue: &min, MaxValue: &max}}, meta, `"11"`, "", true},
+		{"number in the field's format", Field{Type: FieldNumber, FieldMeta: &FieldMeta{NumberFormat: ptr("123.456.789,00")}}, meta, `"1.234,5"`, "1.234,5", false},
+		{"number not in the field's format", Field{Type: FieldNumber, FieldMeta: &FieldMeta{NumberFormat: ptr("123.456.789,00")}}, meta, `"1,234.5"`, "", true},
 		{"radio option", Field{Type: FieldRadio, FieldMeta: opts}, meta, `"No"`, "No", false},
 		{"radio unknown", Field{Type: FieldRadio, FieldMeta: opts}, meta, `"Tal vez"`, "", true},
 		{"checkbox", Field{Type: FieldCheckbox, FieldMeta: opts}, meta, `["Sí","No"]`, `["Sí","No"]`, false},
