@@ -199,6 +199,12 @@ mailpit_up() {
 # --- all --------------------------------------------------------------------------------------
 
 stack_up() {
+  # The two tool builds (minutes the first time, nothing afterwards) run side by side.
+  local pids=()
+  [ -z "${TEMPORAL_ADDRESS:-}" ] && { "$STACK_ROOT/scripts/build-temporal.sh" & pids+=($!); }
+  [ -z "${SMTP_URL:-}" ] && { "$STACK_ROOT/scripts/build-mailpit.sh" & pids+=($!); }
+  local pid
+  for pid in "${pids[@]}"; do wait "$pid" || { say "building the local tools failed"; return 1; }; done
   pg_up
   temporal_up
   mailpit_up
