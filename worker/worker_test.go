@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
@@ -54,15 +55,26 @@ func TestWorkerRunsAWorkflow(t *testing.T) {
 		t.Errorf("workflow result %q, want %q", got, "hola Ana")
 	}
 
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	// The worker counts a workflow as completed just after the server has its result, so the
+	// metric may trail run.Get by a moment.
+	var families []*dto.MetricFamily
+	var joined string
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var err error
+		if families, err = reg.Gather(); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range families {
+			names = append(names, f.GetName())
+		}
+		joined = strings.Join(names, " ")
+		if strings.Contains(joined, "temporal_workflow_completed") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	var names []string
-	for _, f := range families {
-		names = append(names, f.GetName())
-	}
-	joined := strings.Join(names, " ")
 	for _, want := range []string{"temporal_workflow_completed", "temporal_activity_execution_latency"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("registry lacks %s; has %s", want, joined)
