@@ -20,6 +20,9 @@ var ErrNotPDF = errors.New("pdf: not a readable PDF")
 // open them. It wraps ErrNotPDF, so errors.Is(err, ErrNotPDF) holds for these errors too.
 var ErrEncrypted = fmt.Errorf("%w: encrypted or password-protected", ErrNotPDF)
 
+// ErrNoSuchPage is a page number outside the document.
+var ErrNoSuchPage = errors.New("pdf: no such page")
+
 // PageSize is the size of a page as a viewer shows it, in PDF points (1/72 inch): the width and
 // height of its crop box (clipped to its media box), swapped when the page is rotated by 90 or
 // 270 degrees.
