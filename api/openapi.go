@@ -192,6 +192,14 @@ func operations() []operation {
 			params:   []obj{pathParam("token", "string")},
 			body:     object([]string{"reason"}, obj{"reason": obj{"type": "string", "minLength": 1}}),
 			response: object([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": str("")}), public: true},
+		{method: "GET", path: "/signing/{token}/fea", id: "signing-fea-digest", summary: "The FAO_HASH digest the recipient signs with an advanced electronic signature (docs/fao-hash.md)",
+			params: []obj{pathParam("token", "string")},
+			response: object([]string{"envelopeId", "recipientId", "algorithm", "digest", "verified"}, obj{"envelopeId": str(""), "recipientId": obj{"type": "integer"},
+				"algorithm": str("SHA-256"), "digest": str("64 lowercase hex digits"), "verified": obj{"type": "boolean"}}), public: true},
+		{method: "POST", path: "/signing/{token}/fea", id: "signing-fea", summary: "Give a detached CMS signature over the FAO_HASH digest; verified against the trust roots",
+			params:   []obj{pathParam("token", "string")},
+			body:     object([]string{"signature"}, obj{"signature": str("base64 of the DER CMS, or PEM")}),
+			response: object([]string{"verified", "rut"}, obj{"verified": obj{"type": "boolean"}, "rut": str(""), "subject": str(""), "issuer": str("")}), public: true},
 	}
 }
 

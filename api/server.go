@@ -12,9 +12,11 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/sobre-sign/sobre/auth"
+	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/web"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -35,6 +37,8 @@ type Server struct {
 	metrics  *httpMetrics
 	temporal client.Client
 	flows    *workflows.Client
+	ceremony *ceremony.Service
+	pages    *web.Handler
 }
 
 // Deps are the dependencies of a Server.
@@ -46,6 +50,7 @@ type Deps struct {
 	Workflows *workflows.Client    // starts, signals and updates envelope workflows
 	Registry  *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
 	Checks    []Check              // run by /readyz
+	Ceremony  *ceremony.Service    // signing sessions and recipients' proofs of identity
 }
 
 // NewServer returns a Server; its routes are served by Handler.
@@ -54,7 +59,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	s := &Server{
 		cfg:      d.Config,
 		log:      d.Log,
 		store:    d.Store,
@@ -64,7 +69,13 @@ func NewServer(d Deps) (*Server, error) {
 		metrics:  m,
 		temporal: d.Temporal,
 		flows:    d.Workflows,
-	}, nil
+		ceremony: d.Ceremony,
+	}
+	if s.ceremony == nil {
+		s.ceremony = &ceremony.Service{Store: d.Store, PublicURL: d.Config.PublicURL, Log: d.Log}
+	}
+	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Log: d.Log, ClientIP: s.clientIP}
+	return s, nil
 }
 
 // NewOpsServer returns the handler of a process that serves no API (the worker): /healthz,
@@ -101,6 +112,7 @@ func (s *Server) Handler() http.Handler {
 	v2 := s.v2Routes()
 	r.Mount("/api/v2", v2)
 	r.Mount("/api/v2-beta", v2)
+	s.pages.Routes(r)
 	return r
 }
 

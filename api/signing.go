@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/workflows"
@@ -25,6 +26,8 @@ func (s *Server) signingRoutes(r chi.Router) {
 	r.Post("/fields", s.signingField)
 	r.Post("/complete", s.signingComplete)
 	r.Post("/reject", s.signingReject)
+	r.Get("/fea", s.signingDigest)
+	r.Post("/fea", s.signingFEA)
 }
 
 // noStore keeps signing answers out of caches and referrers.
@@ -80,6 +83,8 @@ type signingView struct {
 	Expired   bool   `json:"expired"`
 	// Auth is what the recipient must prove: its own lists, else the envelope's.
 	Auth envelope.RecipientAuthOptions `json:"auth"`
+	// Verification is what this caller (its ceremony cookie) has proved so far.
+	Verification verificationView `json:"verification"`
 }
 
 // derivedAuth is the recipient's authentication: its own lists when set, else the envelope's.
@@ -114,7 +119,7 @@ func participants(e *envelope.Envelope) []envelope.Participant {
 // signingView answers GET /api/v2/signing/{token}: the recipient's view of the envelope. The
 // first call marks the recipient OPENED.
 func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
-	rec, e, err := s.recipientOf(r)
+	rec, e, st, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -144,6 +149,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Auth = derivedAuth(e, rec)
+	v.Verification = newVerificationView(st)
 	now := time.Now()
 	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
 	if e.Status == envelope.StatusPending {
@@ -158,7 +164,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 
 // signingItem answers GET /api/v2/signing/{token}/items/{itemId}: the PDF.
 func (s *Server) signingItem(w http.ResponseWriter, r *http.Request) {
-	rec, _, err := s.recipientOf(r)
+	rec, _, _, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -184,7 +190,7 @@ func pdfFileName(title string) string {
 // signingField answers POST /api/v2/signing/{token}/fields {fieldId, value}: a value for one of
 // the recipient's fields, or null to clear it.
 func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
-	rec, e, err := s.recipientOf(r)
+	rec, e, _, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -239,7 +245,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 // signingComplete answers POST /api/v2/signing/{token}/complete {nextSigner?}: the recipient
 // signs, approves or marks viewed, if it is their turn.
 func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
-	rec, e, err := s.recipientOf(r)
+	rec, e, st, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -268,6 +274,10 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := st.CheckAction(rec.Role); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}
 	if err := s.flows.Complete(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
@@ -283,7 +293,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 
 // signingReject answers POST /api/v2/signing/{token}/reject {reason}.
 func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
-	rec, e, err := s.recipientOf(r)
+	rec, e, _, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -326,4 +336,113 @@ func pendingError(s envelope.Status) error {
 		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
 	}
 	return finishedError(s)
+}
+
+// ceremonyOf resolves the token like recipientOf and reads what the caller's ceremony cookie has
+// proved; a recipient who must enter a mailed code first gets 401 until it has.
+func (s *Server) ceremonyOf(r *http.Request) (envelope.Recipient, *envelope.Envelope, ceremony.Status, error) {
+	rec, e, err := s.recipientOf(r)
+	if err != nil {
+		return rec, e, ceremony.Status{}, err
+	}
+	st, err := s.ceremony.StatusOf(r.Context(), r, e, rec)
+	if err != nil {
+		return rec, e, st, err
+	}
+	if err := st.CheckAccess(); err != nil {
+		return rec, e, st, err
+	}
+	return rec, e, st, nil
+}
+
+// verificationView is what the caller has proved and what it still must.
+type verificationView struct {
+	AccessCodeRequired bool     `json:"accessCodeRequired"`
+	AccessVerified     bool     `json:"accessVerified"`
+	ClaveUnicaRequired bool     `json:"claveUnicaRequired"`
+	ClaveUnicaRUN      *string  `json:"claveUnicaRun"`
+	ClaveUnicaName     *string  `json:"claveUnicaName"`
+	FAOHashRequired    bool     `json:"faoHashRequired"`
+	FAOHashVerified    bool     `json:"faoHashVerified"`
+	Digest             *string  `json:"digest"`
+	Unavailable        []string `json:"unavailable"`
+}
+
+func newVerificationView(st ceremony.Status) verificationView {
+	v := verificationView{AccessCodeRequired: st.AccessCode, AccessVerified: st.AccessVerified, ClaveUnicaRequired: st.ClaveUnica,
+		FAOHashRequired: st.FAOHash, Unavailable: st.Unavailable}
+	if v.Unavailable == nil {
+		v.Unavailable = []string{}
+	}
+	if st.ClaveUnicaRUN != "" {
+		v.ClaveUnicaRUN, v.ClaveUnicaName = &st.ClaveUnicaRUN, &st.ClaveUnicaName
+	}
+	if st.Digest != "" {
+		v.Digest = &st.Digest
+	}
+	v.FAOHashVerified = st.FEA != nil && st.FEA.FEADigest == st.Digest
+	return v
+}
+
+// signingDigest answers GET /api/v2/signing/{token}/fea: the FAO_HASH digest the recipient signs
+// (docs/fao-hash.md says how to recompute it) and whether a signature over it was verified.
+func (s *Server) signingDigest(w http.ResponseWriter, r *http.Request) {
+	rec, e, st, err := s.ceremonyOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !st.FAOHash {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
+		return
+	}
+	if s.ceremony.FEA == nil {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeAuthUnavailable, "Advanced electronic signatures are not configured on this server"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"envelopeId": e.ID, "recipientId": rec.ID, "algorithm": "SHA-256",
+		"digest": st.Digest, "verified": st.FEA != nil && st.FEA.FEADigest == st.Digest})
+}
+
+// signingFEA answers POST /api/v2/signing/{token}/fea {signature}: a detached CMS signature
+// (base64 of DER, or PEM) over the recipient's FAO_HASH digest, verified and kept.
+func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
+	rec, e, st, err := s.ceremonyOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var in struct {
+		Signature *string `json:"signature"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	bad := func(msg string) error {
+		return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "signature", Message: msg}}}
+	}
+	if in.Signature == nil || *in.Signature == "" {
+		s.writeError(w, r, bad("is required"))
+		return
+	}
+	cms, err := ceremony.DecodeSignature([]byte(*in.Signature))
+	if err != nil {
+		s.writeError(w, r, bad(err.Error()))
+		return
+	}
+	if err := pendingError(e.Status); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !st.FAOHash {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
+		return
+	}
+	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"verified": true, "rut": h.RUT, "subject": h.Subject, "issuer": h.Issuer})
 }

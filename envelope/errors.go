@@ -119,3 +119,12 @@ func Join(parent string, member any) string {
 		return fmt.Sprintf("%s.%v", parent, m)
 	}
 }
+
+// Codes of the signing ceremony's identity checks (Sobre's own).
+const (
+	CodeAuthUnavailable    = Code("AUTH_METHOD_UNAVAILABLE")  // the envelope asks for a proof Sobre cannot take yet
+	CodeRUTFirmadoTyped    = Code("RUT_FIRMADO_NOT_TYPEABLE") // RUT_FIRMADO comes from Clave Única, never from input
+	CodeInvalidRUN         = Code("INVALID_RUN")              // an identity provider gave a RUN whose check digit is wrong
+	CodeRUTMismatch        = Code("RUT_MISMATCH")             // two proofs of identity name different people
+	CodeVerificationFailed = Code("VERIFICATION_FAILED")      // a login or signature could not be verified
+)

@@ -194,7 +194,8 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 	case FieldDate:
 		return "", nil, bad("DATE fields are filled by Sobre when the recipient completes")
 	case FieldRUTFirmado:
-		return "", nil, bad("RUT_FIRMADO fields are filled from the signer's verified identity")
+		return "", nil, &Error{Code: CodeRUTFirmadoTyped, Message: "A RUT_FIRMADO field cannot be typed: it is filled with the RUN that ClaveÚnica verifies",
+			Issues: []Issue{{Path: "value", Message: "RUT_FIRMADO fields are filled from the signer's verified identity"}}}
 	case FieldRUT:
 		rut, err := NormalizeRUT(s)
 		if err != nil {

@@ -1,0 +1,136 @@
+package ceremony
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// Person is someone an identity provider vouches for: their RUN (normalised 12345678-5) and
+// full name.
+type Person struct {
+	RUN  string
+	Name string
+}
+
+// IdentityProvider is Clave Única as the ceremony uses it (see auth/claveunica).
+type IdentityProvider interface {
+	// AuthCodeURL is where to send the browser to log in.
+	AuthCodeURL(state, nonce string) string
+	// Exchange redeems the callback's code: the ID token verified (issuer, audience, expiry,
+	// nonce), userinfo read, the RUN's check digit verified.
+	Exchange(ctx context.Context, code, state, nonce string) (Person, error)
+	// LogoutURL is where to end the provider's session before coming back to redirect, or "".
+	LogoutURL(redirect string) string
+}
+
+// StartClaveUnica begins a Clave Única login for rec from this browser: a fresh state and nonce,
+// bound to the browser's ceremony and single use, and the URL to send the browser to.
+func (s *Service) StartClaveUnica(ctx context.Context, r *http.Request, rec envelope.Recipient) (string, error) {
+	if s.ClaveUnica == nil {
+		return "", envelope.Errorf(envelope.CodeAuthUnavailable, "ClaveÚnica is not configured on this server")
+	}
+	c, ok := s.Session(ctx, r, rec)
+	if !ok {
+		return "", envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
+	}
+	state, err := randomToken(32)
+	if err != nil {
+		return "", err
+	}
+	nonce, err := randomToken(32)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Store.BeginClaveUnica(ctx, c, hash(state), nonce, time.Now().Add(ClaveUnicaTTL)); err != nil {
+		return "", err
+	}
+	return s.ClaveUnica.AuthCodeURL(state, nonce), nil
+}
+
+// Verified is the outcome of a Clave Única callback.
+type Verified struct {
+	Recipient envelope.Recipient
+	Person    Person
+	// Next is where the browser goes now: the provider's logout (which comes back to the
+	// signing page) or the signing page itself.
+	Next string
+}
+
+// FinishClaveUnica completes a login at the callback: the state must be one this browser began
+// (for one of the recipients whose ceremony it holds), unused and recent; the code is redeemed
+// with the stored nonce; the verified RUN and name are kept for the recipient, and fill its
+// RUT_FIRMADO fields. actor builds the audit actor for the recipient.
+func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor func(envelope.Recipient) persistence.Actor) (Verified, error) {
+	var v Verified
+	if s.ClaveUnica == nil {
+		return v, envelope.Errorf(envelope.CodeAuthUnavailable, "ClaveÚnica is not configured on this server")
+	}
+	q := r.URL.Query()
+	if e := q.Get("error"); e != "" {
+		return v, envelope.Errorf(envelope.CodeVerificationFailed, "ClaveÚnica did not verify you (%s); try again", clip(e, 60))
+	}
+	state, code := q.Get("state"), q.Get("code")
+	if state == "" || code == "" || len(state) > 200 || len(code) > 500 {
+		return v, envelope.Errorf(envelope.CodeVerificationFailed, "The answer from ClaveÚnica is incomplete; start again from the signing page")
+	}
+	var login persistence.ClaveUnicaLogin
+	var session persistence.Ceremony
+	found := false
+	for _, ck := range r.Cookies() {
+		if !strings.HasPrefix(ck.Name, cookiePrefix) || len(ck.Value) > 100 {
+			continue
+		}
+		l, err := s.Store.TakeClaveUnica(ctx, hash(state), hash(ck.Value))
+		if errors.Is(err, persistence.ErrStateUnknown) {
+			continue
+		}
+		if err != nil {
+			return v, err
+		}
+		c, err := s.Store.CeremonyByHash(ctx, hash(ck.Value))
+		if err != nil {
+			return v, envelope.Errorf(envelope.CodeVerificationFailed, "Your signing session has ended; open the signing link again")
+		}
+		login, session, found = l, c, true
+		break
+	}
+	if !found {
+		return v, envelope.Errorf(envelope.CodeVerificationFailed, "This ClaveÚnica login is unknown, was already used or has expired; start again from the signing page")
+	}
+	person, err := s.ClaveUnica.Exchange(ctx, code, state, login.Nonce)
+	if err != nil {
+		s.Log.WarnContext(ctx, "Clave Única login refused", "recipient", login.RecipientID, "err", err)
+		var de *envelope.Error
+		if errors.As(err, &de) {
+			return v, de
+		}
+		return v, envelope.Errorf(envelope.CodeVerificationFailed, "ClaveÚnica's answer could not be verified; start again from the signing page")
+	}
+	rec, err := s.Store.RecipientByID(ctx, login.RecipientID)
+	if err != nil {
+		return v, err
+	}
+	if err := s.Store.RecordClaveUnica(ctx, session, person.RUN, person.Name, actor(rec)); err != nil {
+		return v, err
+	}
+	v.Recipient, v.Person = rec, person
+	back := s.PublicURL + "/auth/claveunica/return/" + strconv.FormatInt(rec.ID, 10)
+	if v.Next = s.ClaveUnica.LogoutURL(back); v.Next == "" {
+		v.Next = back
+	}
+	return v, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

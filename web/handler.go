@@ -1,0 +1,295 @@
+package web
+
+import (
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sobre-sign/sobre/ceremony"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	"mul10": func(v float64) float64 { return v * 10 },
+	"has":   func(list []string, v string) bool { return slices.Contains(list, v) },
+}).ParseFS(templateFS, "templates/*.html"))
+
+// Handler serves the signing pages.
+type Handler struct {
+	Store    *persistence.Store
+	Ceremony *ceremony.Service
+	Log      *slog.Logger
+	// ClientIP is the caller's address as the API sees it (proxy headers trusted or not).
+	ClientIP func(*http.Request) string
+}
+
+// Routes mounts the pages: /sign/{token} and its parts, the Clave Única callback and the
+// pages' static files.
+func (h *Handler) Routes(r chi.Router) {
+	static, _ := fs.Sub(staticFS, "static")
+	r.Group(func(r chi.Router) {
+		r.Use(pageHeaders)
+		r.Get("/sign/{token}", h.page)
+		r.Get("/sign/{token}/pages/{itemId}/{page}", h.pageImage)
+		r.Post("/sign/{token}/access-code", h.requestCode)
+		r.Post("/sign/{token}/access-code/verify", h.verifyCode)
+		r.Get("/sign/{token}/claveunica", h.startClaveUnica)
+		r.Get("/auth/claveunica/callback", h.claveUnicaCallback)
+		r.Get("/auth/claveunica/return/{recipientId}", h.claveUnicaReturn)
+	})
+	r.Handle("/static/sign/*", http.StripPrefix("/static/sign/", staticFiles(http.FileServer(http.FS(static)))))
+}
+
+// pageHeaders: signing pages are never cached, never leak their URL (which holds the token) as
+// a referrer, are never framed and run no script from elsewhere.
+func pageHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'")
+		next.ServeHTTP(w, r)
+	})
+}
+
+func staticFiles(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// load resolves the URL token to its recipient and envelope; a DRAFT or deleted envelope has no
+// signing page.
+func (h *Handler) load(r *http.Request) (envelope.Recipient, *envelope.Envelope, bool) {
+	token := chi.URLParam(r, "token")
+	if len(token) < 16 || len(token) > 128 {
+		return envelope.Recipient{}, nil, false
+	}
+	rec, err := h.Store.RecipientByToken(r.Context(), token)
+	if err != nil {
+		return rec, nil, false
+	}
+	e, err := h.Store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
+	if err != nil || e.Status == envelope.StatusDraft || e.DeletedAt != nil {
+		return rec, nil, false
+	}
+	return rec, e, true
+}
+
+func (h *Handler) actor(r *http.Request) func(envelope.Recipient) persistence.Actor {
+	return func(rec envelope.Recipient) persistence.Actor {
+		return persistence.RecipientActor(rec, h.ClientIP(r), r.UserAgent())
+	}
+}
+
+// render writes the page template with v.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *view) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := pageTemplate.Execute(w, v); err != nil {
+		h.Log.ErrorContext(r.Context(), "render signing page", "err", err)
+	}
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	t := textFor(envelope.LanguageEnglish)
+	if strings.HasPrefix(r.Header.Get("Accept-Language"), "es") {
+		t = textFor(envelope.LanguageSpanish)
+	}
+	h.render(w, r, http.StatusNotFound, &view{T: t, State: "notfound", Heading: t.NotFound, Message: t.NotFoundHelp})
+}
+
+// failure shows an error page for err (a domain error's message; anything else is logged and
+// shown as a plain failure), with a link back to the signing page when there is one.
+func (h *Handler) failure(w http.ResponseWriter, r *http.Request, t Text, err error, back string) {
+	var de *envelope.Error
+	status, msg := http.StatusInternalServerError, t.ErrorHeading
+	if errors.As(err, &de) {
+		status, msg = statusOf(de.Code), de.Message
+	} else {
+		h.Log.ErrorContext(r.Context(), "signing page failed", "err", err)
+	}
+	h.render(w, r, status, &view{T: t, State: "error", Heading: t.ErrorHeading, Message: msg, Back: back})
+}
+
+func statusOf(c envelope.Code) int {
+	switch c {
+	case envelope.CodeNotFound:
+		return http.StatusNotFound
+	case envelope.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case envelope.CodeTooManyRequests:
+		return http.StatusTooManyRequests
+	case envelope.CodeInternal:
+		return http.StatusInternalServerError
+	case envelope.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
+}
+
+// pageImage serves one page of an item as a PNG, for a browser that may see the document.
+func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
+	rec, e, ok := h.load(r)
+	if !ok || rec.Role == envelope.RoleCC {
+		http.NotFound(w, r)
+		return
+	}
+	st, err := h.Ceremony.StatusOf(r.Context(), r, e, rec)
+	if err != nil || st.CheckAccess() != nil {
+		http.Error(w, "verification required", http.StatusUnauthorized)
+		return
+	}
+	page, err := strconv.Atoi(strings.TrimSuffix(chi.URLParam(r, "page"), ".png"))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	width := 1000
+	if v, err := strconv.Atoi(r.URL.Query().Get("w")); err == nil && v >= 200 && v <= pdf.MaxRenderWidth {
+		width = v
+	}
+	doc, err := h.Store.ItemFile(r.Context(), e.ID, chi.URLParam(r, "itemId"))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	img, err := pdf.RenderPage(doc.Data, page, width)
+	if errors.Is(err, pdf.ErrNoSuchPage) {
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.Log.ErrorContext(r.Context(), "render page", "envelope", e.ID, "err", err)
+		http.Error(w, "cannot render the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Length", strconv.Itoa(len(img)))
+	_, _ = w.Write(img)
+}
+
+func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
+	rec, e, ok := h.load(r)
+	if !ok {
+		h.notFound(w, r)
+		return
+	}
+	t := textFor(e.Meta.Language)
+	back := "/sign/" + rec.Token
+	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+		h.failure(w, r, t, err, back)
+		return
+	}
+	if err := h.Ceremony.RequestCode(r.Context(), r, e, rec, h.actor(r)(rec)); err != nil {
+		h.failure(w, r, t, err, back)
+		return
+	}
+	http.Redirect(w, r, back+"?sent=1", http.StatusSeeOther)
+}
+
+func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
+	rec, e, ok := h.load(r)
+	if !ok {
+		h.notFound(w, r)
+		return
+	}
+	t := textFor(e.Meta.Language)
+	back := "/sign/" + rec.Token
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		h.failure(w, r, t, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable form"), back)
+		return
+	}
+	if err := h.Ceremony.VerifyCode(r.Context(), r, rec, r.PostForm.Get("code"), h.actor(r)(rec)); err != nil {
+		var de *envelope.Error
+		if errors.As(err, &de) && de.Code != envelope.CodeInternal {
+			v := h.accessView(t, e, rec)
+			v.Message, v.CodeSent = de.Message, true
+			h.render(w, r, statusOf(de.Code), v)
+			return
+		}
+		h.failure(w, r, t, err, back)
+		return
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+func (h *Handler) startClaveUnica(w http.ResponseWriter, r *http.Request) {
+	rec, e, ok := h.load(r)
+	if !ok || rec.Role == envelope.RoleCC {
+		h.notFound(w, r)
+		return
+	}
+	t := textFor(e.Meta.Language)
+	back := "/sign/" + rec.Token
+	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+		h.failure(w, r, t, err, back)
+		return
+	}
+	url, err := h.Ceremony.StartClaveUnica(r.Context(), r, rec)
+	if err != nil {
+		h.failure(w, r, t, err, back)
+		return
+	}
+	http.Redirect(w, r, url, http.StatusFound)
+}
+
+func (h *Handler) claveUnicaCallback(w http.ResponseWriter, r *http.Request) {
+	v, err := h.Ceremony.FinishClaveUnica(r.Context(), r, h.actor(r))
+	if err != nil {
+		t := textFor(envelope.LanguageSpanish)
+		back := ""
+		if v.Recipient.Token != "" {
+			back = "/sign/" + v.Recipient.Token
+		}
+		h.failure(w, r, t, err, back)
+		return
+	}
+	http.Redirect(w, r, v.Next, http.StatusFound)
+}
+
+// claveUnicaReturn is where the browser lands after Clave Única (and its logout): back to the
+// signing page of the recipient whose ceremony this browser holds.
+func (h *Handler) claveUnicaReturn(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "recipientId"), 10, 64)
+	if err != nil {
+		h.notFound(w, r)
+		return
+	}
+	rec, err := h.Store.RecipientByID(r.Context(), id)
+	if err != nil {
+		h.notFound(w, r)
+		return
+	}
+	if _, ok := h.Ceremony.Session(r.Context(), r, rec); !ok {
+		h.notFound(w, r)
+		return
+	}
+	http.Redirect(w, r, "/sign/"+rec.Token, http.StatusSeeOther)
+}
+
+func isExpired(rec envelope.Recipient, now time.Time) bool {
+	return rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
+}

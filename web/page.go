@@ -1,0 +1,320 @@
+package web
+
+import (
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/sobre-sign/sobre/ceremony"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// view is what the page template shows. State picks the page: document, access, waiting,
+// expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
+type view struct {
+	T       Text
+	State   string
+	Heading string
+	Message string
+	Back    string
+	Token   string
+
+	Title     string
+	OwnerName string
+	Role      envelope.Role
+	Action    string // the completing button's name: Sign, Approve, Mark as viewed, Complete
+
+	Items      []itemView
+	Fields     []fieldView
+	Signature  bool // the recipient has signature fields
+	Draw, Type bool
+	Upload     bool
+	Meta       template.JS // JSON for the script: token, texts, fields
+
+	NeedsClaveUnica bool
+	ClaveUnicaRUN   string
+	ClaveUnicaName  string
+	NeedsFEA        bool
+	FEAAvailable    bool
+	FEAVerified     bool
+	FEARUT          string
+	Digest          string
+
+	CodeSent bool
+}
+
+type itemView struct {
+	ID    string
+	Title string
+	Pages []pageView
+}
+
+type pageView struct {
+	Number int
+	URL    string
+	Ratio  float64 // height / width, in percent, so the page keeps its shape before the image loads
+	Fields []fieldView
+}
+
+type fieldView struct {
+	ID       int64
+	Type     envelope.FieldType
+	Label    string
+	Page     int
+	X, Y     float64
+	W, H     float64
+	Value    string
+	Inserted bool
+	Required bool
+	ReadOnly bool
+	Auto     string // why the recipient does not fill it (DATE, RUT_FIRMADO)
+	Options  []string
+	Checked  []string // CHECKBOX values picked
+	Input    string   // text, email or number for plain inputs
+}
+
+// page answers GET /sign/{token}: the ceremony begins (the token is exchanged for a session
+// cookie) and the page fitting the recipient's state is shown.
+func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
+	rec, e, ok := h.load(r)
+	if !ok {
+		h.notFound(w, r)
+		return
+	}
+	t := textFor(e.Meta.Language)
+	v := &view{T: t, Token: rec.Token, Title: e.Title, OwnerName: e.User.Name, Role: rec.Role}
+	if v.OwnerName == "" {
+		v.OwnerName = e.User.Email
+	}
+	if rec.Role == envelope.RoleCC {
+		v.State, v.Heading, v.Message = "cc", t.CCHeading, t.CCHelp
+		h.render(w, r, http.StatusOK, v)
+		return
+	}
+	if done, ok := h.finished(w, r, t, e, rec, v); ok {
+		if done {
+			h.render(w, r, http.StatusOK, v)
+		}
+		return
+	}
+	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+		h.failure(w, r, t, err, "")
+		return
+	}
+	st, err := h.Ceremony.StatusOf(r.Context(), r, e, rec)
+	if err != nil {
+		h.failure(w, r, t, err, "")
+		return
+	}
+	if len(st.Unavailable) > 0 {
+		v.State, v.Heading, v.Message = "unavailable", t.Unavailable, t.UnavailableHelp
+		h.render(w, r, http.StatusOK, v)
+		return
+	}
+	if st.CheckAccess() != nil {
+		v = h.accessView(t, e, rec)
+		v.CodeSent = r.URL.Query().Get("sent") == "1"
+		h.render(w, r, http.StatusOK, v)
+		return
+	}
+	if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, time.Now()); err != nil {
+		if envelope.ErrorCode(err) == envelope.CodeRecipientOutOfTurn {
+			v.State, v.Heading, v.Message = "waiting", t.Waiting, t.WaitingHelp
+			h.render(w, r, http.StatusOK, v)
+			return
+		}
+	}
+	if err := h.Store.MarkOpened(r.Context(), rec, h.actor(r)(rec)); err != nil {
+		h.failure(w, r, t, err, "")
+		return
+	}
+	if err := h.documentView(r, v, e, rec, st); err != nil {
+		h.failure(w, r, t, err, "")
+		return
+	}
+	h.render(w, r, http.StatusOK, v)
+}
+
+// finished fills v for an envelope or recipient that is past acting: completed (or its
+// redirectUrl), rejected, cancelled, signed, expired. It reports whether it applied, and whether
+// a page remains to render (false after a redirect).
+func (h *Handler) finished(w http.ResponseWriter, r *http.Request, t Text, e *envelope.Envelope, rec envelope.Recipient, v *view) (render, applied bool) {
+	switch {
+	case e.Status == envelope.StatusCompleted || (rec.SigningStatus == envelope.SigningStatusSigned && e.Status == envelope.StatusPending):
+		if e.Meta.RedirectURL != nil && *e.Meta.RedirectURL != "" {
+			http.Redirect(w, r, *e.Meta.RedirectURL, http.StatusSeeOther)
+			return false, true
+		}
+		v.State, v.Heading, v.Message = "completed", t.Completed, t.CompletedHelp
+		if e.Status == envelope.StatusPending {
+			v.Message = t.SignedWaiting
+		}
+	case rec.SigningStatus == envelope.SigningStatusRejected:
+		v.State, v.Heading, v.Message = "rejected", t.Rejected, t.YouRejected
+	case e.Status == envelope.StatusRejected:
+		v.State, v.Heading, v.Message = "rejected", t.Rejected, t.RejectedHelp
+	case e.Status == envelope.StatusCancelled:
+		v.State, v.Heading, v.Message = "cancelled", t.Cancelled, t.CancelledHelp
+	case isExpired(rec, time.Now()):
+		v.State, v.Heading, v.Message = "expired", t.Expired, t.ExpiredHelp
+	default:
+		return false, false
+	}
+	return true, true
+}
+
+func (h *Handler) accessView(t Text, e *envelope.Envelope, rec envelope.Recipient) *view {
+	return &view{T: t, State: "access", Token: rec.Token, Title: e.Title, Heading: t.AccessHeading, Role: rec.Role}
+}
+
+func participants(e *envelope.Envelope) []envelope.Participant {
+	out := make([]envelope.Participant, 0, len(e.Recipients))
+	for _, r := range e.Recipients {
+		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
+	}
+	return out
+}
+
+// documentView fills v with the document, the recipient's fields and the proofs to give.
+func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, st ceremony.Status) error {
+	t := v.T
+	v.State = "document"
+	switch rec.Role {
+	case envelope.RoleApprover:
+		v.Heading, v.Action = t.TitleApprove, t.Approve
+	case envelope.RoleViewer:
+		v.Heading, v.Action = t.TitleView, t.MarkViewed
+	case envelope.RoleAssistant:
+		v.Heading, v.Action = t.TitleAssist, t.Complete
+	default:
+		v.Heading, v.Action = t.TitleSign, t.Sign
+	}
+	v.Draw, v.Type, v.Upload = e.Meta.DrawSignatureEnabled, e.Meta.TypedSignatureEnabled, e.Meta.UploadSignatureEnabled
+	if !v.Draw && !v.Type && !v.Upload {
+		v.Draw = true
+	}
+	var pages []persistence.ItemPages
+	err := h.Store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		var err error
+		pages, err = tx.ItemPages(r.Context(), e.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	byItem := map[string][]fieldView{}
+	for _, f := range e.Fields {
+		if f.RecipientID != rec.ID {
+			continue
+		}
+		fv := newFieldView(t, f, e.Meta)
+		if f.Type == envelope.FieldSignature || f.Type == envelope.FieldFreeSignature {
+			v.Signature = true
+		}
+		byItem[f.EnvelopeItemID] = append(byItem[f.EnvelopeItemID], fv)
+		v.Fields = append(v.Fields, fv)
+	}
+	slices.SortStableFunc(v.Fields, func(a, b fieldView) int {
+		if a.Page != b.Page {
+			return a.Page - b.Page
+		}
+		if a.Y != b.Y {
+			if a.Y < b.Y {
+				return -1
+			}
+			return 1
+		}
+		return int(a.ID - b.ID)
+	})
+	for _, it := range pages {
+		iv := itemView{ID: it.ID, Title: it.Title}
+		for i, p := range it.Pages {
+			pv := pageView{Number: i + 1, URL: "/sign/" + rec.Token + "/pages/" + it.ID + "/" + strconv.Itoa(i+1) + ".png", Ratio: 141.4}
+			if p.Width > 0 {
+				pv.Ratio = p.Height / p.Width * 100
+			}
+			for _, f := range byItem[it.ID] {
+				if f.Page == i+1 {
+					pv.Fields = append(pv.Fields, f)
+				}
+			}
+			iv.Pages = append(iv.Pages, pv)
+		}
+		v.Items = append(v.Items, iv)
+	}
+	v.NeedsClaveUnica = st.ClaveUnica
+	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
+	v.NeedsFEA, v.FEAAvailable = st.FAOHash, h.Ceremony.FEA != nil
+	v.Digest = st.Digest
+	if st.FEA != nil && st.FEA.FEADigest == st.Digest {
+		v.FEAVerified, v.FEARUT = true, st.FEA.FEARUT
+	}
+	meta, err := json.Marshal(map[string]any{
+		"token": rec.Token,
+		"text": map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
+			"errorHeading": t.ErrorHeading},
+	})
+	if err != nil {
+		return err
+	}
+	v.Meta = template.JS(meta)
+	return nil
+}
+
+func newFieldView(t Text, f envelope.Field, m envelope.Meta) fieldView {
+	fv := fieldView{ID: f.ID, Type: f.Type, Page: f.Page, X: f.PositionX, Y: f.PositionY, W: f.Width, H: f.Height,
+		Value: f.CustomText, Inserted: f.Inserted, Required: envelope.FieldRequired(f)}
+	meta := f.FieldMeta
+	if meta == nil {
+		meta = &envelope.FieldMeta{}
+	}
+	if meta.Label != nil && *meta.Label != "" {
+		fv.Label = *meta.Label
+	} else {
+		fv.Label = fieldTypeLabel(t, f.Type)
+	}
+	fv.ReadOnly = meta.ReadOnly != nil && *meta.ReadOnly
+	for _, o := range meta.Values {
+		fv.Options = append(fv.Options, o.Value)
+	}
+	switch f.Type {
+	case envelope.FieldDate:
+		fv.Auto = t.FilledAtSigning
+	case envelope.FieldRUTFirmado:
+		fv.Auto = t.FilledByClaveUnica
+	case envelope.FieldCheckbox:
+		if f.Inserted {
+			_ = json.Unmarshal([]byte(f.CustomText), &fv.Checked)
+		}
+	case envelope.FieldEmail:
+		fv.Input = "email"
+	case envelope.FieldNumber:
+		fv.Input = "text"
+	default:
+		fv.Input = "text"
+	}
+	return fv
+}
+
+func fieldTypeLabel(t Text, ft envelope.FieldType) string {
+	en := map[envelope.FieldType]string{
+		envelope.FieldSignature: "Signature", envelope.FieldFreeSignature: "Signature", envelope.FieldInitials: "Initials",
+		envelope.FieldName: "Name", envelope.FieldEmail: "Email", envelope.FieldDate: "Date", envelope.FieldText: "Text",
+		envelope.FieldNumber: "Number", envelope.FieldRadio: "Choice", envelope.FieldCheckbox: "Options",
+		envelope.FieldDropdown: "Selection", envelope.FieldRUT: "RUT", envelope.FieldRUTFirmado: "Verified RUT",
+	}
+	es := map[envelope.FieldType]string{
+		envelope.FieldSignature: "Firma", envelope.FieldFreeSignature: "Firma", envelope.FieldInitials: "Iniciales",
+		envelope.FieldName: "Nombre", envelope.FieldEmail: "Correo", envelope.FieldDate: "Fecha", envelope.FieldText: "Texto",
+		envelope.FieldNumber: "Número", envelope.FieldRadio: "Opción", envelope.FieldCheckbox: "Opciones",
+		envelope.FieldDropdown: "Selección", envelope.FieldRUT: "RUT", envelope.FieldRUTFirmado: "RUT verificado",
+	}
+	if t.Lang == "es" {
+		return es[ft]
+	}
+	return en[ft]
+}

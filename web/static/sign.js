@@ -1,0 +1,209 @@
+// Signing page: saves field values and the signature through the recipient signing API
+// (/api/v2/signing/{token}), then completes or rejects. The browser sends the ceremony's cookie
+// with every call, so verifications done on this page apply to them.
+(function () {
+  "use strict";
+  var meta = JSON.parse(document.getElementById("sign-meta").textContent);
+  var api = "/api/v2/signing/" + encodeURIComponent(meta.token);
+  var pending = [];
+
+  function $(sel) { return document.querySelector(sel); }
+  function all(sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); }
+
+  function call(path, body) {
+    return fetch(api + path, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {})
+    }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (data) {
+        if (!res.ok) {
+          var msg = data.message || meta.text.errorHeading;
+          if (data.issues && data.issues.length) {
+            msg += ": " + data.issues.map(function (i) { return i.message; }).join("; ");
+          }
+          throw new Error(msg);
+        }
+        return data;
+      });
+    });
+  }
+
+  function say(id, text) { var el = document.getElementById(id); if (el) { el.textContent = text || ""; } }
+
+  // Field boxes over the page images, placed from their percentages.
+  all(".field-box").forEach(function (box) {
+    box.style.left = box.dataset.x + "%";
+    box.style.top = box.dataset.y + "%";
+    box.style.width = box.dataset.w + "%";
+    box.style.height = box.dataset.h + "%";
+    box.addEventListener("click", function () {
+      var item = document.getElementById("f-" + box.dataset.field);
+      if (!item) { return; }
+      item.scrollIntoView({ behavior: "smooth", block: "center" });
+      var input = item.querySelector("input, select, textarea");
+      if (input) { input.focus(); }
+    });
+  });
+
+  function markBox(id, text, filled) {
+    var box = document.querySelector('.field-box[data-field="' + id + '"] .field-value');
+    if (box) {
+      box.textContent = text;
+      box.parentNode.classList.toggle("filled", filled);
+    }
+  }
+
+  function saveField(id, value, shown) {
+    say("err-" + id, meta.text.saving);
+    var p = call("/fields", { fieldId: Number(id), value: value }).then(function (field) {
+      say("err-" + id, "");
+      markBox(id, shown, field.inserted);
+      refreshDigest();
+    }, function (err) {
+      say("err-" + id, err.message);
+      throw err;
+    });
+    pending.push(p.catch(function () {}));
+    return p;
+  }
+
+  // Plain inputs, dropdowns, radios and checkboxes save when they change.
+  all("[data-input]").forEach(function (input) {
+    input.addEventListener("change", function () {
+      var id = input.dataset.input;
+      var item = document.getElementById("f-" + id);
+      var type = item.dataset.type;
+      if (type === "CHECKBOX") {
+        var picked = all('input[name="check-' + id + '"]:checked').map(function (c) { return c.value; });
+        saveField(id, picked.length ? picked : null, picked.length ? "✓" : "");
+      } else if (type === "RADIO") {
+        saveField(id, input.value, input.value);
+      } else {
+        var v = input.value.trim();
+        saveField(id, v === "" ? null : v, v);
+      }
+    });
+  });
+
+  // The signature: drawn, typed or uploaded, then put in every signature field.
+  var signatureValue = null;
+  var signatureSaved = false;
+  var pad = $("#pad");
+  if (pad) {
+    var ctx = pad.getContext("2d");
+    var drawing = false, drawn = false;
+    ctx.lineWidth = 3; ctx.lineCap = "round"; ctx.lineJoin = "round"; ctx.strokeStyle = "#111";
+    var at = function (e) {
+      var r = pad.getBoundingClientRect();
+      return { x: (e.clientX - r.left) * pad.width / r.width, y: (e.clientY - r.top) * pad.height / r.height };
+    };
+    pad.addEventListener("pointerdown", function (e) {
+      drawing = true; pad.setPointerCapture(e.pointerId);
+      var p = at(e); ctx.beginPath(); ctx.moveTo(p.x, p.y); ctx.lineTo(p.x + 0.1, p.y + 0.1); ctx.stroke();
+      e.preventDefault();
+    });
+    pad.addEventListener("pointermove", function (e) {
+      if (!drawing) { return; }
+      var p = at(e); ctx.lineTo(p.x, p.y); ctx.stroke(); drawn = true;
+      e.preventDefault();
+    });
+    var end = function () {
+      if (!drawing) { return; }
+      drawing = false;
+      if (drawn) { useSignature(pad.toDataURL("image/png")); }
+    };
+    pad.addEventListener("pointerup", end);
+    pad.addEventListener("pointercancel", end);
+    $("#pad-clear").addEventListener("click", function () {
+      ctx.clearRect(0, 0, pad.width, pad.height); drawn = false; signatureValue = null; signatureSaved = false;
+    });
+  }
+  var typed = $("#typed");
+  if (typed) {
+    typed.addEventListener("change", function () { if (typed.value.trim()) { useSignature(typed.value.trim()); } });
+  }
+  var upload = $("#upload");
+  if (upload) {
+    upload.addEventListener("change", function () {
+      var file = upload.files && upload.files[0];
+      if (!file) { return; }
+      var img = new Image();
+      img.onload = function () {
+        var c = document.createElement("canvas");
+        var scale = Math.min(1, 600 / img.width, 200 / img.height);
+        c.width = Math.max(1, Math.round(img.width * scale)); c.height = Math.max(1, Math.round(img.height * scale));
+        c.getContext("2d").drawImage(img, 0, 0, c.width, c.height);
+        URL.revokeObjectURL(img.src);
+        useSignature(c.toDataURL("image/png"));
+      };
+      img.onerror = function () { say("sig-error", meta.text.errorHeading); };
+      img.src = URL.createObjectURL(file);
+    });
+  }
+
+  function signatureFields() {
+    return all('.field[data-type="SIGNATURE"], .field[data-type="FREE_SIGNATURE"]').map(function (li) { return li.dataset.field; });
+  }
+
+  function useSignature(value) {
+    signatureValue = value; signatureSaved = false;
+    return saveSignature();
+  }
+
+  function saveSignature() {
+    if (!signatureValue || signatureSaved) { return Promise.resolve(); }
+    say("sig-error", meta.text.saving);
+    var value = signatureValue;
+    return Promise.all(signatureFields().map(function (id) {
+      return saveField(id, value, "✓").then(function () {
+        var s = document.querySelector('[data-status="' + id + '"]');
+        if (s) { s.textContent = "✓ " + meta.text.saved; }
+      });
+    })).then(function () {
+      if (value === signatureValue) { signatureSaved = true; }
+      say("sig-error", "");
+    }, function (err) { say("sig-error", err.message); throw err; });
+  }
+
+  // FAO_HASH: the digest follows the field values; the signer's CMS is sent for verification.
+  function refreshDigest() {
+    var d = $("#digest");
+    if (!d) { return; }
+    fetch(api + "/fea", { credentials: "same-origin" }).then(function (r) { return r.ok ? r.json() : null; }).then(function (v) {
+      if (v && v.digest) { d.textContent = v.digest; }
+    }).catch(function () {});
+  }
+  var feaButton = $("#fea-verify");
+  if (feaButton) {
+    feaButton.addEventListener("click", function () {
+      var file = $("#fea-file").files[0];
+      var read = file ? file.arrayBuffer().then(function (buf) {
+        var bytes = new Uint8Array(buf), s = "";
+        for (var i = 0; i < bytes.length; i++) { s += String.fromCharCode(bytes[i]); }
+        return btoa(s);
+      }) : Promise.resolve($("#fea-text").value.trim());
+      feaButton.disabled = true; say("fea-error", meta.text.working);
+      read.then(function (sig) { return call("/fea", { signature: sig }); }).then(function () {
+        window.location.reload();
+      }, function (err) { say("fea-error", err.message); feaButton.disabled = false; });
+    });
+  }
+
+  function settle() { var p = pending; pending = []; return Promise.all(p); }
+
+  $("#complete").addEventListener("click", function () {
+    var button = this;
+    button.disabled = true; say("action-error", meta.text.working);
+    settle().then(saveSignature).then(function () { return call("/complete", {}); }).then(function (res) {
+      if (res && res.redirectUrl) { window.location.assign(res.redirectUrl); } else { window.location.reload(); }
+    }, function (err) { say("action-error", err.message); button.disabled = false; });
+  });
+
+  $("#reject").addEventListener("click", function () {
+    var button = this;
+    var reason = $("#reason").value.trim();
+    button.disabled = true; say("reject-error", meta.text.working);
+    call("/reject", { reason: reason }).then(function () { window.location.reload(); },
+      function (err) { say("reject-error", err.message); button.disabled = false; $("#reason").focus(); });
+  });
+})();

@@ -1,0 +1,126 @@
+package web
+
+import "github.com/sobre-sign/sobre/envelope"
+
+// Text is every string a signing page shows, in one language.
+type Text struct {
+	Lang                                                   string
+	TitleSign, TitleApprove, TitleView, TitleAssist        string
+	From                                                   string
+	Document, Page                                         string
+	YourFields, NoFields                                   string
+	Required, Optional                                     string
+	FilledAtSigning, FilledByClaveUnica                    string
+	SignatureHeading, SignatureHelp                        string
+	TabDraw, TabType, TabUpload                            string
+	DrawLabel, Clear, TypeLabel, UploadLabel               string
+	Sign, Approve, MarkViewed, Complete                    string
+	RejectHeading, RejectReason, Reject                    string
+	Saving, Saved, Working                                 string
+	IdentityHeading                                        string
+	ClaveUnicaHelp, ContinueClaveUnica, ClaveUnicaVerified string
+	FEAHeading, FEAHelp, FEADigest, FEAFile, FEAPaste      string
+	FEAVerify, FEAVerified                                 string
+	AccessHeading, AccessHelp, SendCode, CodeSent          string
+	CodeLabel, VerifyCode                                  string
+	Waiting, WaitingHelp                                   string
+	Expired, ExpiredHelp                                   string
+	Rejected, RejectedHelp, YouRejected                    string
+	Cancelled, CancelledHelp                               string
+	Completed, CompletedHelp, SignedWaiting                string
+	CCHeading, CCHelp                                      string
+	Unavailable, UnavailableHelp                           string
+	NotFound, NotFoundHelp                                 string
+	ErrorHeading, BackToDocument                           string
+	Continue                                               string
+	Choose                                                 string
+}
+
+var texts = map[envelope.Language]Text{
+	envelope.LanguageEnglish: {
+		Lang:      "en",
+		TitleSign: "Sign the document", TitleApprove: "Approve the document", TitleView: "Review the document", TitleAssist: "Complete the document",
+		From:     "From",
+		Document: "Document", Page: "Page",
+		YourFields: "Your fields", NoFields: "There are no fields for you to fill.",
+		Required: "required", Optional: "optional",
+		FilledAtSigning:    "Filled in with the date when you finish.",
+		FilledByClaveUnica: "Filled in with your RUN when you verify your identity with ClaveÚnica.",
+		SignatureHeading:   "Your signature",
+		SignatureHelp:      "Draw, type or upload your signature. It is placed in every signature field of yours.",
+		TabDraw:            "Draw", TabType: "Type", TabUpload: "Upload",
+		DrawLabel: "Drawing area: draw with a mouse, a finger or a pen", Clear: "Clear drawing",
+		TypeLabel: "Type your name as your signature", UploadLabel: "Upload an image of your signature",
+		Sign: "Sign", Approve: "Approve", MarkViewed: "Mark as viewed", Complete: "Complete",
+		RejectHeading: "Do not agree?", RejectReason: "Reason for rejecting", Reject: "Reject",
+		Saving: "Saving…", Saved: "Saved", Working: "Working…",
+		IdentityHeading:    "Verify your identity",
+		ClaveUnicaHelp:     "This document asks you to verify your identity with ClaveÚnica, the Chilean State's digital identity.",
+		ContinueClaveUnica: "Continue with ClaveÚnica", ClaveUnicaVerified: "Verified with ClaveÚnica",
+		FEAHeading:  "Advanced electronic signature",
+		FEAHelp:     "Sign the digest below with your advanced electronic signature certificate (a detached CMS/PKCS#7 signature) and give the result here. Fill in your fields first: the digest covers them.",
+		FEADigest:   "SHA-256 digest to sign", FEAFile: "Signature file (.p7s, DER or PEM)", FEAPaste: "Or paste the signature (PEM or base64)",
+		FEAVerify:   "Verify my certificate", FEAVerified: "Advanced electronic signature verified",
+		AccessHeading: "Confirm it is you", AccessHelp: "This document is protected. We will email you a six-digit code to open it.",
+		SendCode: "Send code", CodeSent: "We sent a code to your email address. It expires in 10 minutes.",
+		CodeLabel: "Six-digit code", VerifyCode: "Verify code",
+		Waiting: "Not your turn yet", WaitingHelp: "Others must act on this document before you. We will email you when it is your turn.",
+		Expired: "This link has expired", ExpiredHelp: "The time to act on this document has run out. Ask the sender to send it again.",
+		Rejected: "This document was rejected", RejectedHelp: "It no longer needs your action.", YouRejected: "You rejected this document.",
+		Cancelled: "This document was cancelled", CancelledHelp: "The sender cancelled it. It no longer needs your action.",
+		Completed: "Done", CompletedHelp: "Everyone has completed this document. You will receive a copy by email.",
+		SignedWaiting: "Thank you. You have completed your part; we will email you the document once everyone has.",
+		CCHeading:     "Nothing to do", CCHelp: "You receive a copy of this document once everyone has completed it. There is nothing for you to sign.",
+		Unavailable: "Verification not available", UnavailableHelp: "This document asks for a kind of verification that is not available yet. Ask the sender to change it.",
+		NotFound: "Link not found", NotFoundHelp: "This signing link is not valid. Check the link in your email.",
+		ErrorHeading: "Something went wrong", BackToDocument: "Back to the document",
+		Continue: "Continue", Choose: "Choose…",
+	},
+	envelope.LanguageSpanish: {
+		Lang:      "es",
+		TitleSign: "Firmar el documento", TitleApprove: "Aprobar el documento", TitleView: "Revisar el documento", TitleAssist: "Completar el documento",
+		From:     "De",
+		Document: "Documento", Page: "Página",
+		YourFields: "Sus campos", NoFields: "No hay campos que deba completar.",
+		Required: "obligatorio", Optional: "opcional",
+		FilledAtSigning:    "Se completa con la fecha al terminar.",
+		FilledByClaveUnica: "Se completa con su RUN al verificar su identidad con ClaveÚnica.",
+		SignatureHeading:   "Su firma",
+		SignatureHelp:      "Dibuje, escriba o suba su firma. Se coloca en cada uno de sus campos de firma.",
+		TabDraw:            "Dibujar", TabType: "Escribir", TabUpload: "Subir",
+		DrawLabel: "Área de dibujo: dibuje con el mouse, el dedo o un lápiz", Clear: "Borrar dibujo",
+		TypeLabel: "Escriba su nombre como firma", UploadLabel: "Suba una imagen de su firma",
+		Sign: "Firmar", Approve: "Aprobar", MarkViewed: "Marcar como revisado", Complete: "Completar",
+		RejectHeading: "¿No está de acuerdo?", RejectReason: "Motivo del rechazo", Reject: "Rechazar",
+		Saving: "Guardando…", Saved: "Guardado", Working: "Procesando…",
+		IdentityHeading:    "Verifique su identidad",
+		ClaveUnicaHelp:     "Este documento le pide verificar su identidad con ClaveÚnica, la identidad digital del Estado de Chile.",
+		ContinueClaveUnica: "Continuar con ClaveÚnica", ClaveUnicaVerified: "Verificado con ClaveÚnica",
+		FEAHeading:  "Firma electrónica avanzada",
+		FEAHelp:     "Firme el resumen de abajo con su certificado de firma electrónica avanzada (una firma CMS/PKCS#7 separada) y entregue el resultado aquí. Complete antes sus campos: el resumen los incluye.",
+		FEADigest:   "Resumen SHA-256 que debe firmar", FEAFile: "Archivo de la firma (.p7s, DER o PEM)", FEAPaste: "O pegue la firma (PEM o base64)",
+		FEAVerify:   "Verificar mi certificado", FEAVerified: "Firma electrónica avanzada verificada",
+		AccessHeading: "Confirme que es usted", AccessHelp: "Este documento está protegido. Le enviaremos por correo un código de seis dígitos para abrirlo.",
+		SendCode: "Enviar código", CodeSent: "Le enviamos un código a su correo. Vence en 10 minutos.",
+		CodeLabel: "Código de seis dígitos", VerifyCode: "Verificar código",
+		Waiting: "Aún no es su turno", WaitingHelp: "Otras personas deben actuar antes que usted. Le avisaremos por correo cuando sea su turno.",
+		Expired: "Este enlace venció", ExpiredHelp: "Se acabó el plazo para actuar sobre este documento. Pida al remitente que se lo envíe de nuevo.",
+		Rejected: "Este documento fue rechazado", RejectedHelp: "Ya no requiere su acción.", YouRejected: "Usted rechazó este documento.",
+		Cancelled: "Este documento fue cancelado", CancelledHelp: "El remitente lo canceló. Ya no requiere su acción.",
+		Completed: "Listo", CompletedHelp: "Todos completaron este documento. Recibirá una copia por correo.",
+		SignedWaiting: "Gracias. Completó su parte; le enviaremos el documento por correo cuando todos lo hayan hecho.",
+		CCHeading:     "Nada que hacer", CCHelp: "Recibirá una copia de este documento cuando todos lo hayan completado. No tiene nada que firmar.",
+		Unavailable: "Verificación no disponible", UnavailableHelp: "Este documento pide un tipo de verificación que aún no está disponible. Pida al remitente que lo cambie.",
+		NotFound: "Enlace no encontrado", NotFoundHelp: "Este enlace de firma no es válido. Revise el enlace de su correo.",
+		ErrorHeading: "Algo salió mal", BackToDocument: "Volver al documento",
+		Continue: "Continuar", Choose: "Elija…",
+	},
+}
+
+// textFor returns the strings of lang, English when Sobre does not speak it.
+func textFor(lang envelope.Language) Text {
+	if t, ok := texts[lang]; ok {
+		return t
+	}
+	return texts[envelope.LanguageEnglish]
+}
