@@ -18,6 +18,7 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
 	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/worker"
@@ -108,7 +109,12 @@ func (p *process) httpServer(ctx context.Context, h http.Handler) error {
 }
 
 func (p *process) apiHandler() (http.Handler, error) {
+	cer, err := p.ceremony()
+	if err != nil {
+		return nil, err
+	}
 	srv, err := api.NewServer(api.Deps{
+		Ceremony:  cer,
 		Config:    p.cfg,
 		Log:       p.log,
 		Store:     p.store,
@@ -228,4 +234,20 @@ func publicHost(public string) string {
 		return "sobre.localhost"
 	}
 	return u.Hostname()
+}
+
+// ceremony builds the signing ceremony's service: mail for access codes, Clave Única and the
+// FAO_HASH trust roots when configured.
+func (p *process) ceremony() (*ceremony.Service, error) {
+	sender, err := mail.NewSender(p.cfg.SMTPURL, p.cfg.MailFrom)
+	if err != nil {
+		return nil, err
+	}
+	return &ceremony.Service{
+		Store:     p.store,
+		Mail:      sender,
+		MailHost:  publicHost(p.cfg.PublicURL),
+		PublicURL: p.cfg.PublicURL,
+		Log:       p.log,
+	}, nil
 }
