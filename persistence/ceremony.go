@@ -370,3 +370,12 @@ func (s *Store) RecipientSignatures(ctx context.Context, recipientID int64) (map
 	}
 	return out, rows.Err()
 }
+
+// AuditTypes returns the types of an envelope's audit entries, oldest first.
+func (s *Store) AuditTypes(ctx context.Context, envelopeID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT type FROM audit_logs WHERE envelope_id = $1 ORDER BY seq`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("audit types of %s: %w", envelopeID, err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
