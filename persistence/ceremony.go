@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -378,4 +379,40 @@ func (s *Store) AuditTypes(ctx context.Context, envelopeID string) ([]string, er
 		return nil, fmt.Errorf("audit types of %s: %w", envelopeID, err)
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// completionAuth is what DOCUMENT_RECIPIENT_COMPLETED records of how the recipient proved who
+// they are: the action auth that applied (its own list, else the envelope's) and, when the
+// recipient proved it, the identity: the RUN and name verified by Clave Única, the subject and RUT
+// of the advanced-signature certificate.
+func (tx *Tx) completionAuth(ctx context.Context, snap Snapshot, r envelope.Recipient) (map[string]any, error) {
+	action := []string{}
+	for _, a := range r.AuthOptions.ActionAuth {
+		action = append(action, string(a))
+	}
+	if len(action) == 0 {
+		if err := tx.q.QueryRow(ctx, `SELECT global_action_auth FROM envelopes WHERE id = $1`, snap.EnvelopeID).Scan(&action); err != nil {
+			return nil, fmt.Errorf("read action auth of %s: %w", snap.EnvelopeID, err)
+		}
+	}
+	if slices.Contains(action, string(envelope.ActionAuthExplicitNone)) {
+		action = []string{}
+	}
+	out := map[string]any{"actionAuth": action}
+	id, err := readIdentity(ctx, tx.q, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	identity := map[string]any{}
+	if id.ClaveUnicaRUN != "" {
+		identity["claveUnica"] = map[string]any{"run": id.ClaveUnicaRUN, "name": id.ClaveUnicaName, "verifiedAt": id.ClaveUnicaAt}
+	}
+	if id.FEARUT != "" {
+		identity["certificate"] = map[string]any{"rut": id.FEARUT, "subject": id.FEASubject, "issuer": id.FEAIssuer,
+			"serialNumber": id.FEASerial, "digest": id.FEADigest, "verifiedAt": id.FEAAt}
+	}
+	if len(identity) > 0 {
+		out["identity"] = identity
+	}
+	return out, nil
 }

@@ -339,8 +339,12 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'SIGNED', signed_at = $2, updated_at = now() WHERE id = $1`, r.ID, in.Now); err != nil {
 			return fmt.Errorf("mark recipient %d signed: %w", r.ID, err)
 		}
+		auth, err := tx.completionAuth(ctx, cur, *r)
+		if err != nil {
+			return err
+		}
 		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_COMPLETED",
-			merge(RecipientData(*r), map[string]any{"actionAuth": r.AuthOptions.ActionAuth}), in.Actor); err != nil {
+			merge(RecipientData(*r), auth), in.Actor); err != nil {
 			return err
 		}
 		if in.NextSigner != nil && in.NextID != 0 {

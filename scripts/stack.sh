@@ -37,6 +37,19 @@ as_root_or_sudo() {
     say "need root to run: $*"; return 1; fi
 }
 
+# ensure_debian_packages installs the Debian packages whose commands are missing, given as
+# command:package pairs (for example chromium:chromium pdfsig:poppler-utils).
+ensure_debian_packages() {
+  local pair missing=()
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
 # --- PostgreSQL -------------------------------------------------------------------------------
 
 pg_bindir() {

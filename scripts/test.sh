@@ -17,12 +17,16 @@ cd "$STACK_ROOT"
 cleanup() {
   trap - INT TERM EXIT
   if [ -n "${SOBRE_PID:-}" ]; then stop_pid "$SOBRE_PID" "Sobre (e2e)"; fi
+  if [ -n "${CLAVEUNICA_PID:-}" ]; then stop_pid "$CLAVEUNICA_PID" "local Clave Única (e2e)"; fi
   stack_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 stack_up
+# The browser tests drive Debian's Chromium; the FAO_HASH tests sign with openssl; the seal tests
+# check PDFs with poppler's pdfsig, pdftotext and pdftoppm, and with qpdf.
+ensure_debian_packages chromium:chromium openssl:openssl pdfsig:poppler-utils qpdf:qpdf
 # Test databases of earlier runs.
 "$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -tAc \
   "SELECT datname FROM pg_database WHERE datname LIKE 'sobre\_t%'" | while read -r db; do
@@ -62,12 +66,18 @@ if [ -f e2e/package.json ]; then
   export DATABASE_URL="postgres://sobre@127.0.0.1:$STACK_PG_PORT/$e2e_db?sslmode=disable"
   export SOBRE_HTTP_ADDR="127.0.0.1:${E2E_PORT:-18080}" SOBRE_PUBLIC_URL="http://127.0.0.1:${E2E_PORT:-18080}"
   export SOBRE_TASK_QUEUE="sobre-e2e-$$" SOBRE_LOG_LEVEL=warn
+  # The local Clave Única and the test CA of FAO_HASH.
+  export SOBRE_CLAVEUNICA_DEV_ADDR="127.0.0.1:${E2E_CLAVEUNICA_PORT:-18091}"
+  export CLAVEUNICA_ISSUER_URL="http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid"
+  export SOBRE_FEA_TRUST_ROOTS="$STACK_ROOT/testdata/fea/root.pem"
+  bin/sobre claveunica-dev 2>"$STACK_DIR/e2e-claveunica.log" &
+  CLAVEUNICA_PID=$!
   bin/sobre dev 2>"$STACK_DIR/e2e-sobre.log" &
   SOBRE_PID=$!
   for _ in $(seq 1 200); do curl -fsS "http://$SOBRE_HTTP_ADDR/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   (cd e2e && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
   export SOBRE_E2E_URL="http://$SOBRE_HTTP_ADDR"
-  export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre"
+  export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre" SOBRE_E2E_ARTIFACTS="$STACK_ROOT/e2e/artifacts"
   (cd e2e && node --test --test-concurrency=1 tests/)
 fi
 echo "== all tests passed"
