@@ -8,24 +8,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// Person is someone an identity provider vouches for: their RUN (normalised 12345678-5) and
-// full name.
-type Person struct {
-	RUN  string
-	Name string
-}
-
-// IdentityProvider is Clave Única as the ceremony uses it (see auth/claveunica).
+// IdentityProvider is Clave Única as the ceremony uses it: *claveunica.Client.
 type IdentityProvider interface {
 	// AuthCodeURL is where to send the browser to log in.
-	AuthCodeURL(state, nonce string) string
+	AuthCodeURL(ctx context.Context, state, nonce string) (string, error)
 	// Exchange redeems the callback's code: the ID token verified (issuer, audience, expiry,
 	// nonce), userinfo read, the RUN's check digit verified.
-	Exchange(ctx context.Context, code, state, nonce string) (Person, error)
+	Exchange(ctx context.Context, code, state, nonce string) (claveunica.Person, error)
 	// LogoutURL is where to end the provider's session before coming back to redirect, or "".
 	LogoutURL(redirect string) string
 }
@@ -51,13 +45,18 @@ func (s *Service) StartClaveUnica(ctx context.Context, r *http.Request, rec enve
 	if err := s.Store.BeginClaveUnica(ctx, c, hash(state), nonce, time.Now().Add(ClaveUnicaTTL)); err != nil {
 		return "", err
 	}
-	return s.ClaveUnica.AuthCodeURL(state, nonce), nil
+	u, err := s.ClaveUnica.AuthCodeURL(ctx, state, nonce)
+	if err != nil {
+		s.Log.WarnContext(ctx, "Clave Única unavailable", "err", err)
+		return "", envelope.Errorf(envelope.CodeUnavailable, "ClaveÚnica cannot be reached right now; try again in a moment")
+	}
+	return u, nil
 }
 
 // Verified is the outcome of a Clave Única callback.
 type Verified struct {
 	Recipient envelope.Recipient
-	Person    Person
+	Person    claveunica.Person
 	// Next is where the browser goes now: the provider's logout (which comes back to the
 	// signing page) or the signing page itself.
 	Next string
@@ -107,17 +106,13 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 	person, err := s.ClaveUnica.Exchange(ctx, code, state, login.Nonce)
 	if err != nil {
 		s.Log.WarnContext(ctx, "Clave Única login refused", "recipient", login.RecipientID, "err", err)
-		var de *envelope.Error
-		if errors.As(err, &de) {
-			return v, de
-		}
-		return v, envelope.Errorf(envelope.CodeVerificationFailed, "ClaveÚnica's answer could not be verified; start again from the signing page")
+		return v, loginError(err)
 	}
 	rec, err := s.Store.RecipientByID(ctx, login.RecipientID)
 	if err != nil {
 		return v, err
 	}
-	if err := s.Store.RecordClaveUnica(ctx, session, person.RUN, person.Name, actor(rec)); err != nil {
+	if err := s.Store.RecordClaveUnica(ctx, session, person.RUN, person.FullName(), actor(rec)); err != nil {
 		return v, err
 	}
 	v.Recipient, v.Person = rec, person
@@ -133,4 +128,24 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// loginError is what the person is told when Clave Única's answer is refused: the reason in
+// plain words, never the technical detail (which is logged).
+func loginError(err error) error {
+	for _, known := range []struct {
+		err  error
+		code envelope.Code
+	}{
+		{claveunica.ErrRUN, envelope.CodeInvalidRUN},
+		{claveunica.ErrNonce, envelope.CodeVerificationFailed},
+		{claveunica.ErrToken, envelope.CodeVerificationFailed},
+		{claveunica.ErrUserInfo, envelope.CodeVerificationFailed},
+		{claveunica.ErrUnreachable, envelope.CodeUnavailable},
+	} {
+		if errors.Is(err, known.err) {
+			return envelope.Errorf(known.code, "%s; nothing was signed. Start again from the signing page", known.err.Error())
+		}
+	}
+	return envelope.Errorf(envelope.CodeVerificationFailed, "ClaveÚnica's answer could not be verified; nothing was signed. Start again from the signing page")
 }

@@ -26,6 +26,13 @@ type Config struct {
 	MaxUploadBytes    int64         // SOBRE_MAX_UPLOAD_BYTES: multipart bodies with files
 	ShutdownTimeout   time.Duration // SOBRE_SHUTDOWN_TIMEOUT
 	TrustProxy        bool          // SOBRE_TRUST_PROXY
+
+	ClaveUnicaIssuerURL    string // CLAVEUNICA_ISSUER_URL
+	ClaveUnicaClientID     string // CLAVEUNICA_CLIENT_ID
+	ClaveUnicaClientSecret string // CLAVEUNICA_CLIENT_SECRET
+	ClaveUnicaLogoutURL    string // CLAVEUNICA_LOGOUT_URL
+	ClaveUnicaDevAddr      string // SOBRE_CLAVEUNICA_DEV_ADDR: where `sobre claveunica-dev` listens
+	FEATrustRoots          string // SOBRE_FEA_TRUST_ROOTS: PEM file of FAO_HASH trust roots
 }
 
 // Var is one documented environment variable.
@@ -52,6 +59,12 @@ func Vars() []Var {
 		{"SOBRE_MAX_UPLOAD_BYTES", "52428800", "largest multipart request body (files), in bytes"},
 		{"SOBRE_SHUTDOWN_TIMEOUT", "20s", "how long to drain requests and activities on SIGTERM"},
 		{"SOBRE_TRUST_PROXY", "false", "take the client address from X-Forwarded-For (only behind a proxy that sets it)"},
+		{"CLAVEUNICA_ISSUER_URL", "http://127.0.0.1:8091/openid", "Clave Única's issuer (production: `https://accounts.claveunica.gob.cl/openid`); the default is the local provider of `sobre claveunica-dev`"},
+		{"CLAVEUNICA_CLIENT_ID", "sobre-dev", "client id registered with Clave Única"},
+		{"CLAVEUNICA_CLIENT_SECRET", "sobre-dev-secret", "client secret registered with Clave Única (or `CLAVEUNICA_CLIENT_SECRET_FILE`)"},
+		{"CLAVEUNICA_LOGOUT_URL", "", "Clave Única's logout endpoint (production: `https://accounts.claveunica.gob.cl/api/v1/accounts/app/logout`); when set, signers are logged out right after the login"},
+		{"SOBRE_CLAVEUNICA_DEV_ADDR", "127.0.0.1:8091", "where `sobre claveunica-dev`, the local Clave Única for development, listens"},
+		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
 	}
 }
 
@@ -92,6 +105,13 @@ func Load(getenv Getenv) (Config, error) {
 		SMTPURL:           get("SMTP_URL"),
 		MailFrom:          get("SOBRE_MAIL_FROM"),
 		LogFormat:         get("SOBRE_LOG_FORMAT"),
+
+		ClaveUnicaIssuerURL:    strings.TrimRight(get("CLAVEUNICA_ISSUER_URL"), "/"),
+		ClaveUnicaClientID:     get("CLAVEUNICA_CLIENT_ID"),
+		ClaveUnicaClientSecret: get("CLAVEUNICA_CLIENT_SECRET"),
+		ClaveUnicaLogoutURL:    get("CLAVEUNICA_LOGOUT_URL"),
+		ClaveUnicaDevAddr:      get("SOBRE_CLAVEUNICA_DEV_ADDR"),
+		FEATrustRoots:          get("SOBRE_FEA_TRUST_ROOTS"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))

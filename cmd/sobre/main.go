@@ -32,6 +32,7 @@ Usage:
   sobre admin revoke-key --team NAME --id ID
   sobre audit verify ENVELOPE_ID
                               recompute the envelope's audit hash chain; exit 1 naming the first broken entry
+  sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
   sobre help                  this text and the environment variables
 
 Environment (default in brackets):
@@ -71,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return admin(ctx, cfg, log, args[1:], stdout)
 	case "audit":
 		return audit(ctx, cfg, args[1:], stdout)
+	case "claveunica-dev":
+		return claveUnicaDev(ctx, cfg, log)
 	default:
 		printUsage(stderr)
 		return errors.New("unknown command " + args[0])

@@ -18,6 +18,7 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
 	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
@@ -243,11 +244,18 @@ func (p *process) ceremony() (*ceremony.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ceremony.Service{
+	s := &ceremony.Service{
 		Store:     p.store,
 		Mail:      sender,
 		MailHost:  publicHost(p.cfg.PublicURL),
 		PublicURL: p.cfg.PublicURL,
 		Log:       p.log,
-	}, nil
+	}
+	if p.cfg.ClaveUnicaIssuerURL != "" {
+		s.ClaveUnica = claveunica.New(claveunica.Config{
+			IssuerURL: p.cfg.ClaveUnicaIssuerURL, ClientID: p.cfg.ClaveUnicaClientID, ClientSecret: p.cfg.ClaveUnicaClientSecret,
+			RedirectURL: p.cfg.PublicURL + "/auth/claveunica/callback", LogoutURL: p.cfg.ClaveUnicaLogoutURL,
+		})
+	}
+	return s, nil
 }
