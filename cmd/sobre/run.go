@@ -17,9 +17,9 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
-	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/ceremony"
+	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/worker"
