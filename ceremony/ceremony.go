@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sobre-sign/sobre/auth/fea"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
@@ -41,7 +42,7 @@ type Service struct {
 	Mail       *mail.Sender
 	MailHost   string
 	ClaveUnica IdentityProvider
-	FEA        SignatureVerifier
+	FEA        *fea.Verifier
 	PublicURL  string
 	Log        *slog.Logger
 }

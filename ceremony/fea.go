@@ -1,6 +1,7 @@
 package ceremony
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -11,39 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sobre-sign/sobre/auth/fea"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
-
-// DigestField is one of the recipient's fields as the FAO_HASH digest covers it.
-type DigestField struct {
-	ID    int64
-	Type  envelope.FieldType
-	Value string // customText; for a signature, its typed text or the hex SHA-256 of its PNG
-}
-
-// DigestInput is what a FAO_HASH digest covers: the envelope's documents as distributed and the
-// recipient's field values.
-type DigestInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Items       []persistence.ItemDigest
-	Fields      []DigestField
-}
-
-// Holder is the holder of a verified advanced-signature certificate.
-type Holder struct {
-	RUT, Subject, Issuer, Serial string
-}
-
-// SignatureVerifier is FAO_HASH as the ceremony uses it (see auth/fea and docs/fao-hash.md).
-type SignatureVerifier interface {
-	// Digest is the hex SHA-256 the signer signs.
-	Digest(in DigestInput) string
-	// Verify checks a detached CMS signature over digestHex: signature, chain to the trust roots,
-	// validity at now, and the holder's RUT from the certificate.
-	Verify(cms []byte, digestHex string, now time.Time) (Holder, error)
-}
 
 // Digest is rec's FAO_HASH digest of envelope e as it is now.
 func (s *Service) Digest(ctx context.Context, e *envelope.Envelope, rec envelope.Recipient) (string, error) {
@@ -58,12 +30,15 @@ func (s *Service) Digest(ctx context.Context, e *envelope.Envelope, rec envelope
 	if err != nil {
 		return "", err
 	}
-	in := DigestInput{EnvelopeID: e.ID, RecipientID: rec.ID, Items: items}
+	in := fea.DigestInput{EnvelopeID: e.ID, RecipientID: rec.ID}
+	for _, it := range items {
+		in.Items = append(in.Items, fea.Item{ID: it.ItemID, SHA256: it.SHA256})
+	}
 	for _, f := range e.Fields {
 		if f.RecipientID != rec.ID {
 			continue
 		}
-		v := DigestField{ID: f.ID, Type: f.Type, Value: f.CustomText}
+		v := fea.Field{ID: f.ID, Type: string(f.Type), Value: f.CustomText}
 		if sig, ok := sigs[f.ID]; ok {
 			if sig.PNG != nil {
 				h := sha256.Sum256(sig.PNG)
@@ -74,8 +49,8 @@ func (s *Service) Digest(ctx context.Context, e *envelope.Envelope, rec envelope
 		}
 		in.Fields = append(in.Fields, v)
 	}
-	slices.SortFunc(in.Fields, func(a, b DigestField) int { return int(a.ID - b.ID) })
-	return s.FEA.Digest(in), nil
+	slices.SortFunc(in.Fields, func(a, b fea.Field) int { return cmp.Compare(a.ID, b.ID) })
+	return fea.Digest(in), nil
 }
 
 // DecodeSignature reads a CMS signature as a browser or a person sends it: DER, PEM, or base64
@@ -102,29 +77,41 @@ func DecodeSignature(raw []byte) ([]byte, error) {
 // SubmitFEA verifies rec's FAO_HASH signature over the envelope's current digest and keeps it.
 // The certificate's RUT must match a RUN verified by Clave Única in this browser, and the value
 // of any RUT_FIRMADO field already filled.
-func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte) (Holder, error) {
+func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte) (fea.Holder, error) {
 	if s.FEA == nil {
-		return Holder{}, envelope.Errorf(envelope.CodeAuthUnavailable, "Advanced electronic signatures are not configured on this server")
+		return fea.Holder{}, envelope.Errorf(envelope.CodeAuthUnavailable, "Advanced electronic signatures are not configured on this server")
 	}
 	digest, err := s.Digest(ctx, e, rec)
 	if err != nil {
-		return Holder{}, err
+		return fea.Holder{}, err
 	}
 	h, err := s.FEA.Verify(cms, digest, time.Now())
 	if err != nil {
-		return Holder{}, envelope.Errorf(envelope.CodeVerificationFailed, "The advanced electronic signature was refused: %v", err)
+		s.Log.WarnContext(ctx, "FAO_HASH signature refused", "recipient", rec.ID, "err", err)
+		return fea.Holder{}, envelope.Errorf(envelope.CodeVerificationFailed, "The advanced electronic signature was refused: %s", reason(err))
 	}
 	if st.ClaveUnicaRUN != "" && st.ClaveUnicaRUN != h.RUT {
-		return Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the RUN verified by ClaveÚnica (%s)", h.RUT, st.ClaveUnicaRUN)
+		return fea.Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the RUN verified by ClaveÚnica (%s)", h.RUT, st.ClaveUnicaRUN)
 	}
 	for _, f := range e.Fields {
 		if f.RecipientID == rec.ID && f.Type == envelope.FieldRUTFirmado && f.Inserted && f.CustomText != h.RUT {
-			return Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the verified RUT in the document (%s)", h.RUT, f.CustomText)
+			return fea.Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the verified RUT in the document (%s)", h.RUT, f.CustomText)
 		}
 	}
 	sig := persistence.FEASignature{RUT: h.RUT, Subject: h.Subject, Issuer: h.Issuer, Serial: h.Serial, Digest: digest, CMS: cms}
 	if err := s.Store.RecordFEA(ctx, rec, sig); err != nil {
-		return Holder{}, err
+		return fea.Holder{}, err
 	}
 	return h, nil
+}
+
+// reason is the plain-words cause of a refused signature (the detail is logged).
+func reason(err error) string {
+	for _, known := range []error{fea.ErrDigestMismatch, fea.ErrUntrusted, fea.ErrExpired, fea.ErrBadSignature,
+		fea.ErrKeyUsage, fea.ErrNoRUT, fea.ErrMalformed} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	return "it could not be verified"
 }

@@ -9,6 +9,7 @@ cd "$STACK_ROOT"
 cleanup() {
   trap - INT TERM EXIT
   if [ -n "${SOBRE_PID:-}" ]; then stop_pid "$SOBRE_PID" "Sobre"; fi
+  if [ -n "${CLAVEUNICA_PID:-}" ]; then stop_pid "$CLAVEUNICA_PID" "local Clave Única"; fi
   stack_down
 }
 trap cleanup EXIT
@@ -24,6 +25,16 @@ export TEMPORAL_ADDRESS SMTP_URL DATABASE_URL
 
 bin/sobre migrate
 key="$(bin/sobre admin ensure-key --file "$STACK_DIR/dev-api-key" --team "Sobre Dev" --email dev@sobre.localhost --user-name "Sobre Developer" --role ADMIN | tail -n 1)"
+
+# The local Clave Única (unless CLAVEUNICA_ISSUER_URL names another provider) and the test CA of
+# FAO_HASH (unless SOBRE_FEA_TRUST_ROOTS names real roots): development stand-ins.
+export SOBRE_CLAVEUNICA_DEV_ADDR="${SOBRE_CLAVEUNICA_DEV_ADDR:-127.0.0.1:8091}"
+export CLAVEUNICA_ISSUER_URL="${CLAVEUNICA_ISSUER_URL:-http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid}"
+export SOBRE_FEA_TRUST_ROOTS="${SOBRE_FEA_TRUST_ROOTS:-$STACK_ROOT/testdata/fea/root.pem}"
+if [ "$CLAVEUNICA_ISSUER_URL" = "http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid" ]; then
+  bin/sobre claveunica-dev &
+  CLAVEUNICA_PID=$!
+fi
 
 bin/sobre dev &
 SOBRE_PID=$!
@@ -41,6 +52,7 @@ cat <<EOT
   Health         http://$SOBRE_HTTP_ADDR/readyz        metrics: /metrics
   Temporal UI    $( [ -n "${STACK_UI:-}" ] && [ "$STACK_UI" = 1 ] && echo "http://127.0.0.1:$STACK_TEMPORAL_UI_PORT" || echo "(headless)")
   Mail UI        ${MAILPIT_URL:-(SMTP_URL points elsewhere)}
+  Clave Única    $CLAVEUNICA_ISSUER_URL  (signing pages: {SOBRE_PUBLIC_URL}/sign/{token}, links in the mails)
   Dev API key    $key
                  (also in $STACK_DIR/dev-api-key)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
 	"github.com/sobre-sign/sobre/auth/claveunica"
+	"github.com/sobre-sign/sobre/auth/fea"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/mail"
@@ -256,6 +257,13 @@ func (p *process) ceremony() (*ceremony.Service, error) {
 			IssuerURL: p.cfg.ClaveUnicaIssuerURL, ClientID: p.cfg.ClaveUnicaClientID, ClientSecret: p.cfg.ClaveUnicaClientSecret,
 			RedirectURL: p.cfg.PublicURL + "/auth/claveunica/callback", LogoutURL: p.cfg.ClaveUnicaLogoutURL,
 		})
+	}
+	if p.cfg.FEATrustRoots != "" {
+		roots, err := fea.LoadTrustRoots(p.cfg.FEATrustRoots)
+		if err != nil {
+			return nil, err
+		}
+		s.FEA = &fea.Verifier{Roots: roots}
 	}
 	return s, nil
 }
