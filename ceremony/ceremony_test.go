@@ -93,7 +93,7 @@ func TestCheckActionFEA(t *testing.T) {
 }
 
 // pending stores a PENDING envelope with one signer and returns the store and the recipient.
-func pending(t *testing.T, access []envelope.AccessAuth) (*persistence.Store, *envelope.Envelope, envelope.Recipient) {
+func pending(t *testing.T, access []envelope.AccessAuth, fields ...envelope.FieldType) (*persistence.Store, *envelope.Envelope, envelope.Recipient) {
 	t.Helper()
 	store := pgtest.New(t)
 	ctx := context.Background()
@@ -109,6 +109,9 @@ func pending(t *testing.T, access []envelope.AccessAuth) (*persistence.Store, *e
 		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: email, Name: "Tomás", Role: envelope.RoleSigner,
 			AuthOptions: envelope.RecipientAuthOptions{AccessAuth: access}},
 			Fields: []persistence.NewField{{Field: envelope.Field{Type: envelope.FieldSignature, Page: 1, Width: 1, Height: 1}}}}},
+	}
+	for _, ft := range fields {
+		in.Recipients[0].Fields = append(in.Recipients[0].Fields, persistence.NewField{Field: envelope.Field{Type: ft, Page: 1, PositionY: 20, Width: 1, Height: 1}})
 	}
 	var id string
 	err = store.InTx(ctx, func(tx *persistence.Tx) error {
