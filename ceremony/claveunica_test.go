@@ -67,7 +67,9 @@ func (b *browser) callback(cb *url.URL) *http.Request {
 func TestClaveUnicaLogin(t *testing.T) {
 	ctx := context.Background()
 	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado)
-	actor := func(r envelope.Recipient) persistence.Actor { return persistence.RecipientActor(r, "127.0.0.1", "test") }
+	actor := func(r envelope.Recipient) persistence.Actor {
+		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	}
 	newService := func(opts claveunicadev.Options) *ceremony.Service {
 		return &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, opts), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
 	}
