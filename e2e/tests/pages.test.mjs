@@ -268,3 +268,31 @@ test("a token from another envelope reaches nothing of this one; a CC gets no si
   assert.equal(bad.status(), 404);
   assert.equal(bad.headers()["referrer-policy"], "no-referrer");
 });
+
+test("FAO_HASH after Clave Única: a certificate of another person's RUT is refused", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("fea-cu");
+  const { tokens } = await create(key, {
+    recipients: [{ email: signer, name: "María Carmen", role: "SIGNER", actionAuth: ["CLAVE_UNICA", "FAO_HASH"], fields: [field("SIGNATURE")] }],
+    meta: { typedSignatureEnabled: true, language: "es" },
+  });
+  const tok = tokens[signer];
+  const page = await phone(browser, { locale: "es-CL" });
+  await page.goto(await linkFrom(signer));
+  await page.getByRole("button", { name: "Continuar con ClaveÚnica" }).click();
+  await page.getByRole("button", { name: /44\.444\.444-4/ }).click();
+  await page.getByText("Verificado con ClaveÚnica").waitFor();
+  // API calls made with this browser's cookie carry its Clave Única proof.
+  const api = page.context().request;
+  const base = process.env.SOBRE_E2E_URL ?? "http://127.0.0.1:18080";
+  const { digest } = await (await api.get(`${base}/api/v2/signing/${tok}/fea`)).json();
+  const other = await api.post(`${base}/api/v2/signing/${tok}/fea`, { data: { signature: signDigest(digest, "holder-55555555-5") } });
+  assert.equal(other.status(), 400);
+  assert.equal((await other.json()).code, "RUT_MISMATCH");
+  const same = await api.post(`${base}/api/v2/signing/${tok}/fea`, { data: { signature: signDigest(digest) } });
+  assert.equal(same.status(), 200, await same.text());
+  assert.equal((await same.json()).rut, "44444444-4");
+  // The same link without this browser's cookie has proved nothing.
+  const bare = await signing("POST", tok, "/complete");
+  assert.equal(bare.status, 401);
+});
