@@ -60,11 +60,13 @@ type MarkSentInput struct {
 	EmailType   string
 	Mailed      bool
 	Resending   bool
+	// ExpiresAt is the recipient's deadline when it has none yet (added while PENDING).
+	ExpiresAt *time.Time
 }
 
 // MarkSent records that a recipient was sent the envelope.
 func (a *Activities) MarkSent(ctx context.Context, in MarkSentInput) error {
-	return domainError(a.Store.MarkSent(ctx, in.EnvelopeID, in.RecipientID, in.EmailType, in.Mailed, in.Resending))
+	return domainError(a.Store.MarkSent(ctx, in.EnvelopeID, in.RecipientID, in.EmailType, in.Mailed, in.Resending, in.ExpiresAt))
 }
 
 // CompleteRecipient records a recipient's completion and returns the new snapshot.
@@ -115,12 +117,18 @@ type Notice struct {
 	To, ToName string
 }
 
-// MessageID is the Message-ID of a notice: the same on every attempt.
+// MessageID is the Message-ID of a notice: the same on every attempt,
+// kind.envelope.recipient.seq@host, with .a<actor> before the @ when the notice is about a
+// recipient (so the owner's mails about two signers differ).
 func MessageID(n Notice, host string) string {
 	if host == "" {
 		host = "sobre.localhost"
 	}
-	return fmt.Sprintf("%s.%s.%d.%d@%s", n.Kind, strings.TrimPrefix(n.EnvelopeID, "envelope_"), n.RecipientID, n.Seq, host)
+	actor := ""
+	if n.ActorID != 0 {
+		actor = fmt.Sprintf(".a%d", n.ActorID)
+	}
+	return fmt.Sprintf("%s.%s.%d.%d%s@%s", n.Kind, strings.TrimPrefix(n.EnvelopeID, "envelope_"), n.RecipientID, n.Seq, actor, host)
 }
 
 // SendNotice renders and sends a notice once: a notice already recorded as sent is not sent
@@ -195,6 +203,11 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 		}
 	}
 	if err := a.Mail.Send(ctx, msg, func() error { return a.Store.MailTransmitting(ctx, id) }); err != nil {
+		if mail.Undelivered(err) {
+			if rerr := a.Store.MailNotTransmitted(ctx, id); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+		}
 		return err
 	}
 	return a.Store.MailSent(ctx, id)

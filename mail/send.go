@@ -3,6 +3,7 @@ package mail
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -126,4 +127,19 @@ func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error)
 		return fmt.Errorf("send mail %s to %s: %w", m.ID, m.To, err)
 	}
 	return nil
+}
+
+// Undelivered reports whether err, from Send, happened before the message's content reached the
+// relay: refused at MAIL FROM, RCPT TO or the DATA command itself. Such a message was not
+// delivered and may be sent again; after that point it may have been.
+func Undelivered(err error) bool {
+	var se *gomail.SendError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Reason {
+	case gomail.ErrGetSender, gomail.ErrGetRcpts, gomail.ErrSMTPMailFrom, gomail.ErrSMTPRcptTo, gomail.ErrSMTPData, gomail.ErrNoUnencoded, gomail.ErrConnCheck:
+		return true
+	}
+	return false
 }

@@ -119,14 +119,15 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 }
 
 // MarkSent records that recipient rid was sent the envelope (emailType as Documenso's
-// EMAIL_SENT entry names it), logging EMAIL_SENT when mailed.
-func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emailType string, mailed, resending bool) error {
+// EMAIL_SENT entry names it), logging EMAIL_SENT when mailed, and gives it the deadline
+// expiresAt when it has none (a recipient added while PENDING).
+func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emailType string, mailed, resending bool, expiresAt *time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
 			return err
 		}
-		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now())
-			WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID))
+		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()),
+			expires_at = COALESCE(expires_at, $3) WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID, expiresAt))
 		if err != nil {
 			return notFound(err, "Recipient")
 		}
@@ -512,6 +513,16 @@ func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to s
 func (s *Store) MailTransmitting(ctx context.Context, messageID string) error {
 	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'transmitting' WHERE message_id = $1`, messageID); err != nil {
 		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
+	}
+	return nil
+}
+
+// MailNotTransmitted puts a mail marked transmitting back to sending: the relay refused it before
+// its content was handed over (MAIL FROM, RCPT TO or the DATA command), so it was not delivered
+// and a retry may send it.
+func (s *Store) MailNotTransmitted(ctx context.Context, messageID string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sending' WHERE message_id = $1 AND state = 'transmitting'`, messageID); err != nil {
+		return fmt.Errorf("record mail %s not transmitted: %w", messageID, err)
 	}
 	return nil
 }

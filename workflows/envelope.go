@@ -103,8 +103,17 @@ type State struct {
 type reminder struct {
 	RecipientID int64
 	SentAt      time.Time
-	Count       int
+	Count       int       // reminders since the last request, for the limits
+	Sent        int       // reminders ever sent to the recipient: their Message-ID sequence, never reset
 	Next        time.Time // zero: no more
+}
+
+// outgoing is a queued mail and, for a request or reminder, the MarkSent that records it once
+// sent. Mails go out after the workflow's lock is released, so a slow relay never holds up a
+// recipient's completion.
+type outgoing struct {
+	Notice activities.Notice
+	Mark   *activities.MarkSentInput
 }
 
 // ending is how the envelope ends, once decided.
@@ -126,19 +135,23 @@ type run struct {
 	version     int // bumped by every event
 	processed   int // the version the main loop last acted on
 	end         *ending
-	outbox      []activities.Notice
+	outbox      []outgoing
 	reminders   []reminder
 	resends     int     // requests sent again, numbering their Message-IDs
 	notified    []int64 // recipients whose expiry was handled
 	requested   []int64 // recipients sent their request (a recipient who opened a link early still gets it)
 	mu          workflow.Mutex
+	legacy      bool // started before "mail-outside-lock": replays the first release's steps
 }
 
 var acts *activities.Activities
 
+// localCtx runs the short PostgreSQL writes. They are retried for up to a week: a database that
+// is down for minutes or hours delays the envelope, it never fails the workflow.
 func localCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 15 * time.Second,
+		StartToCloseTimeout:    15 * time.Second,
+		ScheduleToCloseTimeout: 7 * 24 * time.Hour,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
 	})
 }
@@ -159,6 +172,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := r.register(ctx); err != nil {
 		return err
 	}
+	r.legacy = workflow.GetVersion(ctx, "mail-outside-lock", workflow.DefaultVersion, 1) == workflow.DefaultVersion
 	log := workflow.GetLogger(ctx)
 
 	var current persistence.Snapshot
@@ -186,8 +200,12 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(envelope.StatusPending))); err != nil {
 		return err
 	}
+	step, timersDue := r.step, r.timersDue
+	if r.legacy {
+		step, timersDue = r.legacyStep, r.legacyTimersDue
+	}
 	for {
-		if err := r.step(ctx); err != nil {
+		if err := step(ctx); err != nil {
 			return err
 		}
 		if r.finished {
@@ -211,7 +229,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 				continue
 			}
 		}
-		if err := r.timersDue(ctx); err != nil {
+		if err := timersDue(ctx); err != nil {
 			return err
 		}
 	}
@@ -341,10 +359,10 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	r.snap = snap
 	m := r.snap.Meta
 	if m.EmailSettings.RecipientSigned {
-		r.outbox = append(r.outbox, activities.Notice{Kind: mail.RecipientSigned, EnvelopeID: r.in.EnvelopeID, ActorID: req.RecipientID})
+		r.queue(activities.Notice{Kind: mail.RecipientSigned, EnvelopeID: r.in.EnvelopeID, ActorID: req.RecipientID}, nil)
 	}
 	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentPending && !envelope.AllDone(r.snap.Participants()) {
-		r.outbox = append(r.outbox, activities.Notice{Kind: mail.DocumentPending, EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID})
+		r.queue(activities.Notice{Kind: mail.DocumentPending, EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID}, nil)
 	}
 	r.version++
 	return r.version, nil
@@ -422,15 +440,27 @@ func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {
 }
 
 func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
+	return r.endWith(ctx, ending{status: envelope.StatusCancelled, reason: req.Reason, actor: req.Actor})
+}
+
+// endWith decides how the envelope ends, unless it already ended: under the lock, so that a
+// cancel and a rejection arriving together cannot overwrite one another.
+func (r *run) endWith(ctx workflow.Context, e ending) error {
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
-	if err := r.acting(); err != nil {
+	if err := r.mu.Lock(ctx); err != nil {
 		return err
 	}
-	r.end = &ending{status: envelope.StatusCancelled, reason: req.Reason, actor: req.Actor}
+	if err := r.acting(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	r.end = &e
 	r.version++
-	r.wait(ctx, r.version)
+	v := r.version
+	r.mu.Unlock()
+	r.wait(ctx, v)
 	return nil
 }
 
@@ -439,16 +469,7 @@ func (r *run) validateDelete(ctx workflow.Context) error {
 }
 
 func (r *run) onDelete(ctx workflow.Context) error {
-	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
-		return err
-	}
-	if err := r.acting(); err != nil {
-		return err
-	}
-	r.end = &ending{status: envelope.StatusCancelled, deleted: true, actor: persistence.SystemActor()}
-	r.version++
-	r.wait(ctx, r.version)
-	return nil
+	return r.endWith(ctx, ending{status: envelope.StatusCancelled, deleted: true, actor: persistence.SystemActor()})
 }
 
 func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
@@ -467,22 +488,27 @@ func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
 }
 
 // onResend sends the envelope again to the listed recipients who have not acted: a new deadline,
-// a new request (with its own Message-ID) and reminders counted from now.
+// a new request (with its own Message-ID) and reminders counted from now. The mails go out from
+// the main loop, outside the lock.
 func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
+	if r.legacy {
+		return r.legacyOnResend(ctx, req)
+	}
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
 	if err := r.mu.Lock(ctx); err != nil {
 		return err
 	}
-	defer r.mu.Unlock()
 	if err := r.acting(); err != nil {
+		r.mu.Unlock()
 		return err
 	}
 	now := workflow.Now(ctx)
 	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
 	var renewed []envelope.Recipient
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+		r.mu.Unlock()
 		return err
 	}
 	m := r.snap.Meta
@@ -490,30 +516,39 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 		r.resends++
 		if m.DistributionMethod == envelope.DistributionEmail && rec.Email != "" {
 			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
-			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
-				return err
-			}
-			mi := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true}
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, mi).Get(ctx, nil); err != nil {
-				return err
-			}
+			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true})
 			if !slices.Contains(r.requested, rec.ID) {
 				r.requested = append(r.requested, rec.ID)
 			}
+			sent := 0
+			for _, rm := range r.reminders {
+				if rm.RecipientID == rec.ID {
+					sent = rm.Sent
+				}
+			}
 			r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == rec.ID })
 			if m.ReminderSettings != nil {
-				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Sent: sent, Next: m.ReminderSettings.SendAfter.AddTo(now)})
 			}
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
 	var snap persistence.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		r.mu.Unlock()
 		return err
 	}
 	r.snap = snap
 	r.version++
+	v := r.version
+	r.mu.Unlock()
+	r.wait(ctx, v)
 	return nil
+}
+
+// queue adds a mail to the outbox; mark, when set, is recorded once it is sent.
+func (r *run) queue(n activities.Notice, mark *activities.MarkSentInput) {
+	r.outbox = append(r.outbox, outgoing{Notice: n, Mark: mark})
 }
 
 // expiry is the deadline of a recipient sent the envelope at now, or nil for none.
@@ -530,18 +565,19 @@ func (r *run) expiry(now time.Time) *time.Time {
 	return &t
 }
 
-// step acts on everything that changed: reloads recipients if asked, decides completion, sends
-// what is due and, when the envelope ends, finishes it.
+// step acts on everything that changed: reloads recipients if asked, decides completion and
+// queues what is due under the lock, then sends the mails without it, and, when the envelope
+// ends, finishes it.
 func (r *run) step(ctx workflow.Context) error {
 	if err := r.mu.Lock(ctx); err != nil {
 		return err
 	}
-	defer r.mu.Unlock()
 	v := r.version
 	if r.refresh {
 		r.refresh = false
 		var snap persistence.Snapshot
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+			r.mu.Unlock()
 			return err
 		}
 		r.noticeRemoved(snap)
@@ -552,14 +588,19 @@ func (r *run) step(ctx workflow.Context) error {
 	}
 	if r.end == nil {
 		if err := r.sendRequests(ctx); err != nil {
+			r.mu.Unlock()
 			return err
 		}
 	}
-	if err := r.flush(ctx); err != nil {
-		return err
-	}
+	r.mu.Unlock()
+	r.flush(ctx)
 	if r.end != nil {
-		if err := r.finish(ctx); err != nil {
+		if err := r.mu.Lock(ctx); err != nil {
+			return err
+		}
+		err := r.finish(ctx)
+		r.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
@@ -578,7 +619,7 @@ func (r *run) noticeRemoved(snap persistence.Snapshot) {
 		if snap.Recipient(old.ID) != nil || !slices.Contains(r.requested, old.ID) || old.SigningStatus != envelope.SigningStatusNotSigned || old.Email == "" {
 			continue
 		}
-		r.outbox = append(r.outbox, activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name})
+		r.queue(activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
 	}
 }
 
@@ -595,7 +636,9 @@ func emailType(role envelope.Role) string {
 	return "SIGNING_REQUEST"
 }
 
-// sendRequests sends the envelope to each recipient who may act now and was not sent it yet.
+// sendRequests queues the envelope's request to each recipient who may act now and was not sent
+// it yet; one sent by link (no mail) is marked sent at once. A recipient added while PENDING gets
+// its deadline now.
 func (r *run) sendRequests(ctx workflow.Context) error {
 	m := r.snap.Meta
 	if m.DistributionMethod != envelope.DistributionEmail {
@@ -607,15 +650,17 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 		if rec == nil || slices.Contains(r.requested, id) || (rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) {
 			continue
 		}
-		mailed := m.EmailSettings.RecipientSigningRequest && rec.Email != ""
-		if mailed {
-			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}
-			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
-				return err
+		mark := &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: emailType(rec.Role)}
+		if rec.ExpiresAt == nil {
+			if mark.ExpiresAt = r.expiry(now); mark.ExpiresAt != nil {
+				rec.ExpiresAt = mark.ExpiresAt
 			}
 		}
-		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: emailType(rec.Role), Mailed: mailed}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
+		mailed := m.EmailSettings.RecipientSigningRequest && rec.Email != ""
+		if mailed {
+			mark.Mailed = true
+			r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
+		} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *mark).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent
@@ -627,19 +672,28 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 	return nil
 }
 
-// flush sends the queued notices, in parallel.
-func (r *run) flush(ctx workflow.Context) error {
-	var futures []workflow.Future
-	for _, n := range r.outbox {
-		futures = append(futures, workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n))
-	}
+// flush sends the queued mails in parallel, then records the requests and reminders among them
+// as sent. A mail that cannot be sent within its activity's retries is logged and given up: it
+// never fails the envelope.
+func (r *run) flush(ctx workflow.Context) {
+	out := r.outbox
 	r.outbox = nil
-	for _, f := range futures {
+	futures := make([]workflow.Future, len(out))
+	for i, o := range out {
+		futures[i] = workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, o.Notice)
+	}
+	log := workflow.GetLogger(ctx)
+	for i, f := range futures {
 		if err := f.Get(ctx, nil); err != nil {
-			return err
+			log.Error("mail not sent; giving up on it", "kind", out[i].Notice.Kind, "recipient", out[i].Notice.RecipientID, "err", err)
+			continue
+		}
+		if m := out[i].Mark; m != nil {
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *m).Get(ctx, nil); err != nil {
+				log.Error("mail sent but not recorded", "kind", out[i].Notice.Kind, "recipient", out[i].Notice.RecipientID, "err", err)
+			}
 		}
 	}
-	return nil
 }
 
 // finish ends the envelope as r.end says, with its audit entry and mails.
@@ -659,26 +713,26 @@ func (r *run) finish(ctx workflow.Context) error {
 			if byMail && m.EmailSettings.DocumentCompleted {
 				n := notice(mail.DocumentCompleted, rec.ID)
 				n.Attach = true
-				r.outbox = append(r.outbox, n)
+				r.queue(n, nil)
 			}
 		}
 		if m.EmailSettings.OwnerDocumentCompleted {
 			n := notice(mail.OwnerCompleted, 0)
 			n.Attach = true
-			r.outbox = append(r.outbox, n)
+			r.queue(n, nil)
 		}
 	case envelope.StatusRejected:
 		in.AuditType = "DOCUMENT_COMPLETED"
 		in.Data = map[string]any{"transactionId": info.WorkflowExecution.RunID, "isRejected": true, "rejectionReason": e.reason}
 		if byMail {
-			r.outbox = append(r.outbox, notice(mail.RejectionConfirmed, e.recipientID))
+			r.queue(notice(mail.RejectionConfirmed, e.recipientID), nil)
 			for _, rec := range r.snap.Recipients {
 				if rec.ID != e.recipientID && rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
-					r.outbox = append(r.outbox, notice(mail.EnvelopeCancelled, rec.ID))
+					r.queue(notice(mail.EnvelopeCancelled, rec.ID), nil)
 				}
 			}
 		}
-		r.outbox = append(r.outbox, notice(mail.OwnerRejected, 0))
+		r.queue(notice(mail.OwnerRejected, 0), nil)
 	case envelope.StatusCancelled:
 		if e.deleted {
 			return r.remove(ctx)
@@ -687,7 +741,7 @@ func (r *run) finish(ctx workflow.Context) error {
 		if byMail && m.EmailSettings.DocumentDeleted {
 			for _, rec := range r.snap.Recipients {
 				if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
-					r.outbox = append(r.outbox, notice(mail.EnvelopeCancelled, rec.ID))
+					r.queue(notice(mail.EnvelopeCancelled, rec.ID), nil)
 				}
 			}
 		}
@@ -699,9 +753,7 @@ func (r *run) finish(ctx workflow.Context) error {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(e.status))); err != nil {
 		return err
 	}
-	if err := r.flush(ctx); err != nil {
-		return err
-	}
+	r.flush(ctx)
 	r.finished = true
 	return nil
 }
@@ -713,13 +765,11 @@ func (r *run) remove(ctx workflow.Context) error {
 	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentDeleted {
 		for _, rec := range r.snap.Recipients {
 			if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned && rec.Email != "" {
-				r.outbox = append(r.outbox, activities.Notice{Kind: mail.EnvelopeCancelled, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID})
+				r.queue(activities.Notice{Kind: mail.EnvelopeCancelled, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID}, nil)
 			}
 		}
 	}
-	if err := r.flush(ctx); err != nil {
-		return err
-	}
+	r.flush(ctx)
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.HardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err
 	}
@@ -749,12 +799,12 @@ func (r *run) nextDeadline() time.Time {
 	return next
 }
 
-// timersDue sends the reminders that are due and handles expired recipients.
+// timersDue queues the reminders that are due and handles expired recipients, then sends the
+// mails outside the lock.
 func (r *run) timersDue(ctx workflow.Context) error {
 	if err := r.mu.Lock(ctx); err != nil {
 		return err
 	}
-	defer r.mu.Unlock()
 	now := workflow.Now(ctx)
 	m := r.snap.Meta
 	var expired []int64
@@ -767,12 +817,13 @@ func (r *run) timersDue(ctx workflow.Context) error {
 	if len(expired) > 0 {
 		var list []envelope.Recipient
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+			r.mu.Unlock()
 			return err
 		}
 		r.notified = append(r.notified, expired...)
 		for _, rec := range list {
 			if m.EmailSettings.OwnerRecipientExpired {
-				r.outbox = append(r.outbox, activities.Notice{Kind: mail.OwnerExpired, EnvelopeID: r.in.EnvelopeID, ActorID: rec.ID})
+				r.queue(activities.Notice{Kind: mail.OwnerExpired, EnvelopeID: r.in.EnvelopeID, ActorID: rec.ID}, nil)
 			}
 		}
 	}
@@ -791,20 +842,17 @@ func (r *run) timersDue(ctx workflow.Context) error {
 			continue
 		}
 		rm.Count++
-		n := activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Count}
-		if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
-			return err
-		}
-		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
-			return err
-		}
+		rm.Sent++
+		r.queue(activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Sent},
+			&activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true})
 		rm.Next = m.ReminderSettings.RepeatEvery.AddTo(now)
 		if rm.Count >= MaxReminders || rm.Next.Sub(rm.SentAt) > ReminderHorizon {
 			rm.Next = time.Time{}
 		}
 	}
-	return r.flush(ctx)
+	r.mu.Unlock()
+	r.flush(ctx)
+	return nil
 }
 
 // state is the workflow's view for QueryState.

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -32,6 +33,11 @@ type fakeBackend struct {
 	loads    int
 	nextIDs  []int64
 	start    time.Time
+
+	// Faults: MarkSent fails its first failMarkSent calls (a database outage); mailErr, when
+	// set, decides each SendNotice attempt's error.
+	failMarkSent int
+	mailErr      func(n activities.Notice) error
 }
 
 func order(n int) *int { return &n }
@@ -77,12 +83,21 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n activities.Notice) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		if b.mailErr != nil {
+			if err := b.mailErr(n); err != nil {
+				return err
+			}
+		}
 		b.mails = append(b.mails, n)
 		return nil
 	})
 	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkSentInput) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		if b.failMarkSent > 0 {
+			b.failMarkSent--
+			return errors.New("connection refused: the database is down")
+		}
 		for i := range b.snap.Recipients {
 			if b.snap.Recipients[i].ID == in.RecipientID {
 				b.snap.Recipients[i].SendStatus = envelope.SendStatusSent
