@@ -240,6 +240,15 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		}
 		actor = persistence.MemberActor(m, s.clientIP(r), r.UserAgent())
 	}
+	before, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := pendingError(before.Status); err != nil {
+		s.writeError(w, r, err) // a DRAFT has no workflow yet; a finished envelope's has ended
+		return
+	}
 	req := workflows.RejectRequest{RecipientID: id, Reason: *in.Reason, Actor: actor, External: true, OnBehalfOf: &actor}
 	if err := s.flows.Reject(r.Context(), envelopeID, req); err != nil {
 		s.writeError(w, r, err)

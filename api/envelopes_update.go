@@ -139,6 +139,8 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// A PENDING envelope's workflow reads the new meta (reminders, expiry, signing order).
+	s.refreshWorkflow(r, updated.ID, updated.Status)
 	writeJSON(w, http.StatusOK, newEnvelopeSummaryView(updated, false))
 }
 

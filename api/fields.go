@@ -105,6 +105,9 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 			} else if rec = findRecipient(e, *fin.RecipientID); rec == nil {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is not in envelope %s", *fin.RecipientID, e.ID)
 			}
+			if rec != nil && (rec.Role == envelope.RoleCC || rec.Role == envelope.RoleViewer) {
+				p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
+			}
 			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), fin.EnvelopeItemID, items)
 			if fin.Placeholder != nil {
 				fields := s.placeFields(r, tx, &p, path, fin, item, whiteouts)
@@ -124,9 +127,6 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 				f.EnvelopeItemID = item.ID
 			}
 			if rec != nil && ok {
-				if rec.Role == envelope.RoleCC || rec.Role == envelope.RoleViewer {
-					p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
-				}
 				todo = append(todo, pending{f, *rec})
 			}
 		}

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -32,7 +34,11 @@ func decodeJSON(r *http.Request, dst any) error {
 
 // decodeJSONFrom is decodeJSON for any reader.
 func decodeJSONFrom(body io.Reader, dst any) error {
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return jsonError(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err)
 	}
@@ -42,7 +48,58 @@ func decodeJSONFrom(body io.Reader, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds data after its JSON value")
 	}
+	if bytes.Contains(bytes.ToLower(raw), []byte(`\u0000`)) {
+		return nulError(raw)
+	}
 	return nil
+}
+
+// nulError names the first string of raw that holds a NUL character (\u0000), which no text
+// column can store.
+func nulError(raw []byte) error {
+	var v any
+	path := ""
+	if json.Unmarshal(raw, &v) == nil {
+		path = findNUL(v, "")
+	}
+	return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
+		Issues: []envelope.Issue{{Path: path, Message: "must not contain the NUL character (\\u0000)"}}}
+}
+
+func findNUL(v any, path string) string {
+	join := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "." + key
+	}
+	switch t := v.(type) {
+	case string:
+		if strings.ContainsRune(t, 0) {
+			return path
+		}
+	case []any:
+		for i, e := range t {
+			if p := findNUL(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.ContainsRune(k, 0) {
+				return join(k)
+			}
+			if p := findNUL(t[k], join(k)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // jsonError turns a decoding error into the 400 a caller can act on.

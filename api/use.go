@@ -104,8 +104,15 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 	var id string
 	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(r.Context(), member(r), ne, s.actor(r))
-		return err
+		if id, err = tx.CreateEnvelope(r.Context(), member(r), ne, s.actor(r)); err != nil || !in.DistributeDocument {
+			return err
+		}
+		// A document that could not be sent is not created either: the checks run before commit.
+		created, err := tx.GetEnvelope(r.Context(), scope(r), id)
+		if err != nil {
+			return err
+		}
+		return checkDistributable(created)
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -117,10 +124,6 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.DistributeDocument {
-		if err := checkDistributable(e); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 		if err := s.flows.Distribute(r.Context(), e.ID, e.TeamID); err != nil {
 			s.writeError(w, r, err)
 			return

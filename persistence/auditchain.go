@@ -80,7 +80,9 @@ func (b *ChainBreak) Error() string {
 }
 
 // VerifyAudit recomputes the audit chain of an envelope from the rows and returns the number of
-// entries and the final hash, or a *ChainBreak naming the first entry that does not hold.
+// entries and the final hash, or a *ChainBreak naming the first entry that does not hold. Entries
+// written before the chain existed (no hash, at the start of the log) are counted but cannot be
+// verified; an entry without a hash after the chain began is a break.
 func (s *Store) VerifyAudit(ctx context.Context, envelopeID string) (int, string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT seq, id, created_at, envelope_id, type, data, name, email, user_id, user_agent, ip_address,
 		prev_hash, hash FROM audit_logs WHERE envelope_id = $1 ORDER BY seq`, envelopeID)
@@ -88,7 +90,13 @@ func (s *Store) VerifyAudit(ctx context.Context, envelopeID string) (int, string
 		return 0, "", fmt.Errorf("load audit log of %s: %w", envelopeID, err)
 	}
 	defer rows.Close()
-	prev, n := zeroHash, 0
+	// Entries written before the chain existed are those older than the migration that began
+	// it (00004 in goose's table); a newer entry without a hash was tampered with.
+	var chainStart time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT tstamp FROM goose_db_version WHERE version_id = 4 AND is_applied ORDER BY id DESC LIMIT 1`).Scan(&chainStart); err != nil {
+		return 0, "", fmt.Errorf("read when the audit chain began: %w", err)
+	}
+	prev, n, chained := zeroHash, 0, false
 	for rows.Next() {
 		var seq int64
 		var c auditContent
@@ -103,6 +111,11 @@ func (s *Store) VerifyAudit(ctx context.Context, envelopeID string) (int, string
 			return n, "", err
 		}
 		switch {
+		case hash == nil && !chained && prevHash == nil && created.Before(chainStart):
+			// Written before the chain existed (migration 00004): a legacy prefix, which cannot
+			// be verified; the chain starts after it, from the zero hash.
+			n++
+			continue
 		case hash == nil:
 			return n, "", &ChainBreak{seq, c.ID, c.Type, "it has no hash"}
 		case !bytes.Equal(prevHash, prev):
@@ -110,7 +123,7 @@ func (s *Store) VerifyAudit(ctx context.Context, envelopeID string) (int, string
 		case !bytes.Equal(hash, chainHash(prev, content)):
 			return n, "", &ChainBreak{seq, c.ID, c.Type, "its content does not match its hash (it was changed)"}
 		}
-		prev = hash
+		prev, chained = hash, true
 		n++
 	}
 	if err := rows.Err(); err != nil {

@@ -79,3 +79,56 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 		t.Fatalf("removed entry: %v", err)
 	}
 }
+
+// Entries written before the chain existed (no hashes, older than migration 00004) are a legacy
+// prefix: the log still verifies. A newer entry stripped of its hash is a break.
+func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
+	url := pgtest.NewURL(t)
+	ctx := context.Background()
+	store, err := persistence.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "Legacy", Meta: envelope.DefaultMeta("")},
+		Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF legacy"), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+	}
+	var id string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
+		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The entry as a release before the chain wrote it: no hashes, and older than the migration.
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL, created_at = '2020-01-01' WHERE envelope_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
+		return tx.AppendAudit(ctx, id, "DOCUMENT_VIEWED", map[string]any{"n": 1}, persistence.Actor{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := store.VerifyAudit(ctx, id); err != nil || n < 2 {
+		t.Fatalf("legacy prefix then a chained entry: %d, %v", n, err)
+	}
+	// The same stripping on a recent entry is tampering.
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL, created_at = now() WHERE envelope_id = $1 AND type = 'DOCUMENT_CREATED'`, id); err != nil {
+		t.Fatal(err)
+	}
+	var br *persistence.ChainBreak
+	if _, _, err := store.VerifyAudit(ctx, id); !errors.As(err, &br) {
+		t.Fatalf("a recent entry without a hash: %v", err)
+	}
+}

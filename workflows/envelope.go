@@ -356,7 +356,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.CompleteRecipient, in).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
-	r.snap = snap
+	r.replaceSnapshot(snap)
 	m := r.snap.Meta
 	if m.EmailSettings.RecipientSigned {
 		r.queue(activities.Notice{Kind: mail.RecipientSigned, EnvelopeID: r.in.EnvelopeID, ActorID: req.RecipientID}, nil)
@@ -426,7 +426,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 		r.mu.Unlock()
 		return err
 	}
-	r.snap = snap
+	r.replaceSnapshot(snap)
 	r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
 	r.version++
 	v := r.version
@@ -538,7 +538,7 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 		r.mu.Unlock()
 		return err
 	}
-	r.snap = snap
+	r.replaceSnapshot(snap)
 	r.version++
 	v := r.version
 	r.mu.Unlock()
@@ -606,6 +606,15 @@ func (r *run) step(ctx workflow.Context) error {
 	}
 	r.processed = v
 	return nil
+}
+
+// replaceSnapshot takes snap as the envelope's state, first queuing the "removed" mail for
+// recipients it no longer holds (workflows of the first release did not, on this path).
+func (r *run) replaceSnapshot(snap persistence.Snapshot) {
+	if !r.legacy {
+		r.noticeRemoved(snap)
+	}
+	r.snap = snap
 }
 
 // noticeRemoved queues the "removed" mail for each recipient who was sent the envelope, had not

@@ -160,3 +160,25 @@ func TestCancelAndRejectTogether(t *testing.T) {
 		}
 	}
 }
+
+// A recipient removed while PENDING is told once, even when another event reloads the envelope
+// before the refresh signal arrives.
+func TestRemovedRecipientToldWhenAnotherEventReloadsFirst(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil), rec(3, envelope.RoleSigner, nil))
+	env := newEnv(t, b)
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		b.snap.Recipients = slices.DeleteFunc(b.snap.Recipients, func(r envelope.Recipient) bool { return r.ID == 3 })
+		b.mu.Unlock()
+	}, time.Hour)
+	update(t, env, 2*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalRefresh, nil) }, 3*time.Hour)
+	update(t, env, 4*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow failed: %v", err)
+	}
+	if got := b.mailsOf(mail.RecipientRemoved); !slices.Equal(got, []int64{3}) {
+		t.Fatalf("removed mails to %v, want [3] once", got)
+	}
+}

@@ -210,6 +210,17 @@ test("fields: create by coordinates and by placeholder, update while draft, get,
     body: { envelopeId: id, data: [{ recipientId: ana.id, type: "TEXT", placeholder: "{{nowhere}}" }] } });
   assert.equal(missing.status, 400);
   assert.match(missing.json.issues[0].message, /not found/);
+
+  // A VIEWER fills no fields, whether they are placed by coordinates or by placeholder.
+  const viewer = await raw("POST", "/envelope/recipient/create-many", { key: sdk.key,
+    body: { envelopeId: id, data: [{ email: "viewer@example.com", name: "Vera", role: "VIEWER" }] } });
+  const vid = viewer.json.data[0].id;
+  for (const placed of [{ placeholder: "{{sig}}" }, { page: 1, positionX: 5, positionY: 5, width: 5, height: 5 }]) {
+    const r = await raw("POST", "/envelope/field/create-many", { key: sdk.key,
+      body: { envelopeId: id, data: [{ recipientId: vid, type: "TEXT", ...placed }] } });
+    assert.equal(r.status, 400, JSON.stringify(placed));
+    assert.equal(r.json.issues[0].path, "data[0].recipientId");
+  }
 });
 
 test("recipients: create, update, get with fields, delete", async () => {

@@ -285,3 +285,20 @@ test("items and attachments of a draft", async () => {
     assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
   }
 });
+
+test("use with distributeDocument that cannot be sent creates nothing", async () => {
+  const { key } = newKey();
+  const sdk = client(key);
+  const { id } = await sdk.envelopes.create({
+    payload: { title: "Sin firma", type: "TEMPLATE", recipients: [{ email: "firmante@template.invalid", name: "Firmante", role: "SIGNER" }] },
+    files: [{ fileName: "x.pdf", content: makePDF([page("Sin campo de firma")]) }],
+  });
+  const before = await raw("GET", "/envelope?type=DOCUMENT&perPage=100", { key });
+  const form = new FormData();
+  form.append("payload", JSON.stringify({ envelopeId: id, distributeDocument: true }));
+  const used = await raw("POST", "/envelope/use", { key, body: form });
+  assert.equal(used.status, 400, used.text);
+  assert.equal(used.json.code, "MISSING_SIGNATURE_FIELD");
+  const after = await raw("GET", "/envelope?type=DOCUMENT&perPage=100", { key });
+  assert.equal(after.json.count, before.json.count, "no DRAFT was left behind");
+});

@@ -224,3 +224,23 @@ test("a rejection recorded through the API is external and attributed", async ()
   assert.equal(entry.data.reason, "Rechazado por teléfono");
   assert.equal(entry.email, ownerEmail);
 });
+
+test("reject on a recipient's behalf answers the envelope's state when it is not PENDING", async () => {
+  const { key } = newKey();
+  const sdk = client(key);
+  const signer = uniqueEmail("onbehalf");
+  const id = await makeEnvelope(sdk, { recipients: [{ email: signer, name: "Sol", role: "SIGNER", fields: [field("SIGNATURE")] }] });
+  const recipientId = (await sdk.envelopes.get({ envelopeId: id })).recipients[0].id;
+  const draft = await raw("POST", `/envelope/recipient/${recipientId}/reject`, { key, body: { envelopeId: id, reason: "no" } });
+  assert.equal(draft.status, 400, draft.text);
+  assert.equal(draft.json.code, "ENVELOPE_DRAFT");
+  const dist = await sdk.envelopes.distribute({ envelopeId: id });
+  const tok = dist.recipients[0].token;
+  const view = await signing("GET", tok);
+  await signing("POST", tok, "/fields", { fieldId: view.json.fields[0].id, value: "Sol" });
+  assert.equal((await signing("POST", tok, "/complete")).status, 200);
+  await eventually(async () => (await status(sdk, id)) === "COMPLETED", { what: "COMPLETED" });
+  const done = await raw("POST", `/envelope/recipient/${recipientId}/reject`, { key, body: { envelopeId: id, reason: "no" } });
+  assert.equal(done.status, 400, done.text);
+  assert.equal(done.json.code, "ENVELOPE_COMPLETED");
+});
