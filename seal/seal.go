@@ -1,0 +1,274 @@
+// Package seal makes the evidence of a completed envelope: each item's PDF with every field's
+// value drawn where the field was, the certificate of completion appended, and a CMS digital
+// signature over the whole file.
+//
+// The pipeline: gopdf imports each original page as a form XObject and draws on it (white box
+// under each field so placeholder text does not show through, then the value: text in the Go
+// fonts, embedded and subset, which cover Latin-1 and Latin Extended-A: Ñ, Ğ, Ł...; drawn
+// signatures as images), appends the certificate pages, and digitorus/pdfsign signs the result
+// (SHA-256, subFilter adbe.pkcs7.detached with the ESS signing-certificate-v2 attribute, an RFC
+// 3161 timestamp when a TSA is configured). The output of one input is the same document each
+// time but for the signature's time, so a retried seal is harmless.
+//
+// It may import the domain (envelope) and its PDF libraries; nothing else of Sobre's.
+package seal
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/png" // signature images
+	"io"
+	"strings"
+	"time"
+
+	"github.com/digitorus/pdf"
+	"github.com/digitorus/pdfsign/sign"
+	"github.com/signintech/gopdf"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goitalic"
+	"golang.org/x/image/font/gofont/goregular"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// Size is a page's displayed size in points.
+type Size struct{ Width, Height float64 }
+
+// Document is one envelope item as distributed.
+type Document struct {
+	ItemID string
+	Title  string
+	PDF    []byte
+	Pages  []Size
+	SHA256 string // of the original upload, for the certificate
+}
+
+// Mark is one filled field: where (item, page from 1, box in percent of the page, origin top
+// left) and what (text, or a PNG image for drawn signatures).
+type Mark struct {
+	ItemID   string
+	Page     int
+	X, Y     float64
+	W, H     float64
+	Type     envelope.FieldType
+	Text     string
+	PNG      []byte
+	FontSize float64 // 0: fit the box
+	Options  []string
+}
+
+// Party is a recipient as the certificate tells it.
+type Party struct {
+	Name, Email string
+	Role        envelope.Role
+	Sent        *time.Time
+	Opened      *time.Time
+	Completed   *time.Time
+	Rejected    bool
+	IP          string
+	UserAgent   string
+	Auth        []string // access and action auth that applied
+	ClaveUnica  string   // "RUN 44444444-4, María Del Río" when verified
+	Certificate string   // "RUT 44444444-4, CN=…" for a FAO_HASH signature
+	Signature   string   // typed signature
+	SignaturePNG []byte  // drawn signature
+}
+
+// Input is everything a seal needs.
+type Input struct {
+	EnvelopeID string
+	Title      string
+	Language   envelope.Language
+	Timezone   string
+	Documents  []Document
+	Marks      []Mark
+	Parties    []Party
+	AuditHash  string // the audit chain's hash when the envelope was sealed
+	SealedAt   time.Time
+}
+
+// Signer is the seal's certificate and key, and the timestamp authority if any.
+type Signer struct {
+	Key    crypto.Signer
+	Cert   *x509.Certificate
+	Chain  []*x509.Certificate
+	TSAURL string
+	Name   string // shown as the signer: the seal's subject common name by default
+}
+
+// Sealed is one sealed item.
+type Sealed struct {
+	ItemID string
+	PDF    []byte
+}
+
+// ErrNoPages is a document without pages to seal.
+var ErrNoPages = errors.New("seal: the document has no pages")
+
+// Seal stamps, certifies and signs every item of in.
+func Seal(in Input, s *Signer) ([]Sealed, error) {
+	var out []Sealed
+	for _, d := range in.Documents {
+		doc, err := stamp(in, d)
+		if err != nil {
+			return nil, fmt.Errorf("seal item %s: %w", d.ItemID, err)
+		}
+		signed, err := s.sign(doc, in)
+		if err != nil {
+			return nil, fmt.Errorf("sign item %s: %w", d.ItemID, err)
+		}
+		out = append(out, Sealed{ItemID: d.ItemID, PDF: signed})
+	}
+	return out, nil
+}
+
+// Certificate is the certificate of completion alone, signed.
+func Certificate(in Input, s *Signer) ([]byte, error) {
+	pdf := newDoc()
+	if err := certificatePages(pdf, in); err != nil {
+		return nil, err
+	}
+	return s.sign(pdf.GetBytesPdf(), in)
+}
+
+func newDoc() *gopdf.GoPdf {
+	pdf := &gopdf.GoPdf{}
+	pdf.Start(gopdf.Config{PageSize: *gopdf.PageSizeA4, Unit: gopdf.UnitPT})
+	pdf.SetCompressLevel(9)
+	// The Go fonts are valid TrueType; a failure here is a programming error caught by tests.
+	_ = pdf.AddTTFFontData("regular", goregular.TTF)
+	_ = pdf.AddTTFFontData("bold", gobold.TTF)
+	_ = pdf.AddTTFFontData("italic", goitalic.TTF)
+	return pdf
+}
+
+// stamp draws the marks of document d on its pages, then appends the certificate.
+func stamp(in Input, d Document) ([]byte, error) {
+	if len(d.Pages) == 0 {
+		return nil, ErrNoPages
+	}
+	pdf := newDoc()
+	pdf.SetInfo(gopdf.PdfInfo{Title: d.Title, Subject: "Sealed by Sobre: " + in.EnvelopeID, Producer: "Sobre", CreationDate: in.SealedAt})
+	for i, size := range d.Pages {
+		pdf.AddPageWithOption(gopdf.PageOption{PageSize: &gopdf.Rect{W: size.Width, H: size.Height}})
+		rs := io.ReadSeeker(bytes.NewReader(d.PDF))
+		tpl := pdf.ImportPageStream(&rs, i+1, "/MediaBox")
+		pdf.UseImportedTemplate(tpl, 0, 0, size.Width, size.Height)
+		for _, m := range in.Marks {
+			if m.ItemID != d.ItemID || m.Page != i+1 {
+				continue
+			}
+			if err := drawMark(pdf, m, size); err != nil {
+				return nil, fmt.Errorf("page %d, %s field: %w", i+1, m.Type, err)
+			}
+		}
+	}
+	if err := certificatePages(pdf, in); err != nil {
+		return nil, err
+	}
+	return pdf.GetBytesPdf(), nil
+}
+
+// drawMark paints a white box over the field, then its value.
+func drawMark(pdf *gopdf.GoPdf, m Mark, page Size) error {
+	x, y := m.X/100*page.Width, m.Y/100*page.Height
+	w, h := m.W/100*page.Width, m.H/100*page.Height
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	pdf.SetFillColor(255, 255, 255)
+	pdf.RectFromUpperLeftWithStyle(x, y, w, h, "F")
+	pdf.SetTextColor(20, 20, 20)
+	if len(m.PNG) > 0 {
+		return drawImage(pdf, m.PNG, x, y, w, h)
+	}
+	text := m.Text
+	font := "regular"
+	switch m.Type {
+	case envelope.FieldSignature, envelope.FieldFreeSignature, envelope.FieldInitials:
+		font = "italic"
+	case envelope.FieldCheckbox:
+		text = strings.Join(m.Options, ", ")
+		if text != "" {
+			text = "X " + text
+		}
+	case envelope.FieldRadio:
+		if text != "" {
+			text = "• " + text
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	return fitText(pdf, font, text, x, y, w, h, m.FontSize)
+}
+
+// fitText writes text in the box, in the largest size up to max (or the box's height) that
+// fits its width.
+func fitText(pdf *gopdf.GoPdf, font, text string, x, y, w, h, max float64) error {
+	size := h * 0.7
+	if max > 0 && max < size {
+		size = max
+	}
+	for ; size > 4; size -= 0.5 {
+		if err := pdf.SetFont(font, "", size); err != nil {
+			return err
+		}
+		tw, err := pdf.MeasureTextWidth(text)
+		if err != nil {
+			return err
+		}
+		if tw <= w-2 {
+			break
+		}
+	}
+	pdf.SetXY(x+1, y)
+	return pdf.CellWithOption(&gopdf.Rect{W: w - 2, H: h}, text, gopdf.CellOption{Align: gopdf.Left | gopdf.Middle})
+}
+
+// drawImage fits a PNG in the box, keeping its shape, centred.
+func drawImage(pdf *gopdf.GoPdf, png []byte, x, y, w, h float64) error {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(png))
+	if err != nil || cfg.Width == 0 || cfg.Height == 0 {
+		return fmt.Errorf("signature image: %w", err)
+	}
+	scale := min(w/float64(cfg.Width), h/float64(cfg.Height))
+	iw, ih := float64(cfg.Width)*scale, float64(cfg.Height)*scale
+	holder, err := gopdf.ImageHolderByBytes(png)
+	if err != nil {
+		return err
+	}
+	return pdf.ImageByHolder(holder, x+(w-iw)/2, y+(h-ih)/2, &gopdf.Rect{W: iw, H: ih})
+}
+
+// sign adds the CMS signature over the whole file as an incremental update.
+func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
+	rdr, err := pdf.NewReader(bytes.NewReader(doc), int64(len(doc)))
+	if err != nil {
+		return nil, fmt.Errorf("read the stamped PDF: %w", err)
+	}
+	name := s.Name
+	if name == "" {
+		name = s.Cert.Subject.CommonName
+	}
+	var out bytes.Buffer
+	err = sign.Sign(bytes.NewReader(doc), &out, rdr, int64(len(doc)), sign.SignData{
+		Signature: sign.SignDataSignature{
+			Info: sign.SignDataSignatureInfo{Name: name, Reason: "Sealed by Sobre: " + in.EnvelopeID, Date: in.SealedAt},
+			CertType: sign.CertificationSignature, DocMDPPerm: sign.DoNotAllowAnyChangesPerms,
+		},
+		Signer:            s.Key,
+		DigestAlgorithm:   crypto.SHA256,
+		Certificate:       s.Cert,
+		CertificateChains: [][]*x509.Certificate{append([]*x509.Certificate{s.Cert}, s.Chain...)},
+		TSA:               sign.TSA{URL: s.TSAURL},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
