@@ -11,8 +11,8 @@ import (
 )
 
 type certText struct {
-	Title, Envelope, ID, Documents, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth  string
-	ClaveUnica, Certificate, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection string
+	Title, Envelope, ID, Documents, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth string
+	ClaveUnica, Certificate, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection  string
 }
 
 var certTexts = map[envelope.Language]certText{

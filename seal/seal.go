@@ -63,19 +63,19 @@ type Mark struct {
 
 // Party is a recipient as the certificate tells it.
 type Party struct {
-	Name, Email string
-	Role        envelope.Role
-	Sent        *time.Time
-	Opened      *time.Time
-	Completed   *time.Time
-	Rejected    bool
-	IP          string
-	UserAgent   string
-	Auth        []string // access and action auth that applied
-	ClaveUnica  string   // "RUN 44444444-4, María Del Río" when verified
-	Certificate string   // "RUT 44444444-4, CN=…" for a FAO_HASH signature
-	Signature   string   // typed signature
-	SignaturePNG []byte  // drawn signature
+	Name, Email  string
+	Role         envelope.Role
+	Sent         *time.Time
+	Opened       *time.Time
+	Completed    *time.Time
+	Rejected     bool
+	IP           string
+	UserAgent    string
+	Auth         []string // access and action auth that applied
+	ClaveUnica   string   // "RUN 44444444-4, María Del Río" when verified
+	Certificate  string   // "RUT 44444444-4, CN=…" for a FAO_HASH signature
+	Signature    string   // typed signature
+	SignaturePNG []byte   // drawn signature
 }
 
 // Input is everything a seal needs.
@@ -258,7 +258,7 @@ func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
 	var out bytes.Buffer
 	err = sign.Sign(bytes.NewReader(doc), &out, rdr, int64(len(doc)), sign.SignData{
 		Signature: sign.SignDataSignature{
-			Info: sign.SignDataSignatureInfo{Name: name, Reason: "Sealed by Sobre: " + in.EnvelopeID, Date: in.SealedAt},
+			Info:     sign.SignDataSignatureInfo{Name: name, Reason: "Sealed by Sobre: " + in.EnvelopeID, Date: in.SealedAt},
 			CertType: sign.CertificationSignature, DocMDPPerm: sign.DoNotAllowAnyChangesPerms,
 		},
 		Signer:            s.Key,
