@@ -13,6 +13,7 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/seal"
 )
 
 // Activities are the envelope workflow's side effects. The workflow refers to them through a
@@ -23,6 +24,7 @@ type Activities struct {
 	PublicURL string
 	MailHost  string // the domain part of Message-IDs
 	Log       *slog.Logger
+	Seal      *seal.Signer // the certificate and key that seal completed envelopes
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its
@@ -194,7 +196,10 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 	}
 	msg := mail.Message{ID: id, To: to, ToName: toName, EnvelopeID: n.EnvelopeID, Composed: composed, ReplyTo: deref(snap.Meta.EmailReplyTo)}
 	if n.Attach {
-		files, err := a.Store.ItemFiles(ctx, n.EnvelopeID)
+		files, err := a.Store.SealedFiles(ctx, n.EnvelopeID)
+		if err == nil && len(files) == 0 {
+			files, err = a.Store.ItemFiles(ctx, n.EnvelopeID) // an envelope completed before sealing existed
+		}
 		if err != nil {
 			return err
 		}

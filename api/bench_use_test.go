@@ -15,6 +15,7 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/seal"
 	"github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -35,7 +36,7 @@ func newTestAPIWithWorkflows(tb testing.TB) *testAPI {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log}})
+		Activities: &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log, Seal: testSeal(tb)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -123,4 +124,14 @@ func BenchmarkUseTemplate(b *testing.B) {
 	})
 	n, _ := a.store.CountRows(context.Background(), "envelopes")
 	b.Logf("%d envelopes in the database at the end", n)
+}
+
+// testSeal is a self-signed seal made for the test.
+func testSeal(t testing.TB) *seal.Signer {
+	t.Helper()
+	s, _, err := seal.DevSeal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -32,5 +32,7 @@ func (s *Server) envelopeRoutes(r chi.Router) {
 	r.Post("/envelope/recipient/delete", s.deleteRecipient)
 	r.Get("/envelope/recipient/{recipientId}", s.getRecipient)
 	r.Get("/envelope/{envelopeId}/audit-log", s.auditLog)
+	r.Get("/envelope/{envelopeId}/audit-log/download", s.downloadAuditLog)
+	r.Get("/envelope/{envelopeId}/certificate/download", s.downloadCertificate)
 	r.Get("/envelope/{envelopeId}", s.getEnvelope)
 }

@@ -3,11 +3,13 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/seal"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -391,9 +393,14 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 	if version == "signed" {
 		if ref.Status != envelope.StatusCompleted {
 			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "The signed version exists once the envelope is COMPLETED; it is %s", ref.Status))
-		} else {
-			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "Sealed PDFs are not produced yet; download version=original"))
+			return
 		}
+		data, err := s.store.SealedItemFile(r.Context(), item.ID)
+		if err != nil {
+			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre sealed documents; download version=original"))
+			return
+		}
+		writePDF(w, strings.TrimSuffix(pdfFileName(item.Title), ".pdf")+"_signed.pdf", data)
 		return
 	}
 	data, err := s.store.OriginalFile(r.Context(), item.ID)
@@ -401,10 +408,63 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	writePDF(w, pdfFileName(item.Title), data)
+}
+
+func writePDF(w http.ResponseWriter, name string, data []byte) {
 	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pdfFileName(item.Title)))
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name))
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	_, _ = w.Write(data)
+}
+
+// downloadCertificate answers GET /envelope/{envelopeId}/certificate/download: the certificate
+// of completion, signed with the seal, once the envelope is COMPLETED.
+func (s *Server) downloadCertificate(w http.ResponseWriter, r *http.Request) {
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), chi.URLParam(r, "envelopeId"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if e.Status != envelope.StatusCompleted {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "The certificate exists once the envelope is COMPLETED; it is %s", e.Status))
+		return
+	}
+	data, err := s.store.SealedCertificate(r.Context(), e.ID)
+	if err != nil {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre made certificates"))
+		return
+	}
+	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_certificate.pdf", data)
+}
+
+// downloadAuditLog answers GET /envelope/{envelopeId}/audit-log/download: the audit trail as a
+// PDF, with the hash chain's final hash.
+func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
+	e, err := s.store.GetEnvelope(r.Context(), scope(r), chi.URLParam(r, "envelopeId"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	entries, _, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, 100000, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	_, hash, err := s.store.VerifyAudit(r.Context(), e.ID)
+	if err != nil {
+		hash = "the chain does not verify: " + err.Error()
+	}
+	in := seal.Input{EnvelopeID: e.ID, Title: e.Title, Language: e.Meta.Language, Timezone: envelope.DefaultTimezone, AuditHash: hash}
+	if e.Meta.Timezone != nil {
+		in.Timezone = *e.Meta.Timezone
+	}
+	data, err := seal.AuditLogPDF(in, entries)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_audit_log.pdf", data)
 }
 
 // updateAttachment answers POST /envelope/attachment/update {id, data:{label, data}}.

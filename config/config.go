@@ -33,6 +33,13 @@ type Config struct {
 	ClaveUnicaLogoutURL    string // CLAVEUNICA_LOGOUT_URL
 	ClaveUnicaDevAddr      string // SOBRE_CLAVEUNICA_DEV_ADDR: where `sobre claveunica-dev` listens
 	FEATrustRoots          string // SOBRE_FEA_TRUST_ROOTS: PEM file of FAO_HASH trust roots
+
+	SealP12         string // SOBRE_SEAL_P12
+	SealP12Password string // SOBRE_SEAL_P12_PASSWORD
+	SealCertFile    string // SOBRE_SEAL_CERT_FILE
+	SealKeyFile     string // SOBRE_SEAL_KEY_FILE
+	SealDevDir      string // SOBRE_SEAL_DEV_DIR: where a self-signed development seal is kept when no seal is given
+	TSAURL          string // SOBRE_TSA_URL
 }
 
 // Var is one documented environment variable.
@@ -64,6 +71,12 @@ func Vars() []Var {
 		{"CLAVEUNICA_CLIENT_SECRET", "sobre-dev-secret", "client secret registered with Clave Única (or `CLAVEUNICA_CLIENT_SECRET_FILE`)"},
 		{"CLAVEUNICA_LOGOUT_URL", "", "Clave Única's logout endpoint (production: `https://accounts.claveunica.gob.cl/api/v1/accounts/app/logout`); when set, signers are logged out right after the login"},
 		{"SOBRE_CLAVEUNICA_DEV_ADDR", "127.0.0.1:8091", "where `sobre claveunica-dev`, the local Clave Única for development, listens"},
+		{"SOBRE_SEAL_P12", "", "PKCS#12 file holding the seal's certificate, chain and key, which sign every completed envelope's PDFs"},
+		{"SOBRE_SEAL_P12_PASSWORD", "", "password of `SOBRE_SEAL_P12` (or `SOBRE_SEAL_P12_PASSWORD_FILE`)"},
+		{"SOBRE_SEAL_CERT_FILE", "", "instead of a P12: PEM file of the seal's certificate followed by its chain"},
+		{"SOBRE_SEAL_KEY_FILE", "", "with `SOBRE_SEAL_CERT_FILE`: PEM file of the seal's private key"},
+		{"SOBRE_SEAL_DEV_DIR", ".data", "when no seal is given, a self-signed development seal is made and kept here (logged once; PDF readers show it as an unknown issuer)"},
+		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
 		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
 	}
 }
@@ -112,6 +125,13 @@ func Load(getenv Getenv) (Config, error) {
 		ClaveUnicaLogoutURL:    get("CLAVEUNICA_LOGOUT_URL"),
 		ClaveUnicaDevAddr:      get("SOBRE_CLAVEUNICA_DEV_ADDR"),
 		FEATrustRoots:          get("SOBRE_FEA_TRUST_ROOTS"),
+
+		SealP12:         get("SOBRE_SEAL_P12"),
+		SealP12Password: get("SOBRE_SEAL_P12_PASSWORD"),
+		SealCertFile:    get("SOBRE_SEAL_CERT_FILE"),
+		SealKeyFile:     get("SOBRE_SEAL_KEY_FILE"),
+		SealDevDir:      get("SOBRE_SEAL_DEV_DIR"),
+		TSAURL:          get("SOBRE_TSA_URL"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))

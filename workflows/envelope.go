@@ -156,6 +156,17 @@ func localCtx(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// sealCtx runs the seal: long enough for a large document, heartbeating, retried until it
+// succeeds (a seal that keeps failing shows as this activity's last failure in the Temporal UI
+// and in the SDK's activity failure metrics; the signatures are already stored).
+func sealCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+}
+
 func mailCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    time.Minute,
@@ -717,6 +728,13 @@ func (r *run) finish(ctx workflow.Context) error {
 	info := workflow.GetInfo(ctx)
 	switch e.status {
 	case envelope.StatusCompleted:
+		if !r.legacy {
+			// The sealed PDFs exist before the envelope is COMPLETED and before the completion
+			// mails, which attach them.
+			if err := workflow.ExecuteActivity(sealCtx(ctx), acts.SealEnvelope, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+				return err
+			}
+		}
 		in.AuditType, in.Data = "DOCUMENT_COMPLETED", map[string]any{"transactionId": info.WorkflowExecution.RunID}
 		for _, rec := range r.snap.Recipients {
 			if byMail && m.EmailSettings.DocumentCompleted {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/sobre-sign/sobre/activities"
@@ -29,6 +30,7 @@ type fakeBackend struct {
 	mails    []activities.Notice
 	sent     []int64
 	finished []envelope.Status
+	sealed   int // seals made, each before the envelope was finished COMPLETED
 	expired  []int64
 	loads    int
 	nextIDs  []int64
@@ -133,9 +135,21 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return b.copy(), nil
 	})
+	env.OnActivity(acts.SealEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if len(b.finished) > 0 {
+			return errors.New("sealed after the envelope was finished")
+		}
+		b.sealed++
+		return nil
+	})
 	env.OnActivity(acts.FinishEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.FinishInput) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		if in.Status == envelope.StatusCompleted && b.sealed == 0 {
+			return temporal.NewNonRetryableApplicationError("COMPLETED before the seal", "TEST", nil)
+		}
 		b.snap.Status = in.Status
 		b.finished = append(b.finished, in.Status)
 		return nil

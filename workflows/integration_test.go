@@ -17,9 +17,11 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/internal/testpdf"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
+	"github.com/sobre-sign/sobre/seal"
 	sobreworker "github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -54,7 +56,7 @@ func newStack(t testing.TB) *stack {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log}})
+		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func (s *stack) draft(t testing.TB, so envelope.SigningOrder, approver bool) (st
 	in := persistence.NewEnvelope{
 		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
 			TemplateType: envelope.TemplateTypePrivate, Title: "Integración", Meta: meta},
-		Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF-1.7 integration " + time.Now().String()), Pages: []persistence.PageSize{{Width: 595, Height: 842}}}},
+		Items: []persistence.Document{{Title: "a.pdf", Data: testpdf.Minimal("integration " + time.Now().Format(time.RFC3339Nano)), Pages: []persistence.PageSize{{Width: 595, Height: 842}}}},
 		Recipients: []persistence.NewRecipient{
 			{Recipient: envelope.Recipient{Email: "s1@acme.test", Name: "S1", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
 			{Recipient: envelope.Recipient{Email: "s2@acme.test", Name: "S2", Role: envelope.RoleSigner, SigningOrder: &two}, Fields: sig()},
@@ -197,4 +199,14 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// testSeal is a self-signed seal made for the test.
+func testSeal(t testing.TB) *seal.Signer {
+	t.Helper()
+	s, _, err := seal.DevSeal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/seal"
 	"github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -176,6 +177,10 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	signer, err := p.sealSigner()
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
 		TaskQueue:   p.cfg.TaskQueue,
 		StopTimeout: p.cfg.ShutdownTimeout,
@@ -186,6 +191,7 @@ func (p *process) runWorker(ctx context.Context) error {
 			PublicURL: p.cfg.PublicURL,
 			MailHost:  publicHost(p.cfg.PublicURL),
 			Log:       p.log,
+			Seal:      signer,
 		},
 	})
 	if err != nil {
@@ -265,5 +271,30 @@ func (p *process) ceremony() (*ceremony.Service, error) {
 		}
 		s.FEA = &fea.Verifier{Roots: roots}
 	}
+	return s, nil
+}
+
+// sealSigner loads the seal that signs completed envelopes: a P12, PEM files, or else a
+// self-signed development seal kept in SOBRE_SEAL_DEV_DIR (said once in the log).
+func (p *process) sealSigner() (*seal.Signer, error) {
+	var s *seal.Signer
+	var err error
+	switch {
+	case p.cfg.SealP12 != "":
+		s, err = seal.LoadP12(p.cfg.SealP12, p.cfg.SealP12Password)
+	case p.cfg.SealCertFile != "" || p.cfg.SealKeyFile != "":
+		s, err = seal.LoadPEM(p.cfg.SealCertFile, p.cfg.SealKeyFile)
+	default:
+		var created bool
+		s, created, err = seal.DevSeal(p.cfg.SealDevDir)
+		if err == nil {
+			p.log.Warn("no SOBRE_SEAL_P12 or SOBRE_SEAL_CERT_FILE: sealing with a self-signed development certificate; PDF readers will not trust it",
+				"dir", p.cfg.SealDevDir, "created", created, "subject", s.Cert.Subject.String())
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seal certificate: %w", err)
+	}
+	s.TSAURL = p.cfg.TSAURL
 	return s, nil
 }

@@ -1,0 +1,142 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/seal"
+)
+
+// SealEnvelope produces the sealed PDF of each item of an envelope whose recipients have all
+// acted, and its certificate of completion, and stores them. It runs before the envelope is
+// marked COMPLETED and is idempotent: a seal already stored is kept, a retried attempt replaces
+// a partial one. Its progress is reported as heartbeats (visible in the Temporal UI).
+func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error {
+	if a.Seal == nil {
+		return temporal.NewApplicationError("no seal certificate is configured", "SEAL_NOT_CONFIGURED")
+	}
+	done, err := a.Store.Sealed(ctx, envelopeID)
+	if err != nil {
+		return err
+	}
+	if done {
+		return nil
+	}
+	activity.RecordHeartbeat(ctx, "loading")
+	src, err := a.Store.LoadSealSource(ctx, envelopeID)
+	if err != nil {
+		return err
+	}
+	in := sealInput(src, time.Now())
+	start := time.Now()
+	activity.RecordHeartbeat(ctx, fmt.Sprintf("sealing %d items", len(in.Documents)))
+	sealed, err := seal.Seal(in, a.Seal)
+	if err != nil {
+		return err
+	}
+	activity.RecordHeartbeat(ctx, "certificate")
+	cert, err := seal.Certificate(in, a.Seal)
+	if err != nil {
+		return err
+	}
+	items := make([]persistence.SealedItem, 0, len(sealed))
+	for _, s := range sealed {
+		items = append(items, persistence.SealedItem{ItemID: s.ItemID, Data: s.PDF})
+	}
+	if err := a.Store.SaveSealed(ctx, envelopeID, items, cert); err != nil {
+		return err
+	}
+	a.Log.InfoContext(ctx, "envelope sealed", "envelope", envelopeID, "items", len(items), "duration", time.Since(start))
+	return nil
+}
+
+// sealInput turns what PostgreSQL holds into what the seal draws.
+func sealInput(src persistence.SealSource, now time.Time) seal.Input {
+	e := src.Envelope
+	in := seal.Input{EnvelopeID: e.ID, Title: e.Title, Language: e.Meta.Language, Timezone: envelope.DefaultTimezone,
+		AuditHash: src.AuditHash, SealedAt: now}
+	if e.Meta.Timezone != nil {
+		in.Timezone = *e.Meta.Timezone
+	}
+	for _, it := range src.Items {
+		d := seal.Document{ItemID: it.ID, Title: it.Title, PDF: it.Data, SHA256: it.OriginalSHA256}
+		for _, p := range it.Pages {
+			d.Pages = append(d.Pages, seal.Size{Width: p.Width, Height: p.Height})
+		}
+		in.Documents = append(in.Documents, d)
+	}
+	for _, f := range e.Fields {
+		if !f.Inserted {
+			continue
+		}
+		m := seal.Mark{ItemID: f.EnvelopeItemID, Page: f.Page, X: f.PositionX, Y: f.PositionY, W: f.Width, H: f.Height, Type: f.Type, Text: f.CustomText}
+		if f.FieldMeta != nil && f.FieldMeta.FontSize != nil {
+			m.FontSize = *f.FieldMeta.FontSize
+		}
+		if sig, ok := src.Signatures[f.ID]; ok {
+			if sig.PNG != nil {
+				m.PNG = sig.PNG
+			} else if sig.Typed != nil {
+				m.Text = *sig.Typed
+			}
+		}
+		if f.Type == envelope.FieldCheckbox {
+			_ = json.Unmarshal([]byte(f.CustomText), &m.Options)
+		}
+		in.Marks = append(in.Marks, m)
+	}
+	for _, r := range src.Recipients {
+		rec := r.Recipient
+		p := seal.Party{Name: rec.Name, Email: rec.Email, Role: rec.Role, Sent: rec.SentAt, Opened: r.Opened, Completed: r.Completed,
+			Rejected: rec.SigningStatus == envelope.SigningStatusRejected, IP: r.IP, UserAgent: r.Agent}
+		p.Auth = authOf(e, rec)
+		if r.Identity.ClaveUnicaRUN != "" {
+			p.ClaveUnica = "RUN " + r.Identity.ClaveUnicaRUN + ", " + r.Identity.ClaveUnicaName
+		}
+		if r.Identity.FEARUT != "" {
+			p.Certificate = "RUT " + r.Identity.FEARUT + ", " + r.Identity.FEASubject
+		}
+		for _, f := range e.Fields {
+			sig, ok := src.Signatures[f.ID]
+			if !ok || f.RecipientID != rec.ID || (f.Type != envelope.FieldSignature && f.Type != envelope.FieldFreeSignature) {
+				continue
+			}
+			if sig.PNG != nil && p.SignaturePNG == nil {
+				p.SignaturePNG = sig.PNG
+			} else if sig.Typed != nil && p.Signature == "" {
+				p.Signature = *sig.Typed
+			}
+		}
+		in.Parties = append(in.Parties, p)
+	}
+	return in
+}
+
+// authOf names the auth that applied to rec: its own lists, else the envelope's.
+func authOf(e *envelope.Envelope, rec envelope.Recipient) []string {
+	var out []string
+	access, action := rec.AuthOptions.AccessAuth, rec.AuthOptions.ActionAuth
+	if len(access) == 0 {
+		access = e.AuthOptions.GlobalAccessAuth
+	}
+	if len(action) == 0 {
+		action = e.AuthOptions.GlobalActionAuth
+	}
+	for _, a := range access {
+		out = append(out, "access "+string(a))
+	}
+	if !slices.Contains(action, envelope.ActionAuthExplicitNone) {
+		for _, a := range action {
+			out = append(out, "action "+string(a))
+		}
+	}
+	return out
+}
