@@ -28,3 +28,5 @@ echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate o
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
 echo "== PDF"
 go test -run '^$' -bench . -benchtime 20x ./pdf | grep -E '^(Benchmark|ok|---)'
+echo "== seal: time per page for 1, 10 and 100-page documents (p50, p99), sealed size / original size"
+go test -run '^$' -bench 'BenchmarkSeal' -benchtime "${BENCH_SEALS:-20x}" ./seal | grep -E '^(Benchmark|ok|---)'

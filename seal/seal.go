@@ -180,8 +180,11 @@ func drawMark(pdf *gopdf.GoPdf, m Mark, page Size) error {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
+	// The white box reaches a little past the field: a placeholder's glyphs (braces, accents)
+	// can stand out of the text box it was found in.
+	padX, padY := 0.5, min(2, max(1, h*0.1))
 	pdf.SetFillColor(255, 255, 255)
-	pdf.RectFromUpperLeftWithStyle(x, y, w, h, "F")
+	pdf.RectFromUpperLeftWithStyle(x-padX, y-padY, w+2*padX, h+2*padY, "F")
 	pdf.SetTextColor(20, 20, 20)
 	if len(m.PNG) > 0 {
 		return drawImage(pdf, m.PNG, x, y, w, h)

@@ -217,3 +217,12 @@ func TestCertificateAlone(t *testing.T) {
 		t.Fatalf("pdfsig: %v\n%s", err, sig)
 	}
 }
+
+func sealOnce(t *testing.T) ([]byte, error) {
+	t.Helper()
+	out, err := seal.Seal(input(t), signer(t))
+	if err != nil {
+		return nil, err
+	}
+	return out[0].PDF, nil
+}

@@ -1,0 +1,92 @@
+package seal_test
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/digitorus/pdfsign/verify"
+	"github.com/digitorus/timestamp"
+
+	"github.com/sobre-sign/sobre/seal"
+)
+
+// testTSA is an RFC 3161 timestamp authority on loopback, with a certificate of its own.
+func testTSA(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "Sobre test TSA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping},
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req, err := timestamp.ParseRequest(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ts := timestamp.Timestamp{HashAlgorithm: req.HashAlgorithm, HashedMessage: req.HashedMessage, Time: time.Now(),
+			Nonce: req.Nonce, Policy: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 1}, AddTSACertificate: req.Certificates}
+		resp, err := ts.CreateResponseWithOpts(cert, key, crypto.SHA256)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/timestamp-reply")
+		_, _ = w.Write(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// With a TSA configured, the seal's signature carries an RFC 3161 timestamp that pdfsig reads.
+func TestSealWithTimestamp(t *testing.T) {
+	s := signer(t)
+	s.TSAURL = testTSA(t)
+	out, err := seal.Seal(input(t), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "sealed.pdf")
+	if err := os.WriteFile(file, out[0].PDF, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sig, err := run(t, "pdfsig", file)
+	if err != nil || !strings.Contains(sig, "Signature is Valid") {
+		t.Fatalf("pdfsig: %v\n%s", err, sig)
+	}
+	// pdfsig (poppler 22) does not print timestamps: read it with pdfsign's verifier.
+	v, err := verify.Verify(bytes.NewReader(out[0].PDF), int64(len(out[0].PDF)))
+	if err != nil || len(v.Signers) != 1 {
+		t.Fatalf("verify: %v %+v", err, v)
+	}
+	sg := v.Signers[0]
+	if !sg.ValidSignature || sg.TimestampStatus != "valid" || sg.TimeStamp == nil || time.Since(sg.TimeStamp.Time) > time.Minute {
+		t.Fatalf("signature valid %v, timestamp %q %+v", sg.ValidSignature, sg.TimestampStatus, sg.TimeStamp)
+	}
+}
