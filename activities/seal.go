@@ -30,19 +30,40 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 	if done {
 		return nil
 	}
-	activity.RecordHeartbeat(ctx, "loading")
+	// Heartbeats every few seconds while the seal works, so that a worker that dies is noticed
+	// (and the seal retried elsewhere) within the heartbeat timeout, however long the document.
+	stage := make(chan string, 8)
+	defer close(stage)
+	go func() {
+		t := time.NewTicker(3 * time.Second)
+		defer t.Stop()
+		current := "loading"
+		for {
+			select {
+			case s, ok := <-stage:
+				if !ok {
+					return
+				}
+				current = s
+				activity.RecordHeartbeat(ctx, current)
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, current)
+			}
+		}
+	}()
+	stage <- "loading"
 	src, err := a.Store.LoadSealSource(ctx, envelopeID)
 	if err != nil {
 		return err
 	}
 	in := sealInput(src, time.Now())
 	start := time.Now()
-	activity.RecordHeartbeat(ctx, fmt.Sprintf("sealing %d items", len(in.Documents)))
+	stage <- fmt.Sprintf("sealing %d items", len(in.Documents))
 	sealed, err := seal.Seal(in, a.Seal)
 	if err != nil {
 		return err
 	}
-	activity.RecordHeartbeat(ctx, "certificate")
+	stage <- "certificate"
 	cert, err := seal.Certificate(in, a.Seal)
 	if err != nil {
 		return err

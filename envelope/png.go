@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	stdpng "image/png"
 	"strings"
 )
 
@@ -29,5 +31,20 @@ func decodePNGDataURL(s string) (png []byte, ok bool, err error) {
 	if !bytes.HasPrefix(png, pngMagic) {
 		return nil, true, errors.New("the signature image is not a PNG")
 	}
+	// The whole image must decode (the seal draws it later); its size is checked first, so a
+	// small file cannot claim a huge image.
+	cfg, err := stdpng.DecodeConfig(bytes.NewReader(png))
+	if err != nil {
+		return nil, true, errors.New("the signature image is not a readable PNG")
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxSignaturePixels || cfg.Height > MaxSignaturePixels {
+		return nil, true, fmt.Errorf("the signature image must be at most %d×%d pixels", MaxSignaturePixels, MaxSignaturePixels)
+	}
+	if _, err := stdpng.Decode(bytes.NewReader(png)); err != nil {
+		return nil, true, errors.New("the signature image is not a readable PNG")
+	}
 	return png, true, nil
 }
+
+// MaxSignaturePixels is the largest width or height of a signature image.
+const MaxSignaturePixels = 2000

@@ -1,8 +1,11 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/png"
 	"testing"
 	"time"
 )
@@ -36,7 +39,8 @@ func TestFormatDate(t *testing.T) {
 }
 
 func TestParseFieldValue(t *testing.T) {
-	png := "data:image/png;base64," + base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), 0, 0, 0))
+	png := "data:image/png;base64," + base64.StdEncoding.EncodeToString(tinyPNG())
+	broken := "data:image/png;base64," + base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), 0, 0, 0))
 	meta := DefaultMeta("m")
 	noTyped := meta
 	noTyped.TypedSignatureEnabled = false
@@ -68,6 +72,7 @@ func TestParseFieldValue(t *testing.T) {
 		{"typed signature", Field{Type: FieldSignature}, meta, `"Ana Pérez"`, "Ana Pérez", false},
 		{"typed signature disabled", Field{Type: FieldSignature}, noTyped, `"Ana"`, "", true},
 		{"image signature", Field{Type: FieldSignature}, noTyped, `"` + png + `"`, "", false},
+		{"a PNG header without an image", Field{Type: FieldSignature}, noTyped, `"` + broken + `"`, "", true},
 		{"bad image", Field{Type: FieldSignature}, meta, `"data:image/png;base64,aGVsbG8="`, "", true},
 		{"date is automatic", Field{Type: FieldDate}, meta, `"2026-01-01"`, "", true},
 		{"rut firmado is verified", Field{Type: FieldRUTFirmado}, meta, `"12345678-5"`, "", true},
@@ -82,4 +87,12 @@ func TestParseFieldValue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tinyPNG is a valid 2×1 PNG.
+func tinyPNG() []byte {
+	img := image.NewGray(image.Rect(0, 0, 2, 1))
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return b.Bytes()
 }

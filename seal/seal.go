@@ -187,7 +187,15 @@ func drawMark(pdf *gopdf.GoPdf, m Mark, page Size) error {
 	pdf.RectFromUpperLeftWithStyle(x-padX, y-padY, w+2*padX, h+2*padY, "F")
 	pdf.SetTextColor(20, 20, 20)
 	if len(m.PNG) > 0 {
-		return drawImage(pdf, m.PNG, x, y, w, h)
+		if err := drawImage(pdf, m.PNG, x, y, w, h); err == nil {
+			return nil
+		}
+		// An image that cannot be drawn must not hold the seal up for ever: the signature is
+		// recorded (and the certificate says who signed); the field shows that it was signed.
+		if m.Text == "" {
+			m.Text = "(signed)"
+		}
+		m.PNG = nil
 	}
 	text := m.Text
 	font := "regular"

@@ -226,3 +226,22 @@ func sealOnce(t *testing.T) ([]byte, error) {
 	}
 	return out[0].PDF, nil
 }
+
+// A signature image that cannot be drawn never holds the seal up: the field shows it was signed.
+func TestUnreadableImageDoesNotStopTheSeal(t *testing.T) {
+	in := input(t)
+	in.Marks[0].PNG = []byte("\x89PNG\r\n\x1a\n broken")
+	in.Marks[0].Text = ""
+	in.Parties[0].SignaturePNG = in.Marks[0].PNG
+	out, err := seal.Seal(in, signer(t))
+	if err != nil {
+		t.Fatalf("seal with an unreadable image: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "sealed.pdf")
+	if err := os.WriteFile(file, out[0].PDF, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := run(t, "pdftotext", file, "-"); !strings.Contains(text, "(signed)") {
+		t.Fatalf("the field does not say it was signed:\n%s", text)
+	}
+}

@@ -80,8 +80,11 @@ test("sequential: an approver, then two signers, to COMPLETED, with mails and th
   assert.equal(r.status, 200, r.text);
   await eventually(async () => (await mailsTo(second)).length === 1, { what: "second signer's mail" });
 
-  const png = "data:image/png;base64," + Buffer.concat([Buffer.from("\x89PNG\r\n\x1a\n", "latin1"), Buffer.alloc(16)]).toString("base64");
+  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
   const secondView = await signing("GET", tok[second]);
+  const broken = "data:image/png;base64," + Buffer.concat([Buffer.from("\x89PNG\r\n\x1a\n", "latin1"), Buffer.alloc(16)]).toString("base64");
+  const refused = await signing("POST", tok[second], "/fields", { fieldId: secondView.json.fields[0].id, value: broken });
+  assert.equal(refused.status, 400, "a PNG header without a readable image is refused");
   r = await signing("POST", tok[second], "/fields", { fieldId: secondView.json.fields[0].id, value: png });
   assert.equal(r.status, 200, r.text);
   r = await signing("POST", tok[second], "/complete");

@@ -104,7 +104,7 @@ func newSystem(t *testing.T) *system {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "DATABASE_URL", "TEMPORAL_ADDRESS", "SMTP_URL", "SOBRE_TASK_QUEUE", "SOBRE_PUBLIC_URL", "SOBRE_HTTP_ADDR":
+		case "DATABASE_URL", "TEMPORAL_ADDRESS", "SMTP_URL", "SOBRE_TASK_QUEUE", "SOBRE_PUBLIC_URL", "SOBRE_HTTP_ADDR", "SOBRE_SEAL_DEV_DIR":
 			continue
 		}
 		s.env = append(s.env, kv)
@@ -117,6 +117,7 @@ func newSystem(t *testing.T) *system {
 		"SOBRE_PUBLIC_URL=http://"+s.apiAddr,
 		"SOBRE_LOG_LEVEL=warn",
 		"SOBRE_SHUTDOWN_TIMEOUT=2s",
+		"SOBRE_SEAL_DEV_DIR="+t.TempDir(), // one development seal, shared by the worker's restarts
 	)
 	out, err := s.command("migrate").CombinedOutput()
 	if err != nil {
@@ -269,6 +270,12 @@ func (s *system) call(method, path string, body any, auth bool) (int, map[string
 // create makes an envelope with two signers and returns its id.
 func (s *system) create(i int) string {
 	s.t.Helper()
+	return s.createWith(i, testpdf.Minimal("Contrato"))
+}
+
+// createWith makes an envelope with two signers over doc and returns its id.
+func (s *system) createWith(i int, doc []byte) string {
+	s.t.Helper()
 	payload := map[string]any{"title": fmt.Sprintf("Fault %d", i), "type": "DOCUMENT", "recipients": []any{
 		map[string]any{"email": fmt.Sprintf("a%d@%s", i, s.domain), "name": "A", "role": "SIGNER",
 			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5}}},
@@ -280,7 +287,7 @@ func (s *system) create(i int) string {
 	raw, _ := json.Marshal(payload)
 	_ = w.WriteField("payload", string(raw))
 	fw, _ := w.CreateFormFile("files", "a.pdf")
-	_, _ = fw.Write(testpdf.Minimal("Contrato"))
+	_, _ = fw.Write(doc)
 	_ = w.Close()
 	req, _ := http.NewRequest("POST", "http://"+s.apiAddr+"/api/v2/envelope/create", &body)
 	req.Header.Set("Authorization", s.key)
@@ -444,6 +451,87 @@ func TestWorkerKilledMidBatch(t *testing.T) {
 		seen[m] = true
 	}
 	t.Logf("%d envelopes completed across a worker crash; %d mails, none repeated", n, len(ids2))
+}
+
+// The worker is killed with SIGKILL while it seals a 300-page envelope (the last signature starts
+// the seal, about a second of work here), then started again: the seal is retried, the envelope
+// ends COMPLETED with its sealed PDF, and each recipient gets one completion mail.
+func TestWorkerKilledWhileSealing(t *testing.T) {
+	s := newSystem(t)
+	s.start("api")
+	s.start("worker")
+	s.key = s.adminKey()
+	id := s.createWith(100, testpdf.Pages(300, "Contrato largo"))
+	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
+	if status != 200 {
+		t.Fatalf("distribute: %d %v", status, out)
+	}
+	var tokens []string
+	for _, r := range out["recipients"].([]any) {
+		tokens = append(tokens, r.(map[string]any)["token"].(string))
+	}
+	s.signAs(tokens[0])
+	done := make(chan struct{})
+	go func() { s.signAs(tokens[1]); close(done) }()
+	time.Sleep(600 * time.Millisecond)
+	before := s.status(id)
+	s.kill("worker")
+	if before != "PENDING" {
+		t.Logf("the envelope was already %s when the worker was killed", before)
+	}
+	time.Sleep(time.Second)
+	s.start("worker")
+	<-done
+	waitFor(t, id+" COMPLETED", 90*time.Second, func() bool { return s.status(id) == "COMPLETED" })
+	_, env := s.call("GET", "/api/v2/envelope/"+id, nil, true)
+	item := env["envelopeItems"].([]any)[0].(map[string]any)["id"].(string)
+	req, _ := http.NewRequest("GET", "http://"+s.apiAddr+"/api/v2/envelope/item/"+item+"/download?version=signed", nil)
+	req.Header.Set("Authorization", s.key)
+	res, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.HasPrefix(sealed, []byte("%PDF")) || !bytes.Contains(sealed, []byte("/ByteRange")) {
+		t.Fatalf("signed download: %d, %d bytes", res.StatusCode, len(sealed))
+	}
+	if c := s.auditCount(id, "DOCUMENT_COMPLETED"); c != 1 {
+		t.Errorf("%d DOCUMENT_COMPLETED entries, want 1", c)
+	}
+	for _, who := range []string{"a100@", "b100@"} {
+		addr := who + s.domain
+		waitFor(t, "completion mail to "+addr, 30*time.Second, func() bool { return s.completionMails(addr) >= 1 })
+		if n := s.completionMails(addr); n != 1 {
+			t.Errorf("%s got %d completion mails, want 1", addr, n)
+		}
+	}
+}
+
+// completionMails counts the completion mails (with the sealed PDF) the sink holds for address.
+func (s *system) completionMails(address string) int {
+	s.t.Helper()
+	res, err := http.Get(s.mailpit + "/api/v1/search?limit=200&query=" + url.QueryEscape("to:"+address))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Messages []struct {
+			Subject     string
+			Attachments int
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		s.t.Fatal(err)
+	}
+	n := 0
+	for _, m := range body.Messages {
+		if strings.HasPrefix(m.Subject, "Completed") && m.Attachments == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // The API is killed with SIGKILL after it started an envelope's workflow and before it answered
