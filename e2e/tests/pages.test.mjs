@@ -56,7 +56,7 @@ async function check(page, name) {
 test("sequential: an approver approves, then a signer draws a signature and signs; COMPLETED", async () => {
   const { key } = newKey();
   const approver = uniqueEmail("approver"), signer = uniqueEmail("signer");
-  const { id } = await create(key, {
+  const { id, tokens } = await create(key, {
     meta: { signingOrder: "SEQUENTIAL", language: "en" },
     recipients: [
       { email: approver, name: "Ana Approver", role: "APPROVER", signingOrder: 1 },
@@ -64,6 +64,13 @@ test("sequential: an approver approves, then a signer draws a signature and sign
         fields: [field("SIGNATURE", { positionY: 40 }), field("TEXT", { positionY: 55, fieldMeta: { type: "text", label: "Job title", required: true } }), field("DATE", { positionY: 70 })] },
     ],
   });
+  // The signer's link before the approver has acted: a waiting page.
+  const early = await phone(browser);
+  await early.goto(`${process.env.SOBRE_E2E_URL ?? "http://127.0.0.1:18080"}/sign/${tokens[signer]}`);
+  await early.getByRole("heading", { name: "Not your turn yet" }).waitFor();
+  assert.equal(await early.getByRole("button").count(), 0);
+  await check(early, "00-signer-waiting");
+
   const page = await phone(browser);
   await page.goto(await linkFrom(approver));
   assert.equal(await page.getAttribute("html", "lang"), "en");
