@@ -75,38 +75,21 @@ func FindText(data []byte, text string) (matches []Match, err error) {
 	if text == "" {
 		return nil, nil
 	}
-	pool, err := engine()
-	if err != nil {
-		return nil, err
-	}
-	inst, err := pool.GetInstance(instanceWait)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
-	}
-	defer inst.Close()
 	defer func() {
 		if v := recover(); v != nil {
 			matches, err = nil, fmt.Errorf("%w: PDFium failed: %v", ErrNotPDF, v)
 		}
 	}()
-
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	inst, doc, count, done, err := openDocument(data)
 	if err != nil {
-		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
-			return nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
-		}
-		return nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
+		return nil, err
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
-	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
-	if err != nil {
-		return nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
-	}
-	if count.PageCount != len(pages) {
-		return nil, fmt.Errorf("%w: PDFium reads %d pages where pdfcpu reads %d", ErrNotPDF, count.PageCount, len(pages))
+	defer done()
+	if count != len(pages) {
+		return nil, fmt.Errorf("%w: PDFium reads %d pages where pdfcpu reads %d", ErrNotPDF, count, len(pages))
 	}
 	for i, p := range pages {
-		boxes, err := findOnPage(inst, doc.Document, i, text)
+		boxes, err := findOnPage(inst, doc, i, text)
 		if err != nil {
 			return nil, fmt.Errorf("%w: PDFium, page %d: %w", ErrNotPDF, i+1, err)
 		}
@@ -121,6 +104,38 @@ func FindText(data []byte, text string) (matches []Match, err error) {
 		matches = append(matches, readingOrder(onPage)...)
 	}
 	return matches, nil
+}
+
+// openDocument borrows a PDFium instance and opens data in it, returning the instance, the
+// document, its page count and the function that closes both. Callers recover PDFium's panics
+// themselves (a deferred recover only works in the panicking call's own frames).
+func openDocument(data []byte) (inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int, done func(), err error) {
+	pool, err := engine()
+	if err != nil {
+		return nil, doc, 0, nil, err
+	}
+	inst, err = pool.GetInstance(instanceWait)
+	if err != nil {
+		return nil, doc, 0, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
+	}
+	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		inst.Close()
+		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
+			return nil, doc, 0, nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
+		}
+		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
+	}
+	done = func() {
+		_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
+		inst.Close()
+	}
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
+	if err != nil {
+		done()
+		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
+	}
+	return inst, opened.Document, count.PageCount, done, nil
 }
 
 // findOnPage returns the user-space box of each occurrence of text on a page (index from 0), in

@@ -2,11 +2,9 @@ package pdf
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image/png"
 
-	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/requests"
 )
 
@@ -23,40 +21,24 @@ func RenderPage(data []byte, page, width int) (out []byte, err error) {
 	if err := sniff(data); err != nil {
 		return nil, err
 	}
-	pool, err := engine()
-	if err != nil {
-		return nil, err
-	}
-	inst, err := pool.GetInstance(instanceWait)
-	if err != nil {
-		return nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
-	}
-	defer inst.Close()
 	defer func() {
 		if v := recover(); v != nil {
 			out, err = nil, fmt.Errorf("%w: PDFium failed: %v", ErrNotPDF, v)
 		}
 	}()
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	inst, doc, count, done, err := openDocument(data)
 	if err != nil {
-		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
-			return nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
-		}
-		return nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
+		return nil, err
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
-	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
-	if err != nil {
-		return nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
-	}
-	if page < 1 || page > count.PageCount {
-		return nil, fmt.Errorf("%w: page %d of %d", ErrNoSuchPage, page, count.PageCount)
+	defer done()
+	if page < 1 || page > count {
+		return nil, fmt.Errorf("%w: page %d of %d", ErrNoSuchPage, page, count)
 	}
 	img, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{
-		Page:       requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: page - 1}},
+		Page:       requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: page - 1}},
 		Width:      width,
 		RenderForm: true,
-		Document:   &doc.Document,
+		Document:   &doc,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: PDFium, page %d: %w", ErrNotPDF, page, err)

@@ -1,4 +1,4 @@
-// Package testpdf writes small, valid PDFs for tests: one A4 page with a line of Helvetica text.
+// Package testpdf writes small, valid PDFs for tests: A4 pages, each with a line of Helvetica text.
 package testpdf
 
 import (
@@ -8,41 +8,30 @@ import (
 
 // Minimal returns a one-page A4 PDF showing text.
 func Minimal(text string) []byte {
-	content := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", text)
-	objects := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595.28 841.89] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
+	return build([]string{text})
 }
 
 // Pages returns an A4 PDF of n pages, each showing text and its page number.
 func Pages(n int, text string) []byte {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("%s %d", text, i+1)
+	}
+	return build(texts)
+}
+
+// build writes one page per text: catalog, page tree, font, then a content stream and a page
+// object for each page, and the cross-reference table.
+func build(texts []string) []byte {
 	objects := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
 	var kids bytes.Buffer
-	for i := 0; i < n; i++ {
-		content := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s %d) Tj ET", text, i+1)
+	for _, text := range texts {
+		content := fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", text)
 		objects = append(objects, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
 		objects = append(objects, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595.28 841.89] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", len(objects)))
 		fmt.Fprintf(&kids, "%d 0 R ", len(objects))
 	}
-	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), n)
+	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", bytes.TrimSpace(kids.Bytes()), len(texts))
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.7\n")
 	offsets := make([]int, len(objects))
