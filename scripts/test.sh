@@ -69,7 +69,7 @@ if [ -f e2e/package.json ]; then
   # The local Clave Única and the test CA of FAO_HASH.
   export SOBRE_CLAVEUNICA_DEV_ADDR="127.0.0.1:${E2E_CLAVEUNICA_PORT:-18091}"
   export CLAVEUNICA_ISSUER_URL="http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid"
-  export SOBRE_FEA_TRUST_ROOTS="$STACK_ROOT/testdata/fea/root.pem"
+  export SOBRE_FEA_TRUST_ROOTS="$STACK_ROOT/testdata/fea/root.pem" SOBRE_SEAL_DEV_DIR="$STACK_DIR"
   bin/sobre claveunica-dev 2>"$STACK_DIR/e2e-claveunica.log" &
   CLAVEUNICA_PID=$!
   bin/sobre dev 2>"$STACK_DIR/e2e-sobre.log" &
