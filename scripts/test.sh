@@ -77,7 +77,7 @@ if [ -f e2e/package.json ]; then
   for _ in $(seq 1 200); do curl -fsS "http://$SOBRE_HTTP_ADDR/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   (cd e2e && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
   export SOBRE_E2E_URL="http://$SOBRE_HTTP_ADDR"
-  export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre" SOBRE_E2E_ARTIFACTS="$STACK_ROOT/e2e/artifacts"
+  export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre" SOBRE_E2E_ARTIFACTS="$STACK_ROOT/e2e/artifacts" SOBRE_E2E_PSQL="$STACK_PG_BIN/psql"
   (cd e2e && node --test --test-concurrency=1 tests/)
 fi
 echo "== all tests passed"

@@ -259,10 +259,20 @@ func (h *Handler) startClaveUnica(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) claveUnicaCallback(w http.ResponseWriter, r *http.Request) {
 	v, err := h.Ceremony.FinishClaveUnica(r.Context(), r, h.actor(r))
 	if err != nil {
+		// The callback knows no envelope yet: Spanish unless the browser prefers English.
 		t := textFor(envelope.LanguageSpanish)
+		if strings.HasPrefix(r.Header.Get("Accept-Language"), "en") {
+			t = textFor(envelope.LanguageEnglish)
+		}
 		back := ""
 		if v.Recipient.Token != "" {
 			back = "/sign/" + v.Recipient.Token
+		}
+		switch envelope.ErrorCode(err) {
+		case envelope.CodeVerificationFailed:
+			err = envelope.Errorf(envelope.CodeVerificationFailed, "%s", t.ClaveUnicaRefused)
+		case envelope.CodeInvalidRUN:
+			err = envelope.Errorf(envelope.CodeInvalidRUN, "%s", t.ClaveUnicaBadRUN)
 		}
 		h.failure(w, r, t, err, back)
 		return

@@ -34,6 +34,7 @@ type Text struct {
 	ErrorHeading, BackToDocument                           string
 	Continue                                               string
 	Choose                                                 string
+	ClaveUnicaRefused, ClaveUnicaBadRUN                    string
 }
 
 var texts = map[envelope.Language]Text{
@@ -75,6 +76,8 @@ var texts = map[envelope.Language]Text{
 		NotFound: "Link not found", NotFoundHelp: "This signing link is not valid. Check the link in your email.",
 		ErrorHeading: "Something went wrong", BackToDocument: "Back to the document",
 		Continue: "Continue", Choose: "Choose…",
+		ClaveUnicaRefused: "ClaveÚnica's answer could not be accepted (it was unknown, already used, expired or did not verify). Nothing was signed: go back to the signing page and try again.",
+		ClaveUnicaBadRUN:  "ClaveÚnica gave a RUN whose check digit is wrong, so it cannot be used. Nothing was signed.",
 	},
 	envelope.LanguageSpanish: {
 		Lang:      "es",
@@ -114,6 +117,8 @@ var texts = map[envelope.Language]Text{
 		NotFound: "Enlace no encontrado", NotFoundHelp: "Este enlace de firma no es válido. Revise el enlace de su correo.",
 		ErrorHeading: "Algo salió mal", BackToDocument: "Volver al documento",
 		Continue: "Continuar", Choose: "Elija…",
+		ClaveUnicaRefused: "No pudimos aceptar la respuesta de ClaveÚnica (era desconocida, ya usada, vencida o no se pudo verificar). No se firmó nada: vuelva a la página de firma e inténtelo de nuevo.",
+		ClaveUnicaBadRUN:  "ClaveÚnica entregó un RUN con dígito verificador incorrecto, que no se puede usar. No se firmó nada.",
 	},
 }
 

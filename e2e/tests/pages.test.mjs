@@ -303,3 +303,30 @@ test("FAO_HASH after Clave Única: a certificate of another person's RUT is refu
   const bare = await signing("POST", tok, "/complete");
   assert.equal(bare.status, 401);
 });
+
+test("an expired link and a refused Clave Única answer have clear, accessible pages", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("vencido");
+  const { id, tokens } = await create(key, {
+    meta: { language: "es" },
+    recipients: [{ email: signer, name: "Victor Vencido", role: "SIGNER", fields: [field("SIGNATURE")] }],
+  });
+  // The recipient's deadline passes (as the workflow's timer would see it months later).
+  execFileSync(process.env.SOBRE_E2E_PSQL ?? "psql", [process.env.DATABASE_URL, "-qtAc",
+    `UPDATE recipients SET expires_at = now() - interval '1 minute' WHERE envelope_id = '${id}'`]);
+  const page = await phone(browser, { locale: "es-CL" });
+  await page.goto(`${process.env.SOBRE_E2E_URL ?? "http://127.0.0.1:18080"}/sign/${tokens[signer]}`);
+  await page.getByRole("heading", { name: "Este enlace venció" }).waitFor();
+  assert.equal(await page.getByRole("button").count(), 0);
+  await check(page, "16-expired");
+  const view = await signing("GET", tokens[signer]);
+  assert.equal(view.json.expired, true);
+  const fill = await signing("POST", tokens[signer], "/fields", { fieldId: view.json.fields[0].id, value: "Victor" });
+  assert.equal(fill.status, 400);
+  assert.equal(fill.json.code, "RECIPIENT_EXPIRED");
+
+  const refused = await page.goto(`${process.env.SOBRE_E2E_URL ?? "http://127.0.0.1:18080"}/auth/claveunica/callback?state=forged-state&code=forged-code`);
+  assert.equal(refused.status(), 400);
+  await page.getByText("No se firmó nada").waitFor();
+  await check(page, "17-claveunica-refused");
+});
