@@ -330,3 +330,37 @@ test("an expired link and a refused Clave Única answer have clear, accessible p
   await page.getByText("No se firmó nada").waitFor();
   await check(page, "17-claveunica-refused");
 });
+
+test("keyboard only: a signer reaches every control with Tab, types a signature and signs with Enter", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("teclado");
+  const { id } = await create(key, {
+    meta: { typedSignatureEnabled: true },
+    recipients: [{ email: signer, name: "Kim Keyboard", role: "SIGNER",
+      fields: [field("SIGNATURE"), field("TEXT", { positionY: 30, fieldMeta: { type: "text", label: "City", required: true } })] }],
+  });
+  const page = await phone(browser);
+  await page.goto(await linkFrom(signer));
+  const focused = () => page.evaluate(() => {
+    const el = document.activeElement;
+    return { tag: el.tagName, id: el.id, label: el.labels?.[0]?.textContent?.trim() ?? "", text: el.textContent.trim() };
+  });
+  let signed = false;
+  for (let i = 0; i < 40 && !signed; i++) {
+    await page.keyboard.press("Tab");
+    const f = await focused();
+    if (f.label.startsWith("City")) {
+      await page.keyboard.type("Valdivia");
+    } else if (f.id === "typed") {
+      await page.keyboard.type("Kim Keyboard");
+    } else if (f.tag === "BUTTON" && f.text === "Sign") {
+      await page.keyboard.press("Enter");
+      signed = true;
+    }
+  }
+  assert.ok(signed, "the Sign button is reachable with Tab");
+  await page.getByRole("heading", { name: "Done" }).waitFor();
+  await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
+  const env = await envelopeStatus(key, id);
+  assert.equal(env.fields.find((f) => f.type === "TEXT").customText, "Valdivia");
+});
