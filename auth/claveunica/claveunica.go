@@ -1,46 +1,38 @@
-// Package claveunica is Sobre's relying party for Clave Única, the Chilean State's OpenID
-// Connect login: the authorization URL, the code exchange, the ID token's verification (with
-// go-oidc) and the userinfo call, as Clave Única's integration manual describes them:
-//
-//   - scope exactly "openid run name"; the token request carries client_id and client_secret in
-//     the form and, besides the standard parameters, the state;
-//   - userinfo is read with POST (go-oidc's UserInfo uses GET);
-//   - the person is identified by RolUnico (numero + DV, check digit verified), never by sub;
-//     sub is only compared between the ID token and userinfo.
-//
-// go-oidc does not check the nonce; Exchange does. It may import the domain (envelope) and
-// go-oidc/oauth2; nothing of Sobre's other packages.
 package claveunica
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
-
-	"github.com/sobre-sign/sobre/envelope"
 )
 
 // Scope is the scope Clave Única certifies.
 const Scope = "openid run name"
 
-// Errors of a login, for errors.Is. Their messages are fit for the person logging in.
+// Errors of a login, for errors.Is. Their messages are fit for the person logging in; the
+// wrapped detail is for the logs.
 var (
+	// ErrUnreachable: the provider did not answer (discovery, token, keys or userinfo), or
+	// answered with a server error. Trying again later may work.
 	ErrUnreachable = errors.New("ClaveÚnica cannot be reached right now; try again in a moment")
-	ErrToken       = errors.New("ClaveÚnica's answer could not be verified")
-	ErrNonce       = errors.New("ClaveÚnica's answer belongs to another login")
-	ErrUserInfo    = errors.New("ClaveÚnica did not give your identity")
-	ErrRUN         = errors.New("ClaveÚnica gave a RUN whose check digit is wrong")
+	// ErrToken: the token request was refused (a wrong, reused or expired code, a wrong state)
+	// or the ID token failed verification (signature, issuer, audience, expiry).
+	ErrToken = errors.New("ClaveÚnica's answer could not be verified")
+	// ErrNonce: the ID token's nonce is not the one of this login, or none was expected.
+	ErrNonce = errors.New("ClaveÚnica's answer belongs to another login")
+	// ErrUserInfo: userinfo was refused, unreadable, or about another subject than the ID token.
+	ErrUserInfo = errors.New("ClaveÚnica did not give your identity")
+	// ErrRUN: userinfo has no RolUnico of type RUN, or its check digit is wrong.
+	ErrRUN = errors.New("ClaveÚnica did not give a valid RUN")
 )
 
 // Config is a relying party's registration with Clave Única.
@@ -69,7 +61,8 @@ func (p Person) FullName() string {
 }
 
 // Client talks to one Clave Única issuer. Discovery happens on first use and is retried on
-// later uses until it succeeds, so Sobre may start before its provider.
+// later uses until it succeeds, so Sobre may start before its provider. A Client is safe for
+// concurrent use.
 type Client struct {
 	cfg  Config
 	http *http.Client
@@ -78,7 +71,7 @@ type Client struct {
 	provider *oidc.Provider
 }
 
-// New returns a Client for cfg.
+// New returns a Client for cfg. It does not contact the provider.
 func New(cfg Config) *Client {
 	c := &Client{cfg: cfg, http: cfg.HTTPClient}
 	if c.http == nil {
@@ -87,6 +80,7 @@ func New(cfg Config) *Client {
 	return c
 }
 
+// discover returns the provider, fetching its discovery document unless an earlier call did.
 func (c *Client) discover(ctx context.Context) (*oidc.Provider, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -108,7 +102,8 @@ func (c *Client) oauth(p *oidc.Provider) *oauth2.Config {
 		Endpoint: ep, Scopes: strings.Fields(Scope)}
 }
 
-// AuthCodeURL is where to send the browser to log in, with state and nonce.
+// AuthCodeURL is where to send the browser to log in: response_type=code, the scope, the
+// redirect URI, state and nonce. It fails with ErrUnreachable while discovery fails.
 func (c *Client) AuthCodeURL(ctx context.Context, state, nonce string) (string, error) {
 	p, err := c.discover(ctx)
 	if err != nil {
@@ -118,9 +113,9 @@ func (c *Client) AuthCodeURL(ctx context.Context, state, nonce string) (string, 
 }
 
 // Exchange redeems the code of a callback: the token request (with the state, as Clave Única
-// asks), the ID token verified (signature, issuer, audience, expiry) and its nonce compared,
-// then userinfo read with POST, its sub compared with the ID token's, and the RUN's check digit
-// verified.
+// asks), the ID token verified (RS256 signature, issuer, audience, expiry) and its nonce
+// compared, then userinfo read with POST, its sub compared with the ID token's, and the RUN's
+// check digit verified.
 func (c *Client) Exchange(ctx context.Context, code, state, nonce string) (Person, error) {
 	p, err := c.discover(ctx)
 	if err != nil {
@@ -129,89 +124,74 @@ func (c *Client) Exchange(ctx context.Context, code, state, nonce string) (Perso
 	octx := oidc.ClientContext(ctx, c.http)
 	tok, err := c.oauth(p).Exchange(octx, code, oauth2.SetAuthURLParam("state", state))
 	if err != nil {
-		return Person{}, fmt.Errorf("%w: token request: %w", ErrToken, err)
+		return Person{}, classify(ErrToken, "token request", err)
 	}
 	raw, ok := tok.Extra("id_token").(string)
 	if !ok || raw == "" {
 		return Person{}, fmt.Errorf("%w: no id_token in the token response", ErrToken)
 	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: c.cfg.ClientID}).Verify(octx, raw)
+	verifier := p.Verifier(&oidc.Config{ClientID: c.cfg.ClientID, SupportedSigningAlgs: []string{oidc.RS256}})
+	idt, err := verifier.Verify(octx, raw)
 	if err != nil {
-		return Person{}, fmt.Errorf("%w: %w", ErrToken, err)
+		return Person{}, classify(ErrToken, "ID token", err)
 	}
 	if nonce == "" || idt.Nonce != nonce {
-		return Person{}, ErrNonce
+		return Person{}, fmt.Errorf("%w: the ID token's nonce is not this login's", ErrNonce)
 	}
 	info, err := c.userInfo(ctx, p.UserInfoEndpoint(), tok.AccessToken)
 	if err != nil {
 		return Person{}, err
 	}
 	if info.Sub != idt.Subject {
-		return Person{}, fmt.Errorf("%w: userinfo is about another subject than the ID token", ErrUserInfo)
+		return Person{}, fmt.Errorf("%w: userinfo is about subject %q, the ID token about %q", ErrUserInfo, info.Sub, idt.Subject)
 	}
 	return info.person()
 }
 
-// userInfo is Clave Única's userinfo answer.
-type userInfo struct {
-	Sub      string `json:"sub"`
-	RolUnico *struct {
-		Numero json.Number `json:"numero"`
-		DV     string      `json:"DV"`
-		Tipo   string      `json:"tipo"`
-	} `json:"RolUnico"`
-	Name struct {
-		Nombres   []string `json:"nombres"`
-		Apellidos []string `json:"apellidos"`
-	} `json:"name"`
+// classify wraps err in ErrUnreachable when the provider could not be reached, else in refused.
+func classify(refused error, what string, err error) error {
+	var ue *url.Error
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 500:
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, what, err)
+	case errors.As(err, &re):
+		return fmt.Errorf("%w: %s: %w", refused, what, err)
+	case errors.As(err, &ue):
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, what, err)
+	}
+	return fmt.Errorf("%w: %s: %w", refused, what, err)
 }
 
+// userInfo reads the userinfo endpoint with POST and the access token as Bearer, as Clave Única
+// documents it.
 func (c *Client) userInfo(ctx context.Context, endpoint, accessToken string) (userInfo, error) {
-	var info userInfo
 	if endpoint == "" {
-		return info, fmt.Errorf("%w: the provider names no userinfo endpoint", ErrUserInfo)
+		return userInfo{}, fmt.Errorf("%w: the provider names no userinfo endpoint", ErrUserInfo)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
 	if err != nil {
-		return info, fmt.Errorf("%w: %w", ErrUserInfo, err)
+		return userInfo{}, fmt.Errorf("%w: userinfo request: %w", ErrUserInfo, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+accessToken)
+	req.Header.Set("Accept", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return info, fmt.Errorf("%w: userinfo: %w", ErrUnreachable, err)
+		return userInfo{}, fmt.Errorf("%w: userinfo: %w", ErrUnreachable, err)
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<16))
-	if err != nil {
-		return info, fmt.Errorf("%w: read userinfo: %w", ErrUserInfo, err)
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxUserInfo+1))
+	switch {
+	case err != nil:
+		return userInfo{}, fmt.Errorf("%w: read userinfo: %w", ErrUnreachable, err)
+	case res.StatusCode >= 500:
+		return userInfo{}, fmt.Errorf("%w: userinfo answered %s", ErrUnreachable, res.Status)
+	case res.StatusCode != http.StatusOK:
+		return userInfo{}, fmt.Errorf("%w: userinfo answered %s", ErrUserInfo, res.Status)
+	case len(body) > maxUserInfo:
+		return userInfo{}, fmt.Errorf("%w: userinfo is larger than %d bytes", ErrUserInfo, maxUserInfo)
 	}
-	if res.StatusCode != http.StatusOK {
-		return info, fmt.Errorf("%w: userinfo answered %s", ErrUserInfo, res.Status)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.UseNumber()
-	if err := dec.Decode(&info); err != nil {
-		return info, fmt.Errorf("%w: userinfo is not JSON: %w", ErrUserInfo, err)
-	}
-	return info, nil
-}
-
-func (u userInfo) person() (Person, error) {
-	if u.RolUnico == nil || u.RolUnico.Numero == "" || u.RolUnico.DV == "" {
-		return Person{}, fmt.Errorf("%w: no RolUnico in userinfo", ErrUserInfo)
-	}
-	if u.RolUnico.Tipo != "" && u.RolUnico.Tipo != "RUN" {
-		return Person{}, fmt.Errorf("%w: RolUnico of type %q, not RUN", ErrUserInfo, u.RolUnico.Tipo)
-	}
-	n, err := strconv.ParseInt(u.RolUnico.Numero.String(), 10, 64)
-	if err != nil || n < 1 || n > 99_999_999 {
-		return Person{}, fmt.Errorf("%w: RolUnico.numero %q", ErrRUN, u.RolUnico.Numero)
-	}
-	run, err := envelope.NormalizeRUT(strconv.FormatInt(n, 10) + "-" + u.RolUnico.DV)
-	if err != nil {
-		return Person{}, fmt.Errorf("%w: %d-%s", ErrRUN, n, u.RolUnico.DV)
-	}
-	return Person{RUN: run, GivenNames: u.Name.Nombres, Surnames: u.Name.Apellidos, Subject: u.Sub}, nil
+	return parseUserInfo(body)
 }
 
 // LogoutURL is where to end the Clave Única session before returning to redirect, or "" when
