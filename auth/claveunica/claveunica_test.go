@@ -134,7 +134,7 @@ func TestRefusals(t *testing.T) {
 		{name: "expired ID token", opts: claveunicadev.Options{TokenLifetime: -time.Hour}, want: claveunica.ErrToken},
 		{name: "ID token signed with a foreign key", opts: claveunicadev.Options{ForeignKey: true}, want: claveunica.ErrToken},
 		{name: "RUN with a bad check digit", opts: claveunicadev.Options{BadCheckDigit: true}, want: claveunica.ErrRUN},
-		{name: "no RolUnico", opts: claveunicadev.Options{NoRolUnico: true}, want: claveunica.ErrRUN},
+		{name: "no RolUnico", opts: claveunicadev.Options{NoRolUnico: true}, want: claveunica.ErrUserInfo},
 		{name: "userinfo about another subject", opts: claveunicadev.Options{OtherSubject: true}, want: claveunica.ErrUserInfo},
 		{name: "provider down", down: true, want: claveunica.ErrUnreachable},
 	}

@@ -47,10 +47,10 @@ func parseUserInfo(body []byte) (userInfo, error) {
 func (u userInfo) person() (Person, error) {
 	r := u.RolUnico
 	if r == nil || r.Numero == "" || r.DV == "" {
-		return Person{}, fmt.Errorf("%w: no RolUnico in userinfo", ErrRUN)
+		return Person{}, fmt.Errorf("%w: no RolUnico in userinfo", ErrUserInfo)
 	}
 	if r.Tipo != "" && r.Tipo != "RUN" {
-		return Person{}, fmt.Errorf("%w: RolUnico of type %q, not RUN", ErrRUN, r.Tipo)
+		return Person{}, fmt.Errorf("%w: RolUnico of type %q, not RUN", ErrUserInfo, r.Tipo)
 	}
 	n, err := strconv.ParseInt(r.Numero.String(), 10, 64)
 	if err != nil || n < 1 || n > 99_999_999 {
