@@ -5,9 +5,10 @@
 // The pipeline: gopdf imports each original page as a form XObject and draws on it (white box
 // under each field so placeholder text does not show through, then the value: text in the Go
 // fonts, embedded and subset, which cover Latin-1 and Latin Extended-A: Ñ, Ğ, Ł...; drawn
-// signatures as images), appends the certificate pages, and digitorus/pdfsign signs the result
-// (SHA-256, subFilter adbe.pkcs7.detached with the ESS signing-certificate-v2 attribute, an RFC
-// 3161 timestamp when a TSA is configured). The output of one input is the same document each
+// signatures as images), appends the certificate pages, and digitorus/pdfsign lays out the
+// signature of the result, which the seal then signs as PAdES (subFilter ETSI.CAdES.detached,
+// SHA-256, the ESS signing-certificate-v2 attribute, an RFC 3161 timestamp when a TSA is
+// configured: see cades.go). The output of one input is the same document each
 // time but for the signature's time, so a retried seal is harmless.
 //
 // It may import the domain (envelope) and its PDF libraries; nothing else of Sobre's.
@@ -17,6 +18,7 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/x509"
+	"encoding/asn1"
 	"errors"
 	"fmt"
 	"image"
@@ -26,6 +28,7 @@ import (
 	"time"
 
 	"github.com/digitorus/pdf"
+	"github.com/digitorus/pdfsign/revocation"
 	"github.com/digitorus/pdfsign/sign"
 	"github.com/signintech/gopdf"
 	"golang.org/x/image/font/gofont/gobold"
@@ -256,7 +259,7 @@ func drawImage(pdf *gopdf.GoPdf, png []byte, x, y, w, h float64) error {
 	return pdf.ImageByHolder(holder, x+(w-iw)/2, y+(h-ih)/2, &gopdf.Rect{W: iw, H: ih})
 }
 
-// sign adds the CMS signature over the whole file as an incremental update.
+// sign adds the PAdES signature over the whole file as an incremental update.
 func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
 	rdr, err := pdf.NewReader(bytes.NewReader(doc), int64(len(doc)))
 	if err != nil {
@@ -265,6 +268,11 @@ func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
 	name := s.Name
 	if name == "" {
 		name = s.Cert.Subject.CommonName
+	}
+	// pdfsign lays out the signature; resignCAdES signs it again as PAdES, with the timestamp.
+	var room revocation.InfoArchival
+	if s.TSAURL != "" {
+		room.CRL = []asn1.RawValue{tokenRoomFiller()}
 	}
 	var out bytes.Buffer
 	err = sign.Sign(bytes.NewReader(doc), &out, rdr, int64(len(doc)), sign.SignData{
@@ -276,10 +284,10 @@ func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
 		DigestAlgorithm:   crypto.SHA256,
 		Certificate:       s.Cert,
 		CertificateChains: [][]*x509.Certificate{append([]*x509.Certificate{s.Cert}, s.Chain...)},
-		TSA:               sign.TSA{URL: s.TSAURL},
+		RevocationData:    room,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	return s.resignCAdES(out.Bytes())
 }

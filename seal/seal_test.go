@@ -172,7 +172,8 @@ func TestSealedPDFIsValidAndShowsEveryValue(t *testing.T) {
 	if err := os.WriteFile(file, out[0].PDF, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if sig, err := run(t, "pdfsig", file); err != nil || !strings.Contains(sig, "Signature is Valid") {
+	if sig, err := run(t, "pdfsig", file); err != nil || !strings.Contains(sig, "Signature is Valid") ||
+		!strings.Contains(sig, "Signature Type: ETSI.CAdES.detached") || !strings.Contains(sig, "Hash Algorithm: SHA-256") {
 		t.Fatalf("pdfsig: %v\n%s", err, sig)
 	}
 	if check, err := run(t, "qpdf", "--check", file); err != nil {

@@ -1,0 +1,161 @@
+package seal
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/sha256"
+	"encoding/asn1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/digitorus/pkcs7"
+	"github.com/digitorus/timestamp"
+)
+
+// PAdES (ETSI EN 319 142-1) names its CMS signatures ETSI.CAdES.detached. pdfsign writes
+// adbe.pkcs7.detached, a name of the same length, so the seal swaps the name in the signature
+// dictionary (no offset moves) and then signs the byte ranges again with its own CMS: SHA-256,
+// the ESS signing-certificate-v2 attribute that binds the seal's certificate, and the RFC 3161
+// timestamp token as an unsigned attribute when a TSA is configured.
+var (
+	subFilterPKCS7 = []byte("/SubFilter /adbe.pkcs7.detached")
+	subFilterCAdES = []byte("/SubFilter /ETSI.CAdES.detached")
+	byteRangeRE    = regexp.MustCompile(`/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]`)
+)
+
+// tokenRoom is the room kept in the signature's /Contents for a timestamp token (bytes); a
+// token with the TSA's certificate chain is usually 2 to 6 kB.
+const tokenRoom = 12000
+
+// tokenRoomFiller reserves tokenRoom bytes in pdfsign's placeholder: pdfsign counts the
+// revocation data it is given when it sizes /Contents. Its interim CMS, filler included, is
+// overwritten by resignCAdES.
+func tokenRoomFiller() asn1.RawValue {
+	der, _ := asn1.Marshal(make([]byte, tokenRoom)) // an OCTET STRING; cannot fail
+	return asn1.RawValue{FullBytes: der}
+}
+
+// ErrSignatureLayout is a signed file whose signature dictionary is not where pdfsign puts it.
+var ErrSignatureLayout = errors.New("seal: unexpected signature layout")
+
+// resignCAdES turns the last signature of doc, written by pdfsign, into a PAdES signature.
+func (s *Signer) resignCAdES(doc []byte) ([]byte, error) {
+	at := bytes.LastIndex(doc, subFilterPKCS7)
+	if at < 0 {
+		return nil, fmt.Errorf("%w: no /SubFilter", ErrSignatureLayout)
+	}
+	m := byteRangeRE.FindSubmatch(doc[at:])
+	if m == nil {
+		return nil, fmt.Errorf("%w: no /ByteRange after /SubFilter", ErrSignatureLayout)
+	}
+	var br [4]int
+	for i := range br {
+		br[i], _ = strconv.Atoi(string(m[i+1]))
+	}
+	// The hole between the ranges is /Contents' hex string, brackets included.
+	if br[0] != 0 || br[1] <= at || br[2] <= br[1]+2 || br[2]+br[3] != len(doc) || doc[br[1]] != '<' || doc[br[2]-1] != '>' {
+		return nil, fmt.Errorf("%w: byte range %v of a %d-byte file", ErrSignatureLayout, br, len(doc))
+	}
+	out := bytes.Clone(doc)
+	copy(out[at:], subFilterCAdES)
+
+	signed := make([]byte, 0, br[1]+br[3])
+	signed = append(signed, out[:br[1]]...)
+	signed = append(signed, out[br[2]:]...)
+	cms, err := s.cms(signed)
+	if err != nil {
+		return nil, err
+	}
+	room := br[2] - br[1] - 2
+	if hex.EncodedLen(len(cms)) > room {
+		return nil, fmt.Errorf("seal: the signature (%d bytes) does not fit its %d-byte room", len(cms), room/2)
+	}
+	contents := out[br[1]+1 : br[2]-1]
+	hex.Encode(contents, cms)
+	for i := hex.EncodedLen(len(cms)); i < len(contents); i++ {
+		contents[i] = '0'
+	}
+	return out, nil
+}
+
+// cms is the detached CAdES signature of content.
+func (s *Signer) cms(content []byte) ([]byte, error) {
+	sd, err := pkcs7.NewSignedData(content)
+	if err != nil {
+		return nil, fmt.Errorf("new signed data: %w", err)
+	}
+	sd.SetDigestAlgorithm(pkcs7.OIDDigestAlgorithmSHA256)
+	certHash := sha256.Sum256(s.Cert.Raw)
+	// SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }, ESSCertIDv2 ::=
+	// SEQUENCE { certHash OCTET STRING } (hashAlgorithm SHA-256 is the default, left out).
+	essCert, err := asn1.Marshal(struct{ Certs []struct{ Hash []byte } }{Certs: []struct{ Hash []byte }{{Hash: certHash[:]}}})
+	if err != nil {
+		return nil, fmt.Errorf("signing certificate attribute: %w", err)
+	}
+	cfg := pkcs7.SignerInfoConfig{ExtraSignedAttributes: []pkcs7.Attribute{{
+		Type:  asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 9, 16, 2, 47}, // id-aa-signingCertificateV2
+		Value: asn1.RawValue{FullBytes: essCert},
+	}}}
+	if err := sd.AddSignerChain(s.Cert, s.Key, s.Chain, cfg); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	sd.Detach()
+	if s.TSAURL != "" {
+		info := &sd.GetSignedData().SignerInfos[0]
+		token, err := s.timestampToken(info.EncryptedDigest)
+		if err != nil {
+			return nil, err
+		}
+		err = info.SetUnauthenticatedAttributes([]pkcs7.Attribute{{
+			Type:  asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 9, 16, 2, 14}, // id-aa-timeStampToken
+			Value: asn1.RawValue{FullBytes: token},
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("timestamp attribute: %w", err)
+		}
+	}
+	return sd.Finish()
+}
+
+// tsaClient asks the timestamp authority; a TSA that does not answer in time fails the seal,
+// which its caller retries.
+var tsaClient = &http.Client{Timeout: 30 * time.Second}
+
+// timestampToken asks the TSA for an RFC 3161 token over the signature value.
+func (s *Signer) timestampToken(signature []byte) ([]byte, error) {
+	req, err := timestamp.CreateRequest(bytes.NewReader(signature), &timestamp.RequestOptions{Hash: crypto.SHA256, Certificates: true})
+	if err != nil {
+		return nil, fmt.Errorf("timestamp request: %w", err)
+	}
+	resp, err := tsaClient.Post(s.TSAURL, "application/timestamp-query", bytes.NewReader(req))
+	if err != nil {
+		return nil, fmt.Errorf("timestamp authority: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("timestamp authority: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("timestamp authority answered %s", resp.Status)
+	}
+	ts, err := timestamp.ParseResponse(body)
+	if err != nil {
+		return nil, fmt.Errorf("timestamp authority's answer: %w", err)
+	}
+	if !bytes.Equal(ts.HashedMessage, sha256Of(signature)) {
+		return nil, errors.New("timestamp authority stamped another message")
+	}
+	if len(ts.RawToken) > tokenRoom {
+		return nil, fmt.Errorf("timestamp token of %d bytes exceeds the %d kept for it", len(ts.RawToken), tokenRoom)
+	}
+	return ts.RawToken, nil
+}
+
+func sha256Of(b []byte) []byte { h := sha256.Sum256(b); return h[:] }
