@@ -76,7 +76,13 @@ func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	// The form posts here, and the answer redirects to the relying party: browsers apply
+	// form-action to that redirect too, so the redirect URI's origin (validated above) is allowed.
+	formAction := "'self'"
+	if u, err := url.Parse(a.RedirectURI); err == nil && u.Scheme != "" && u.Host != "" {
+		formAction += " " + u.Scheme + "://" + u.Host
+	}
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+formAction+"; frame-ancestors 'none'")
 	if err := loginTemplate.Execute(w, map[string]any{"Req": a, "People": SandboxPeople}); err != nil {
 		p.log.Warn("local Clave Única: write the login page", "err", err)
 	}

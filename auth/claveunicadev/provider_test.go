@@ -136,6 +136,10 @@ func TestLoginPage(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("login page: %s %s", res.Status, res.Header.Get("Content-Type"))
 	}
+	// The form's answer redirects to the relying party, which form-action must allow.
+	if u, _ := url.Parse(redirect); !strings.Contains(res.Header.Get("Content-Security-Policy"), "form-action 'self' "+u.Scheme+"://"+u.Host) {
+		t.Errorf("CSP %q does not let the form redirect to %s", res.Header.Get("Content-Security-Policy"), redirect)
+	}
 	for _, want := range []string{`<html lang="es">`, `name="viewport" content="width=device-width, initial-scale=1"`, `<form method="post">`,
 		`<h1>Ingrese con ClaveÚnica</h1>`, `<legend>Elija una persona de prueba</legend>`,
 		`name="state" value="the-state"`, `name="nonce" value="the-nonce"`, `name="redirect_uri" value="` + redirect + `"`} {
