@@ -20,7 +20,8 @@ import (
 //	PDF_CORPUS=$(go env GOMODCACHE)/github.com/pdfcpu go test -run TestCorpus -v ./pdf/
 //
 // For every file that Inspect accepts it checks that PDFium sees the same pages at the same
-// sizes, that FindText works, and that WhiteOut gives a file Inspect accepts with the same pages.
+// sizes, that FindText works, that WhiteOut gives a file Inspect accepts with the same pages, and
+// that Normalize accepts it (or refuses it for a stated reason) with the same pages.
 func TestCorpus(t *testing.T) {
 	root := os.Getenv("PDF_CORPUS")
 	if root == "" {
@@ -78,6 +79,19 @@ func TestCorpus(t *testing.T) {
 		after, err := Inspect(out)
 		if err != nil || len(after.Pages) != len(info.Pages) {
 			t.Errorf("Inspect(WhiteOut(%s)) = %d pages, %v; want %d", name, len(after.Pages), err, len(info.Pages))
+		}
+		start = time.Now()
+		norm, err := Normalize(data, Limits{})
+		switch {
+		case errors.Is(err, ErrUnsupported) || errors.Is(err, ErrLimit):
+			t.Logf("refused %s: %v", name, err)
+		case err != nil:
+			t.Errorf("Normalize(%s): %v", name, err)
+		case len(norm.Pages) != len(info.Pages):
+			t.Errorf("Normalize(%s) has %d pages, want %d", name, len(norm.Pages), len(info.Pages))
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Logf("slow: Normalize(%s) took %v", name, took)
 		}
 	}
 	t.Logf("%d files: %d accepted, %d encrypted, %d rejected", len(files), accepted, encrypted, rejected)

@@ -2,20 +2,12 @@ package pdf
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
-	"runtime"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/klippa-app/go-pdfium"
-	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
-	"github.com/klippa-app/go-pdfium/webassembly"
-	"github.com/tetratelabs/wazero"
 )
 
 // Match is one occurrence of a text: its page (counted from 1) and the box around it in percent
@@ -25,38 +17,6 @@ type Match struct {
 	Page                int
 	X, Y, Width, Height float64
 }
-
-// Limits of the PDFium engine.
-const (
-	// maxInstances is the most PDFium instances that run at once; more FindText calls wait.
-	maxInstances = 8
-	// instanceWait is how long FindText waits for a free instance before giving up.
-	instanceWait = time.Minute
-	// memoryLimitPages caps each instance's WebAssembly memory (64 KiB pages): 1 GiB.
-	memoryLimitPages = 1 << 14
-)
-
-// engine is the PDFium pool, started on first use: compiling PDFium's 4 MB of WebAssembly takes
-// one to two seconds, so it is done once per process. Each FindText borrows an instance of its
-// own (PDFium is not re-entrant), and the instance is thrown away afterwards so that no state or
-// grown memory carries over from one document to the next. Instances get no file system (the
-// document is handed over in memory) and their output goes nowhere.
-var engine = sync.OnceValues(func() (pdfium.Pool, error) {
-	n := min(max(runtime.GOMAXPROCS(0), 2), maxInstances)
-	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:       1,
-		MaxIdle:       n,
-		MaxTotal:      n,
-		FSConfig:      wazero.NewFSConfig(),
-		RuntimeConfig: wazero.NewRuntimeConfig().WithMemoryLimitPages(memoryLimitPages),
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pdf: start PDFium: %w", err)
-	}
-	return pool, nil
-})
 
 // FindText returns every occurrence of text in a PDF, page by page and, on each page, in reading
 // order (top to bottom, then left to right on a line). Matching is literal and case-sensitive;
@@ -104,38 +64,6 @@ func FindText(data []byte, text string) (matches []Match, err error) {
 		matches = append(matches, readingOrder(onPage)...)
 	}
 	return matches, nil
-}
-
-// openDocument borrows a PDFium instance and opens data in it, returning the instance, the
-// document, its page count and the function that closes both. Callers recover PDFium's panics
-// themselves (a deferred recover only works in the panicking call's own frames).
-func openDocument(data []byte) (inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int, done func(), err error) {
-	pool, err := engine()
-	if err != nil {
-		return nil, doc, 0, nil, err
-	}
-	inst, err = pool.GetInstance(instanceWait)
-	if err != nil {
-		return nil, doc, 0, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
-	}
-	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		inst.Close()
-		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
-			return nil, doc, 0, nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
-		}
-		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
-	}
-	done = func() {
-		_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
-		inst.Close()
-	}
-	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
-	if err != nil {
-		done()
-		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
-	}
-	return inst, opened.Document, count.PageCount, done, nil
 }
 
 // findOnPage returns the user-space box of each occurrence of text on a page (index from 0), in

@@ -70,9 +70,15 @@ func Inspect(data []byte) (Info, error) {
 	return info, nil
 }
 
-// read parses and validates data with pdfcpu and returns its context and the geometry of each
-// page. Every error wraps ErrNotPDF.
+// read parses and validates data with pdfcpu under the default limits and returns its context
+// and the geometry of each page. Every error wraps ErrNotPDF, ErrEncrypted or ErrLimit.
 func read(data []byte) (ctx *model.Context, pages []page, err error) {
+	return readPages(data, DefaultLimits())
+}
+
+// readPages is read under the given limits.
+func readPages(data []byte, limits Limits) (ctx *model.Context, pages []page, err error) {
+	limits = limits.orDefault()
 	if err := sniff(data); err != nil {
 		return nil, nil, err
 	}
@@ -81,20 +87,8 @@ func read(data []byte) (ctx *model.Context, pages []page, err error) {
 			ctx, pages, err = nil, nil, fmt.Errorf("%w: pdfcpu failed: %v", ErrNotPDF, v)
 		}
 	}()
-	ctx, err = api.ReadContext(bytes.NewReader(data), config())
-	if err != nil {
-		if encryptionError(err) {
-			return nil, nil, fmt.Errorf("%w: %w", ErrEncrypted, err)
-		}
-		return nil, nil, fmt.Errorf("%w: parse: %w", ErrNotPDF, err)
-	}
-	if ctx.XRefTable.Encrypt != nil || ctx.E != nil {
-		// Readable without a password (only an owner password is set), but its streams would
-		// have to be encrypted again on every change: refused like the other encrypted files.
-		return nil, nil, fmt.Errorf("%w: the file has an /Encrypt dictionary", ErrEncrypted)
-	}
-	if err := api.ValidateContext(ctx); err != nil {
-		return nil, nil, fmt.Errorf("%w: validate: %w", ErrNotPDF, err)
+	if ctx, err = readLimited(data, limits); err != nil {
+		return nil, nil, err
 	}
 	bounds, err := ctx.XRefTable.PageBoundaries(nil)
 	if err != nil {

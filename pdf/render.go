@@ -2,10 +2,16 @@ package pdf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"image"
 	"image/png"
+	"math"
 
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/responses"
 )
 
 // MaxRenderWidth is the widest page image RenderPage draws, in pixels.
@@ -34,20 +40,75 @@ func RenderPage(data []byte, page, width int) (out []byte, err error) {
 	if page < 1 || page > count {
 		return nil, fmt.Errorf("%w: page %d of %d", ErrNoSuchPage, page, count)
 	}
-	img, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{
-		Page:       requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: page - 1}},
-		Width:      width,
-		RenderForm: true,
-		Document:   &doc,
+	var buf bytes.Buffer
+	err = renderPage(inst, doc, page, width, func(img *image.RGBA) error {
+		enc := png.Encoder{CompressionLevel: png.BestSpeed}
+		if err := enc.Encode(&buf, img); err != nil {
+			return fmt.Errorf("pdf: encode page %d as PNG: %w", page, err)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: PDFium, page %d: %w", ErrNotPDF, page, err)
-	}
-	defer img.Cleanup()
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, img.Result.Image); err != nil {
-		return nil, fmt.Errorf("pdf: encode page %d as PNG: %w", page, err)
+		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// renderPage draws page (from 1) width pixels wide within the engine's deadline and hands the
+// image to use, which must not keep it: its memory belongs to PDFium.
+func renderPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, page, width int, use func(*image.RGBA) error) error {
+	var img *responses.RenderPageInPixels
+	err := withDeadline(inst, deadline(), func() (err error) {
+		img, err = inst.RenderPageInPixels(&requests.RenderPageInPixels{
+			Page:       requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: page - 1}},
+			Width:      width,
+			RenderForm: true,
+			Document:   &doc,
+		})
+		return err
+	})
+	if errors.Is(err, ErrLimit) {
+		return fmt.Errorf("page %d: %w", page, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: PDFium, page %d: %w", ErrNotPDF, page, err)
+	}
+	defer img.Cleanup()
+	return use(img.Result.Image)
+}
+
+// agreeWithPDFium checks that PDFium, which draws the signing pages, reads the pages pdfcpu read:
+// as many, each of the same displayed size (to half a point).
+func agreeWithPDFium(data []byte, pages []PageSize) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: PDFium failed: %v", ErrNotPDF, v)
+		}
+	}()
+	inst, doc, count, done, err := openDocument(data)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if count != len(pages) {
+		return fmt.Errorf("%w: PDFium reads %d pages where pdfcpu reads %d", ErrNotPDF, count, len(pages))
+	}
+	for i, want := range pages {
+		var got *responses.FPDF_GetPageSizeByIndex
+		err := withDeadline(inst, deadline(), func() (err error) {
+			got, err = inst.FPDF_GetPageSizeByIndex(&requests.FPDF_GetPageSizeByIndex{Document: doc, Index: i})
+			return err
+		})
+		if errors.Is(err, ErrLimit) {
+			return fmt.Errorf("page %d: %w", i+1, err)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: PDFium, size of page %d: %w", ErrNotPDF, i+1, err)
+		}
+		if math.Abs(got.Width-want.Width) > 0.5 || math.Abs(got.Height-want.Height) > 0.5 {
+			return fmt.Errorf("%w: page %d is %.1f × %.1f pt for PDFium and %.1f × %.1f pt for pdfcpu",
+				ErrNotPDF, i+1, got.Width, got.Height, want.Width, want.Height)
+		}
+	}
+	return nil
 }
