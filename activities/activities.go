@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -25,6 +26,8 @@ type Activities struct {
 	MailHost  string // the domain part of Message-IDs
 	Log       *slog.Logger
 	Seal      *seal.Signer // the certificate and key that seal completed envelopes
+	// SealRefusals counts seals given up for good (NewSealRefusals); nil counts nothing.
+	SealRefusals *prometheus.CounterVec
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its

@@ -3,14 +3,19 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/seal"
 )
@@ -59,13 +64,15 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 	in := sealInput(src, time.Now())
 	start := time.Now()
 	stage <- fmt.Sprintf("sealing %d items", len(in.Documents))
-	sealed, err := seal.Seal(in, a.Seal)
+	sealed, cert, err := sealSafely(in, a.Seal)
 	if err != nil {
-		return err
-	}
-	stage <- "certificate"
-	cert, err := seal.Certificate(in, a.Seal)
-	if err != nil {
+		if reason := refusal(err); reason != "" {
+			if a.SealRefusals != nil {
+				a.SealRefusals.WithLabelValues(reason).Inc()
+			}
+			a.Log.ErrorContext(ctx, "seal refused", "envelope", envelopeID, "reason", reason, "err", err)
+			return temporal.NewNonRetryableApplicationError(err.Error(), "SEAL_REFUSED_"+strings.ToUpper(reason), nil)
+		}
 		return err
 	}
 	items := make([]persistence.SealedItem, 0, len(sealed))
@@ -79,6 +86,56 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 	return nil
 }
 
+// errSealPanic is a panic inside the seal, returned as an error.
+var errSealPanic = errors.New("the seal failed")
+
+// sealSafely seals every item and makes the certificate; a panic is returned as an error
+// wrapping errSealPanic.
+func sealSafely(in seal.Input, s *seal.Signer) (items []seal.Sealed, cert []byte, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			items, cert, err = nil, nil, fmt.Errorf("%w: %v", errSealPanic, v)
+		}
+	}()
+	if items, err = seal.Seal(in, s); err != nil {
+		return nil, nil, err
+	}
+	cert, err = seal.Certificate(in, s)
+	return items, cert, err
+}
+
+// refusal names why a seal can never succeed as things stand, or is "" for a failure that a
+// retry may overcome: "not_shown" (it would not show what the signers were shown, or a document
+// is not the one they completed on), "unreadable" (a stored document cannot be read within the
+// limits) or "panic".
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, seal.ErrNotShown):
+		return "not_shown"
+	case errors.Is(err, pdf.ErrNotPDF), errors.Is(err, pdf.ErrLimit), errors.Is(err, seal.ErrNoPages):
+		return "unreadable"
+	case errors.Is(err, errSealPanic):
+		return "panic"
+	}
+	return ""
+}
+
+// NewSealRefusals registers sobre_seal_refusals_total{reason}: seals given up because they can
+// never succeed as things stand (see refusal).
+func NewSealRefusals(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sobre_seal_refusals_total",
+		Help: "Seals refused: the sealed document would not show what the signers were shown (not_shown), a document cannot be read (unreadable), or the seal panicked (panic).",
+	}, []string{"reason"})
+	if reg == nil {
+		return c, nil
+	}
+	if err := reg.Register(c); err != nil {
+		return nil, fmt.Errorf("register seal metrics: %w", err)
+	}
+	return c, nil
+}
+
 // sealInput turns what PostgreSQL holds into what the seal draws.
 func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 	e := src.Envelope
@@ -88,7 +145,7 @@ func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 		in.Timezone = *e.Meta.Timezone
 	}
 	for _, it := range src.Items {
-		d := seal.Document{ItemID: it.ID, Title: it.Title, PDF: it.Data, SHA256: it.OriginalSHA256}
+		d := seal.Document{ItemID: it.ID, Title: it.Title, PDF: it.Data, SHA256: it.OriginalSHA256, ShownSHA256: it.ShownSHA256}
 		for _, p := range it.Pages {
 			d.Pages = append(d.Pages, seal.Size{Width: p.Width, Height: p.Height})
 		}

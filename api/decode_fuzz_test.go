@@ -23,6 +23,7 @@ func FuzzCreatePayload(f *testing.F) {
 		f.Add(seed)
 	}
 	pdfBytes := minimalPDF("x")
+	s := &Server{} // default limits
 	f.Fuzz(func(t *testing.T, payload string) {
 		body, ct := multipartBody(t, rawJSON(payload), map[string][]byte{"a.pdf": pdfBytes})
 		req := httptest.NewRequest("POST", "/api/v2/envelope/create", body)
@@ -37,7 +38,7 @@ func FuzzCreatePayload(f *testing.F) {
 			return
 		}
 		var p envelope.Problems
-		ne := validateCreate(&p, in, files)
+		ne := s.validateCreate(&p, in, files)
 		if err := p.Err(); err != nil {
 			if envelope.ErrorCode(err) != envelope.CodeInvalidBody {
 				t.Fatalf("validation error with code %s", envelope.ErrorCode(err))

@@ -107,31 +107,60 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 	return files, nil
 }
 
-// inspectFiles reads each uploaded PDF's pages; a file that is not a readable PDF is a problem
-// named files[i].
-func inspectFiles(p *envelope.Problems, files []uploadedFile) []persistence.Document {
+// inspectFiles normalises each uploaded PDF (pdf.Normalize): the normalised document is what
+// is stored, shown, digested and sealed, and the upload is kept as the item's original. A file
+// that is not a readable PDF, or that is refused, is a problem named files[i] that says why.
+func (s *Server) inspectFiles(p *envelope.Problems, files []uploadedFile) []persistence.Document {
 	docs := make([]persistence.Document, len(files))
 	for i, f := range files {
 		title := strings.TrimSpace(f.Name)
 		if title == "" || title == "." || title == "/" {
 			title = fmt.Sprintf("Document %d", i+1)
 		}
-		docs[i] = persistence.Document{Title: title, Data: f.Data}
-		info, err := pdf.Inspect(f.Data)
+		docs[i] = persistence.Document{Title: title}
+		norm, err := pdf.Normalize(f.Data, s.pdfLimits())
 		if err != nil {
-			switch {
-			case errors.Is(err, pdf.ErrEncrypted):
-				p.Add(envelope.Join("files", i), "%q is encrypted; upload a PDF without a password", f.Name)
-			default:
-				p.Add(envelope.Join("files", i), "%q is not a readable PDF", f.Name)
-			}
+			addFileProblem(p, envelope.Join("files", i), f.Name, err)
 			continue
 		}
-		for _, pg := range info.Pages {
+		docs[i].Data, docs[i].Original = norm.Data, f.Data
+		for _, pg := range norm.Pages {
 			docs[i].Pages = append(docs[i].Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
 		}
 	}
 	return docs
+}
+
+// addFileProblem explains why a file was not accepted.
+func addFileProblem(p *envelope.Problems, path, name string, err error) {
+	switch {
+	case errors.Is(err, pdf.ErrEncrypted):
+		p.Add(path, "%q is encrypted; upload a PDF without a password", name)
+	case errors.Is(err, pdf.ErrLimit), errors.Is(err, pdf.ErrUnsupported):
+		p.Add(path, "%q is refused: %s", name, pdfReason(err))
+	default:
+		p.Add(path, "%q is not a readable PDF", name)
+	}
+}
+
+// pdfReason is the part of a pdf error that speaks to the sender: its last clause, without the
+// package's prefixes.
+func pdfReason(err error) string {
+	msg := err.Error()
+	for _, prefix := range []string{pdf.ErrLimit.Error() + ": ", pdf.ErrUnsupported.Error() + ": "} {
+		if i := strings.LastIndex(msg, prefix); i >= 0 {
+			msg = msg[i+len(prefix):]
+		}
+	}
+	return msg
+}
+
+// pdfLimits are the configured limits on reading an upload.
+func (s *Server) pdfLimits() pdf.Limits {
+	return pdf.Limits{
+		StreamBytes: int64(s.cfg.PDFMaxStreamMiB) << 20, DocumentBytes: int64(s.cfg.PDFMaxDocumentMiB) << 20,
+		ImagePixels: int64(s.cfg.PDFMaxImagePixels), Pages: s.cfg.PDFMaxPages,
+	}
 }
 
 // itemIndex resolves a field's identifier (a file name or a 0-based index) to an uploaded file.
@@ -175,7 +204,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	ne := validateCreate(&p, in, files)
+	ne := s.validateCreate(&p, in, files)
 	caller := member(r)
 	owner := caller
 	if email := deref(in.DelegatedDocumentOwner); email != "" && envelope.ValidEmail(email) {
@@ -213,7 +242,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 
 // validateCreate checks a create payload and its files, recording every problem, and returns
 // what to write. It reads nothing from the store.
-func validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile) persistence.NewEnvelope {
+func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile) persistence.NewEnvelope {
 	e := envelope.Envelope{
 		Source:       envelope.SourceDocument,
 		Visibility:   envelope.VisibilityEveryone,
@@ -260,7 +289,7 @@ func validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile
 	}
 
 	// Files are optional, as in Documenso: documents may be added later with item/create-many.
-	docs := inspectFiles(p, files)
+	docs := s.inspectFiles(p, files)
 
 	recipients := make([]persistence.NewRecipient, 0, len(in.Recipients))
 	for i, rin := range in.Recipients {

@@ -190,7 +190,7 @@ func (s *Server) createItems(w http.ResponseWriter, r *http.Request) {
 	if len(files) == 0 {
 		p.Add("files", "at least one PDF file is required")
 	}
-	docs := inspectFiles(&p, files)
+	docs := s.inspectFiles(&p, files)
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -109,6 +109,12 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
 			}
 			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), fin.EnvelopeItemID, items)
+			if fin.Placeholder != nil && e.Status != envelope.StatusDraft {
+				// Placing by text whites the placeholder out, a change of the document's bytes,
+				// and a sent envelope's documents are what its recipients were shown.
+				p.Add(envelope.Join(path, "placeholder"), "the documents of a %s envelope are frozen and a placeholder would change them; place the field by coordinates", e.Status)
+				continue
+			}
 			if fin.Placeholder != nil {
 				fields := s.placeFields(r, tx, &p, path, fin, item, whiteouts)
 				for _, f := range fields {
@@ -243,12 +249,13 @@ func (s *Server) whiteOut(r *http.Request, tx *persistence.Tx, envelopeID, itemI
 	if err != nil {
 		return fmt.Errorf("white out placeholders of item %s: %w", itemID, err)
 	}
-	info, err := pdf.Inspect(out)
+	// WhiteOut appends an update; normalising again keeps the stored document one revision.
+	norm, err := pdf.Normalize(out, s.pdfLimits())
 	if err != nil {
-		return fmt.Errorf("read whited-out item %s: %w", itemID, err)
+		return fmt.Errorf("normalise whited-out item %s: %w", itemID, err)
 	}
-	doc := persistence.Document{Data: out}
-	for _, pg := range info.Pages {
+	doc := persistence.Document{Data: norm.Data}
+	for _, pg := range norm.Pages {
 		doc.Pages = append(doc.Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
 	}
 	return tx.ReplaceItemData(r.Context(), itemID, doc)

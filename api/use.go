@@ -153,7 +153,7 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 	if err != nil {
 		return ne, err
 	}
-	replacements := inspectFiles(p, files)
+	replacements := s.inspectFiles(p, files)
 	itemIndex := map[string]int{}
 	for i, it := range items {
 		itemIndex[it.ID] = i
@@ -163,7 +163,7 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 				p.Add(envelope.Join("customDocumentData", customIndex(in.CustomDocumentData, it.ID)),
 					"the file for item %s must keep the template's page layout (%d pages of the same sizes), since fields keep their places", it.ID, len(it.Pages))
 			}
-			doc = persistence.Document{Title: replacements[fi].Title, Data: replacements[fi].Data, Pages: replacements[fi].Pages}
+			doc = replacements[fi]
 		}
 		ne.Items = append(ne.Items, doc)
 	}

@@ -40,6 +40,14 @@ type Config struct {
 	SealKeyFile     string // SOBRE_SEAL_KEY_FILE
 	SealDevDir      string // SOBRE_SEAL_DEV_DIR: where a self-signed development seal is kept when no seal is given
 	TSAURL          string // SOBRE_TSA_URL
+
+	PDFMaxStreamMiB   int           // SOBRE_PDF_MAX_STREAM_MIB: decoded size of one stream of an upload
+	PDFMaxDocumentMiB int           // SOBRE_PDF_MAX_DOCUMENT_MIB: decoded size of all streams of an upload
+	PDFMaxImagePixels int           // SOBRE_PDF_MAX_IMAGE_PIXELS
+	PDFMaxPages       int           // SOBRE_PDF_MAX_PAGES
+	PDFiumMemoryMiB   int           // SOBRE_PDFIUM_MEMORY_MIB: memory cap of each PDFium instance
+	PDFiumInstances   int           // SOBRE_PDFIUM_INSTANCES: 0 is one per CPU (2 to 8)
+	PDFiumDeadline    time.Duration // SOBRE_PDFIUM_DEADLINE: longest one page may take to draw
 }
 
 // Var is one documented environment variable.
@@ -78,6 +86,13 @@ func Vars() []Var {
 		{"SOBRE_SEAL_DEV_DIR", ".data", "when no seal is given, a self-signed development seal is made and kept here (logged once; PDF readers show it as an unknown issuer)"},
 		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
 		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
+		{"SOBRE_PDF_MAX_STREAM_MIB", "64", "an uploaded PDF is refused when one of its streams decodes to more MiB than this"},
+		{"SOBRE_PDF_MAX_DOCUMENT_MIB", "256", "an uploaded PDF is refused when all its streams together decode to more MiB than this"},
+		{"SOBRE_PDF_MAX_IMAGE_PIXELS", "40000000", "an uploaded PDF is refused when one of its images declares more pixels than this"},
+		{"SOBRE_PDF_MAX_PAGES", "2000", "an uploaded PDF is refused when it has more pages than this"},
+		{"SOBRE_PDFIUM_MEMORY_MIB", "256", "memory cap of each PDFium instance (page images, normalisation checks, the seal's proof)"},
+		{"SOBRE_PDFIUM_INSTANCES", "0", "PDFium instances run at once per process; 0: one per CPU, from 2 to 8"},
+		{"SOBRE_PDFIUM_DEADLINE", "15s", "longest PDFium may take to draw one page before it is stopped"},
 	}
 }
 
@@ -94,6 +109,7 @@ func Load(getenv Getenv) (Config, error) {
 		defaults[v.Name] = v.Default
 	}
 	var errs []string
+	var err error
 	get := func(name string) string {
 		if file := getenv(name + "_FILE"); file != "" {
 			b, err := os.ReadFile(file)
@@ -145,6 +161,18 @@ func Load(getenv Getenv) (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s: want a byte count of at least 1024, got %q", name, get(name)))
 		}
 		*dst = n
+	}
+	for name, dst := range map[string]*int{"SOBRE_PDF_MAX_STREAM_MIB": &c.PDFMaxStreamMiB, "SOBRE_PDF_MAX_DOCUMENT_MIB": &c.PDFMaxDocumentMiB,
+		"SOBRE_PDF_MAX_IMAGE_PIXELS": &c.PDFMaxImagePixels, "SOBRE_PDF_MAX_PAGES": &c.PDFMaxPages, "SOBRE_PDFIUM_MEMORY_MIB": &c.PDFiumMemoryMiB,
+		"SOBRE_PDFIUM_INSTANCES": &c.PDFiumInstances} {
+		n, err := strconv.Atoi(get(name))
+		if err != nil || n < 0 || (n == 0 && name != "SOBRE_PDFIUM_INSTANCES") {
+			errs = append(errs, fmt.Sprintf("%s: want a positive whole number, got %q", name, get(name)))
+		}
+		*dst = n
+	}
+	if c.PDFiumDeadline, err = time.ParseDuration(get("SOBRE_PDFIUM_DEADLINE")); err != nil || c.PDFiumDeadline <= 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_PDFIUM_DEADLINE: want a positive duration like 15s, got %q", get("SOBRE_PDFIUM_DEADLINE")))
 	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {

@@ -27,6 +27,7 @@ const (
 	EnvelopeCancelled  = Kind("envelope_cancelled")      // to recipients, after a rejection or a cancel
 	OwnerExpired       = Kind("owner_recipient_expired") // ownerRecipientExpired
 	RecipientRemoved   = Kind("recipient_removed")       // recipientRemoved, to a recipient taken off a sent envelope
+	OwnerSealFailed    = Kind("owner_seal_failed")       // always, to the owner: the envelope could not be sealed
 )
 
 // Data fills a message's template.
@@ -70,6 +71,8 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has removed you from \"{{.Title}}\". You no longer need to act on it.", ""},
 		OwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
 			"Hello {{.OwnerName}},\n\nThe time for {{.ActorName}} to act on \"{{.Title}}\" has run out. You may send the envelope to them again or cancel it.", ""},
+		OwnerSealFailed: {"\"{{.Title}}\" could not be sealed",
+			"Hello {{.OwnerName}},\n\nEveryone has completed \"{{.Title}}\", but Sobre could not seal it, so it is not completed yet and no signed copy was sent. Nothing was lost: every signature is recorded.\n\nReason: {{.Reason}}\n\nYour administrator can find the envelope in the Temporal Web UI and retry the seal once the cause is fixed.", ""},
 	},
 	envelope.LanguageSpanish: {
 		SigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Por favor {{verb .Role}} «{{.Title}}»{{end}}",
@@ -94,6 +97,8 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} lo retiró de «{{.Title}}». Ya no necesita actuar sobre él.", ""},
 		OwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nVenció el plazo de {{.ActorName}} para actuar sobre «{{.Title}}». Puede volver a enviárselo o cancelar el sobre.", ""},
+		OwnerSealFailed: {"No se pudo sellar «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\nTodos completaron «{{.Title}}», pero Sobre no pudo sellarlo, así que aún no está completado y no se envió la copia firmada. No se perdió nada: cada firma está registrada.\n\nMotivo: {{.Reason}}\n\nSu administrador puede encontrar el sobre en la interfaz web de Temporal y reintentar el sellado cuando la causa esté resuelta.", ""},
 	},
 }
 

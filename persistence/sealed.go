@@ -102,6 +102,16 @@ type SealSourceItem struct {
 	Data           []byte
 	Pages          []PageSize
 	OriginalSHA256 string
+	// ShownSHA256 is the SHA-256 of the item that the recipients' completion entries record
+	// (empty when none records one: entries written before they did).
+	ShownSHA256 string
+}
+
+// ShownDocument is one document as a recipient was shown it when they completed: the
+// DOCUMENT_RECIPIENT_COMPLETED audit entry lists one per item.
+type ShownDocument struct {
+	EnvelopeItemID string `json:"envelopeItemId"`
+	SHA256         string `json:"sha256"`
 }
 
 // SealSourceRecipient is a recipient with the facts the certificate prints.
@@ -169,9 +179,27 @@ func (s *Store) LoadSealSource(ctx context.Context, envelopeID string) (SealSour
 			return src, fmt.Errorf("read audit facts of %s: %w", envelopeID, err)
 		}
 		var data struct {
-			RecipientID int64 `json:"recipientId"`
+			RecipientID int64           `json:"recipientId"`
+			Documents   []ShownDocument `json:"documents"`
 		}
 		_ = json.Unmarshal(raw, &data)
+		if typ == "DOCUMENT_RECIPIENT_COMPLETED" {
+			for _, d := range data.Documents {
+				for i := range src.Items {
+					it := &src.Items[i]
+					if it.ID != d.EnvelopeItemID {
+						continue
+					}
+					switch {
+					case it.ShownSHA256 == "":
+						it.ShownSHA256 = d.SHA256
+					case it.ShownSHA256 != d.SHA256:
+						// Two recipients were shown different documents: nothing can match.
+						it.ShownSHA256 = "differs between recipients"
+					}
+				}
+			}
+		}
 		for i := range src.Recipients {
 			r := &src.Recipients[i]
 			if r.Recipient.ID != data.RecipientID {

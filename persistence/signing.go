@@ -344,8 +344,12 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		if err != nil {
 			return err
 		}
+		shown, err := tx.shownDocuments(ctx, in.EnvelopeID)
+		if err != nil {
+			return err
+		}
 		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_COMPLETED",
-			merge(RecipientData(*r), auth), in.Actor); err != nil {
+			merge(RecipientData(*r), auth, map[string]any{"documents": shown}), in.Actor); err != nil {
 			return err
 		}
 		if in.NextSigner != nil && in.NextID != 0 {
@@ -617,4 +621,22 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 		return nil
 	}
 	return tx.AppendAudit(ctx, snap.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": done}, SystemActor())
+}
+
+// shownDocuments lists the SHA-256 of each item's document as it stands (and as every recipient
+// is shown it: documents are frozen once an envelope is sent), in item order.
+func (tx *Tx) shownDocuments(ctx context.Context, envelopeID string) ([]ShownDocument, error) {
+	rows, err := tx.q.Query(ctx, `SELECT i.id, encode(d.sha256, 'hex') FROM envelope_items i
+		JOIN document_data d ON d.id = i.document_data_id WHERE i.envelope_id = $1 ORDER BY i.item_order`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("documents of %s: %w", envelopeID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ShownDocument, error) {
+		var d ShownDocument
+		return d, row.Scan(&d.EnvelopeItemID, &d.SHA256)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("documents of %s: %w", envelopeID, err)
+	}
+	return out, nil
 }

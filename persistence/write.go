@@ -21,8 +21,11 @@ type PageSize struct {
 // Document is an uploaded PDF with what was read from it.
 type Document struct {
 	Title string
-	Data  []byte
+	Data  []byte // the normalised document: what is shown, digested and sealed
 	Pages []PageSize
+	// Original is the file as uploaded, kept for download?version=original; nil when Data is
+	// the upload itself.
+	Original []byte
 }
 
 // NewField is a field to create; Item is the index of its envelope item in NewEnvelope.Items
@@ -165,9 +168,15 @@ func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, orde
 	if err != nil {
 		return envelope.Item{}, err
 	}
+	initialID := dataID
+	if doc.Original != nil {
+		if initialID, err = tx.PutDocumentData(ctx, Document{Data: doc.Original, Pages: doc.Pages}); err != nil {
+			return envelope.Item{}, err
+		}
+	}
 	it := envelope.Item{ID: NewItemID(), EnvelopeID: envelopeID, DocumentDataID: dataID, Title: doc.Title, Order: order}
 	_, err = tx.q.Exec(ctx, `INSERT INTO envelope_items (id, envelope_id, document_data_id, initial_data_id, title, item_order)
-		VALUES ($1, $2, $3, $3, $4, $5)`, it.ID, envelopeID, dataID, it.Title, order)
+		VALUES ($1, $2, $3, $4, $5, $6)`, it.ID, envelopeID, dataID, initialID, it.Title, order)
 	if err != nil {
 		return it, fmt.Errorf("insert envelope item: %w", err)
 	}

@@ -2,32 +2,37 @@
 // value drawn where the field was, the certificate of completion appended, and a CMS digital
 // signature over the whole file.
 //
-// The pipeline: gopdf imports each original page as a form XObject and draws on it (white box
-// under each field so placeholder text does not show through, then the value: text in the Go
-// fonts, embedded and subset, which cover Latin-1 and Latin Extended-A: Ñ, Ğ, Ł...; drawn
-// signatures as images), appends the certificate pages, and digitorus/pdfsign lays out the
-// signature of the result, which the seal then signs as PAdES (subFilter ETSI.CAdES.detached,
-// SHA-256, the ESS signing-certificate-v2 attribute, an RFC 3161 timestamp when a TSA is
-// configured: see cades.go). The output of one input is the same document each
-// time but for the signature's time, so a retried seal is harmless.
+// The pipeline: gopdf draws an overlay, one page per stamped page (a white box under each field
+// so placeholder text does not show through, then the value: text in the Go fonts, embedded and
+// subset, which cover Latin-1 and Latin Extended-A: Ñ, Ğ, Ł...; drawn signatures as images),
+// then the certificate pages. pdf.Stamp appends the overlay to the stored document (the
+// normalised upload the signers were shown) as one incremental update: the stored bytes stay a
+// prefix of the result and no page's own content or resources change. digitorus/pdfsign lays out
+// the signature of the result, which the seal then signs as PAdES (subFilter
+// ETSI.CAdES.detached, SHA-256, the ESS signing-certificate-v2 attribute, an RFC 3161 timestamp
+// when a TSA is configured: see cades.go). Before it is returned, the signed item is proved
+// against the shown document (pdf.Prove): a difference outside the stamped fields is refused.
+// The output of one input is the same document each time but for the signature's time, so a
+// retried seal is harmless.
 //
-// It may import the domain (envelope) and its PDF libraries; nothing else of Sobre's.
+// It may import the domain (envelope), Sobre's pdf package and its PDF libraries; nothing else.
 package seal
 
 import (
 	"bytes"
 	"crypto"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
 	_ "image/png" // signature images
-	"io"
 	"strings"
 	"time"
 
-	"github.com/digitorus/pdf"
+	pdfreader "github.com/digitorus/pdf"
 	"github.com/digitorus/pdfsign/revocation"
 	"github.com/digitorus/pdfsign/sign"
 	"github.com/signintech/gopdf"
@@ -36,6 +41,7 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
 )
 
 // Size is a page's displayed size in points.
@@ -45,9 +51,12 @@ type Size struct{ Width, Height float64 }
 type Document struct {
 	ItemID string
 	Title  string
-	PDF    []byte
+	PDF    []byte // the normalised document the signers were shown
 	Pages  []Size
 	SHA256 string // of the original upload, for the certificate
+	// ShownSHA256, when set, is the SHA-256 of the document as every recipient who completed
+	// was shown it (their audit entries); the seal refuses a PDF with another.
+	ShownSHA256 string
 }
 
 // Mark is one filled field: where (item, page from 1, box in percent of the page, origin top
@@ -112,11 +121,21 @@ type Sealed struct {
 // ErrNoPages is a document without pages to seal.
 var ErrNoPages = errors.New("seal: the document has no pages")
 
-// Seal stamps, certifies and signs every item of in.
+// ErrNotShown is wrapped by the errors of a seal that would not show exactly what the signers
+// were shown (see pdf.Prove) and by those of an item whose bytes are not those the signers
+// completed on. Such a seal is never made; retrying cannot help.
+var ErrNotShown = pdf.ErrNotShown
+
+// Seal stamps, certifies and signs every item of in. Each signed item is proved against the
+// document as distributed (pdf.Prove) before it is returned; a difference is an error wrapping
+// ErrNotShown.
 func Seal(in Input, s *Signer) ([]Sealed, error) {
 	var out []Sealed
 	for _, d := range in.Documents {
-		doc, err := stamp(in, d)
+		if d.ShownSHA256 != "" && d.ShownSHA256 != sha256Hex(d.PDF) {
+			return nil, fmt.Errorf("%w: item %s is not the document its recipients completed on", ErrNotShown, d.ItemID)
+		}
+		doc, boxes, err := stamp(in, d)
 		if err != nil {
 			return nil, fmt.Errorf("seal item %s: %w", d.ItemID, err)
 		}
@@ -124,9 +143,17 @@ func Seal(in Input, s *Signer) ([]Sealed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sign item %s: %w", d.ItemID, err)
 		}
+		if err := pdf.Prove(d.PDF, signed, boxes); err != nil {
+			return nil, fmt.Errorf("prove item %s: %w", d.ItemID, err)
+		}
 		out = append(out, Sealed{ItemID: d.ItemID, PDF: signed})
 	}
 	return out, nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Certificate is the certificate of completion alone, signed.
@@ -149,31 +176,50 @@ func newDoc() *gopdf.GoPdf {
 	return pdf
 }
 
-// stamp draws the marks of document d on its pages, then appends the certificate.
-func stamp(in Input, d Document) ([]byte, error) {
+// stamp draws the marks of document d over its pages and appends the certificate, as one
+// incremental update of the stored bytes (pdf.Stamp): the overlay is a PDF of the seal's own
+// making, one page per stamped page, drawn with gopdf; the document itself is read only by the
+// engine that normalised it. It returns the stamped PDF and the stamped boxes.
+func stamp(in Input, d Document) ([]byte, []pdf.Match, error) {
 	if len(d.Pages) == 0 {
-		return nil, ErrNoPages
+		return nil, nil, ErrNoPages
 	}
-	pdf := newDoc()
-	pdf.SetInfo(gopdf.PdfInfo{Title: d.Title, Subject: "Sealed by Sobre: " + in.EnvelopeID, Producer: "Sobre", CreationDate: in.SealedAt})
+	overlay := newDoc()
+	overlay.SetInfo(gopdf.PdfInfo{Producer: "Sobre", CreationDate: in.SealedAt})
+	ov := pdf.Overlay{OnPage: map[int]int{}}
+	var boxes []pdf.Match
 	for i, size := range d.Pages {
-		pdf.AddPageWithOption(gopdf.PageOption{PageSize: &gopdf.Rect{W: size.Width, H: size.Height}})
-		rs := io.ReadSeeker(bytes.NewReader(d.PDF))
-		tpl := pdf.ImportPageStream(&rs, i+1, "/MediaBox")
-		pdf.UseImportedTemplate(tpl, 0, 0, size.Width, size.Height)
+		var marks []Mark
 		for _, m := range in.Marks {
-			if m.ItemID != d.ItemID || m.Page != i+1 {
-				continue
-			}
-			if err := drawMark(pdf, m, size); err != nil {
-				return nil, fmt.Errorf("page %d, %s field: %w", i+1, m.Type, err)
+			if m.ItemID == d.ItemID && m.Page == i+1 && m.W > 0 && m.H > 0 {
+				marks = append(marks, m)
 			}
 		}
+		if len(marks) == 0 {
+			continue
+		}
+		overlay.AddPageWithOption(gopdf.PageOption{PageSize: &gopdf.Rect{W: size.Width, H: size.Height}})
+		ov.OnPage[i+1] = overlay.GetNumberOfPages()
+		for _, m := range marks {
+			if err := drawMark(overlay, m, size); err != nil {
+				return nil, nil, fmt.Errorf("page %d, %s field: %w", i+1, m.Type, err)
+			}
+			boxes = append(boxes, pdf.Match{Page: m.Page, X: m.X, Y: m.Y, Width: m.W, Height: m.H})
+		}
 	}
-	if err := certificatePages(pdf, in); err != nil {
-		return nil, err
+	before := overlay.GetNumberOfPages()
+	if err := certificatePages(overlay, in); err != nil {
+		return nil, nil, err
 	}
-	return pdf.GetBytesPdf(), nil
+	for p := before + 1; p <= overlay.GetNumberOfPages(); p++ {
+		ov.Append = append(ov.Append, p)
+	}
+	ov.PDF = overlay.GetBytesPdf()
+	out, err := pdf.Stamp(d.PDF, ov)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, boxes, nil
 }
 
 // drawMark paints a white box over the field, then its value.
@@ -261,7 +307,7 @@ func drawImage(pdf *gopdf.GoPdf, png []byte, x, y, w, h float64) error {
 
 // sign adds the PAdES signature over the whole file as an incremental update.
 func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
-	rdr, err := pdf.NewReader(bytes.NewReader(doc), int64(len(doc)))
+	rdr, err := pdfreader.NewReader(bytes.NewReader(doc), int64(len(doc)))
 	if err != nil {
 		return nil, fmt.Errorf("read the stamped PDF: %w", err)
 	}

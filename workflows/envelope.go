@@ -24,6 +24,7 @@ const (
 	UpdateDelete     = "delete"       // the owner deletes a PENDING envelope: it ends and is removed
 	UpdateResend     = "redistribute" // send the envelope again to recipients who have not acted
 	SignalRefresh    = "refresh"      // the API changed recipients: read them again
+	SignalRetrySeal  = "retry-seal"   // an operator: try the seal again after it gave up
 	QueryState       = "state"        // the workflow's view, for ops
 )
 
@@ -159,12 +160,64 @@ func localCtx(ctx workflow.Context) workflow.Context {
 // sealCtx runs the seal: long enough for a large document, heartbeating, retried until it
 // succeeds (a seal that keeps failing shows as this activity's last failure in the Temporal UI
 // and in the SDK's activity failure metrics; the signatures are already stored).
+// sealCtx retries a failing seal 8 times over about 20 minutes (5 s doubling to 10 min), then
+// gives up to seal (below). Refusals (non-retryable errors) give up at once.
 func sealCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		HeartbeatTimeout:    20 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute, MaximumAttempts: 8},
 	})
+}
+
+// sealRetryAfter is how long a workflow whose seal failed (but was not refused) waits before
+// trying again by itself.
+const sealRetryAfter = time.Hour
+
+// seal runs SealEnvelope until it succeeds. When it gives up (a refusal: the sealed document
+// would not show what the signers were shown, a document cannot be read, the seal panicked; or
+// a failure that outlasted the retries) the workflow never completes with a different or a
+// missing seal: it records why in its memo (sealFailure, shown in the Temporal Web UI) and its
+// log, mails the owner, and waits for the retry-seal signal, or, unless the seal was refused,
+// an hour. The envelope stays PENDING meanwhile, with every signature recorded.
+func (r *run) seal(ctx workflow.Context) error {
+	retry := workflow.GetSignalChannel(ctx, SignalRetrySeal)
+	for attempt := 0; ; attempt++ {
+		err := workflow.ExecuteActivity(sealCtx(ctx), acts.SealEnvelope, r.in.EnvelopeID).Get(ctx, nil)
+		if err == nil {
+			if attempt > 0 {
+				if err := workflow.UpsertMemo(ctx, map[string]any{"sealFailure": nil}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		reason, refused := err.Error(), false
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) {
+			reason, refused = appErr.Error(), appErr.NonRetryable()
+		}
+		workflow.GetLogger(ctx).Error("seal given up", "envelope", r.in.EnvelopeID, "refused", refused, "attempt", attempt, "err", err)
+		if err := workflow.UpsertMemo(ctx, map[string]any{"sealFailure": reason}); err != nil {
+			return err
+		}
+		r.queue(activities.Notice{Kind: mail.OwnerSealFailed, EnvelopeID: r.in.EnvelopeID, Seq: attempt, Reason: reason}, nil)
+		r.flush(ctx)
+		waitCtx, stop := workflow.WithCancel(ctx)
+		sel := workflow.NewSelector(waitCtx)
+		sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) { c.Receive(waitCtx, nil) })
+		if !refused {
+			sel.AddFuture(workflow.NewTimer(waitCtx, sealRetryAfter), func(workflow.Future) {})
+		}
+		sel.Select(waitCtx)
+		stop()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 }
 
 func mailCtx(ctx workflow.Context) workflow.Context {
@@ -731,7 +784,7 @@ func (r *run) finish(ctx workflow.Context) error {
 		if !r.legacy {
 			// The sealed PDFs exist before the envelope is COMPLETED and before the completion
 			// mails, which attach them.
-			if err := workflow.ExecuteActivity(sealCtx(ctx), acts.SealEnvelope, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+			if err := r.seal(ctx); err != nil {
 				return err
 			}
 		}

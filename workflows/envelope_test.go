@@ -37,9 +37,12 @@ type fakeBackend struct {
 	start    time.Time
 
 	// Faults: MarkSent fails its first failMarkSent calls (a database outage); mailErr, when
-	// set, decides each SendNotice attempt's error.
+	// set, decides each SendNotice attempt's error; sealErr, when set, each SealEnvelope
+	// attempt's.
 	failMarkSent int
 	mailErr      func(n activities.Notice) error
+	sealErr      func() error
+	sealAttempts int
 }
 
 func order(n int) *int { return &n }
@@ -140,6 +143,12 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		defer b.mu.Unlock()
 		if len(b.finished) > 0 {
 			return errors.New("sealed after the envelope was finished")
+		}
+		b.sealAttempts++
+		if b.sealErr != nil {
+			if err := b.sealErr(); err != nil {
+				return err
+			}
 		}
 		b.sealed++
 		return nil
@@ -445,5 +454,67 @@ func TestRemovedRecipientIsToldAndEarlyOpenerStillMailed(t *testing.T) {
 	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
 	if env.GetWorkflowError() != nil {
 		t.Fatal(env.GetWorkflowError())
+	}
+}
+
+// A seal that is refused (it would not show what was signed) is never retried by itself: the
+// envelope stays PENDING, the owner is mailed once, and the retry-seal signal tries again.
+func TestRefusedSealWaitsForRetrySignal(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
+	refuse := true
+	b.sealErr = func() error {
+		if refuse {
+			return temporal.NewNonRetryableApplicationError("page 1: 40 pixels differ outside the stamped fields", "SEAL_REFUSED_NOT_SHOWN", nil)
+		}
+		return nil
+	}
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		attempts, finished := b.sealAttempts, len(b.finished)
+		b.mu.Unlock()
+		if attempts != 1 || finished != 0 {
+			t.Errorf("two days after a refusal: %d seal attempts, %d endings; want 1 and 0", attempts, finished)
+		}
+		if got := b.mailsOf(mail.OwnerSealFailed); !slices.Equal(got, []int64{0}) {
+			t.Errorf("seal-failure mails to %v, want the owner once", got)
+		}
+		if got := b.mailsOf(mail.DocumentCompleted); len(got) != 0 {
+			t.Errorf("completion mails before a seal: %v", got)
+		}
+		refuse = false
+		env.SignalWorkflow(SignalRetrySeal, nil)
+	}, 49*time.Hour)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+	if b.sealAttempts != 2 || b.sealed != 1 {
+		t.Errorf("%d seal attempts, %d seals; want 2 and 1", b.sealAttempts, b.sealed)
+	}
+}
+
+// A seal that keeps failing for a reason that may pass (the database, say) gives up after its
+// retries, tells the owner, and tries again by itself an hour later.
+func TestFailingSealRetriesHourly(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
+	b.sealErr = func() error {
+		if b.sealAttempts <= 8 {
+			return errors.New("connection refused: the database is down")
+		}
+		return nil
+	}
+	env := newEnv(t, b)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	}
+	if b.sealAttempts != 9 {
+		t.Errorf("%d seal attempts, want 8 (one batch of retries) and 1 after the hour", b.sealAttempts)
+	}
+	if got := b.mailsOf(mail.OwnerSealFailed); !slices.Equal(got, []int64{0}) {
+		t.Errorf("seal-failure mails to %v, want the owner once", got)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/pdf"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/seal"
 	"github.com/sobre-sign/sobre/worker"
@@ -48,6 +49,9 @@ func newRegistry() *prometheus.Registry {
 // while Temporal is down (its readiness then says so); the worker waits for Temporal instead.
 func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal bool) (*process, error) {
 	p := &process{cfg: cfg, log: log, registry: newRegistry()}
+	if err := pdf.ConfigureEngine(pdf.EngineConfig{Instances: cfg.PDFiumInstances, MemoryMiB: cfg.PDFiumMemoryMiB, Deadline: cfg.PDFiumDeadline}); err != nil {
+		return nil, err
+	}
 	store, err := persistence.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -181,6 +185,10 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	refusals, err := activities.NewSealRefusals(p.registry)
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
 		TaskQueue:   p.cfg.TaskQueue,
 		StopTimeout: p.cfg.ShutdownTimeout,
@@ -192,6 +200,8 @@ func (p *process) runWorker(ctx context.Context) error {
 			MailHost:  publicHost(p.cfg.PublicURL),
 			Log:       p.log,
 			Seal:      signer,
+
+			SealRefusals: refusals,
 		},
 	})
 	if err != nil {

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// Uploads are normalised: a document that hides content or would cost too much to read is a 400
+// naming the file and why, and nothing is written; an accepted one keeps its upload, byte for
+// byte, as the original.
+func TestUploadsAreNormalisedOrRefused(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, c := range []struct{ file, reason string }{
+		{"ocg-hidden.pdf", "hidden by default"},
+		{"xfa.pdf", "dynamic XFA"},
+		{"objstm-bomb.pdf", "more than 64 MiB"},
+		{"image-bomb.pdf", "pixels"},
+	} {
+		status, body := a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT"}, map[string][]byte{c.file: read(c.file)})
+		issues, _ := body["issues"].([]any)
+		if status != 400 || body["code"] != string(envelope.CodeInvalidBody) || len(issues) != 1 {
+			t.Errorf("%s: %d %v", c.file, status, body)
+			continue
+		}
+		issue := issues[0].(map[string]any)
+		if issue["path"] != "files[0]" || !strings.Contains(issue["message"].(string), c.file) || !strings.Contains(issue["message"].(string), c.reason) {
+			t.Errorf("%s: issue %v, want files[0] naming the file and %q", c.file, issue, c.reason)
+		}
+	}
+	upload := read("javascript.pdf")
+	status, body := a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT"}, map[string][]byte{"javascript.pdf": upload})
+	if status != 200 {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	status, env := a.do("GET", "/api/v2/envelope/"+id, key, "")
+	if status != 200 {
+		t.Fatalf("get: %d %v", status, env)
+	}
+	itemID := env["envelopeItems"].([]any)[0].(map[string]any)["id"].(string)
+	get := func(version string) []byte {
+		req, _ := http.NewRequest("GET", a.srv.URL+"/api/v2/envelope/item/"+itemID+"/download?version="+version, nil)
+		req.Header.Set("Authorization", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("download %s: %d %s", version, res.StatusCode, b)
+		}
+		return b
+	}
+	if got := get("original"); string(got) != string(upload) {
+		t.Error("the original download is not the upload byte for byte")
+	}
+	var current []byte
+	err := a.store.InTx(context.Background(), func(tx *persistence.Tx) (err error) {
+		current, err = tx.ItemData(context.Background(), itemID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(current), "/JavaScript") || strings.Contains(string(current), "/OpenAction") {
+		t.Error("the stored document still holds JavaScript")
+	}
+}

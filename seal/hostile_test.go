@@ -1,0 +1,206 @@
+package seal_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/pdf"
+	"github.com/sobre-sign/sobre/seal"
+)
+
+// hostile is one document of testdata/hostile (see its README) and what Sobre must make of it.
+type hostile struct {
+	file    string
+	refused error    // pdf.ErrLimit or pdf.ErrUnsupported, or nil when accepted
+	shows   []string // text the normalised document shows (pdftotext)
+	hides   []string // text it must not show
+	absent  []string // PDF names that must not remain in the normalised file
+}
+
+var hostiles = []hostile{
+	{file: "clean.pdf", shows: []string{"CLEAN DOCUMENT"}},
+	{file: "ocg-hidden.pdf", refused: pdf.ErrUnsupported},
+	{file: "ocg-visible.pdf", shows: []string{"LAYER TEXT SHOWN"}, absent: []string{"/OCProperties"}},
+	{file: "incremental.pdf", shows: []string{"UPDATED REVISION TEXT"}, hides: []string{"ORIGINAL REVISION TEXT"}, absent: []string{"/Prev"}},
+	{file: "placeholder.pdf", shows: []string{"Contract body line"}},
+	{file: "acroform.pdf", shows: []string{"FORM DOCUMENT", "FORM VALUE 123"}, absent: []string{"/AcroForm", "/Annots", "/Widget"}},
+	{file: "annotations.pdf", shows: []string{"ANNOTATED DOCUMENT", "ANNOTATION TEXT"}, hides: []string{"HIDDEN ANNOTATION"}, absent: []string{"/Annots", "/Popup", "/URI"}},
+	{file: "javascript.pdf", shows: []string{"SCRIPTED DOCUMENT"}, absent: []string{"/JavaScript", "/JS", "/OpenAction", "/AA", "/Launch"}},
+	{file: "embedded.pdf", shows: []string{"DOCUMENT WITH ATTACHMENT"}, hides: []string{"EMBEDDED SECRET"}, absent: []string{"/EmbeddedFile", "/FileAttachment"}},
+	{file: "xfa.pdf", refused: pdf.ErrUnsupported},
+	{file: "objstm-bomb.pdf", refused: pdf.ErrLimit},
+	{file: "content-bomb.pdf", refused: pdf.ErrLimit},
+	{file: "content-bomb-nested.pdf", refused: pdf.ErrLimit},
+	{file: "image-bomb.pdf", refused: pdf.ErrLimit},
+	{file: "xref-stream-plain.pdf", shows: []string{"PLAIN XREF STREAM"}, absent: []string{"/XRef"}},
+	{file: "pages-300.pdf", shows: []string{"Page 1 of 300", "Page 300 of 300"}},
+}
+
+// TestHostileDocuments takes each document of the hostile corpus from upload to seal: it is
+// normalised (or refused, within seconds and bounded memory), then sealed with a value stamped
+// on its first page, and poppler must read in the sealed PDF exactly the normalised document's
+// text, plus the stamped value and the certificate; pdfsig and qpdf must pass.
+func TestHostileDocuments(t *testing.T) {
+	s := signer(t)
+	for _, h := range hostiles {
+		t.Run(h.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", h.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			norm, err := pdf.Normalize(data, pdf.Limits{})
+			took := time.Since(start)
+			if h.refused != nil {
+				if !errors.Is(err, h.refused) {
+					t.Fatalf("Normalize = %v, want an error wrapping %v", err, h.refused)
+				}
+				var after runtime.MemStats
+				runtime.ReadMemStats(&after)
+				grown := int64(after.TotalAlloc-before.TotalAlloc) >> 20
+				t.Logf("refused in %v after allocating %d MiB: %v", took.Round(time.Millisecond), grown, err)
+				if took > 10*time.Second {
+					t.Errorf("refusing took %v", took)
+				}
+				// Everything allocated while refusing, freed or not: an upper bound on what was held
+				// at once (the decoder's buffer doubles up to the 64 MiB stream limit).
+				if grown > 300 {
+					t.Errorf("refusing allocated %d MiB", grown)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Normalize: %v", err)
+			}
+			t.Logf("normalised in %v; removed %v", took.Round(time.Millisecond), norm.Removed)
+			for _, name := range h.absent {
+				if bytes.Contains(norm.Data, []byte(name+" ")) || bytes.Contains(norm.Data, []byte(name+"/")) ||
+					bytes.Contains(norm.Data, []byte(name+"<")) || bytes.Contains(norm.Data, []byte(name+"[")) || bytes.Contains(norm.Data, []byte(name+"(")) {
+					t.Errorf("the normalised document still holds %s", name)
+				}
+			}
+			if n := bytes.Count(norm.Data, []byte("startxref")); n != 1 {
+				t.Errorf("the normalised document has %d revisions", n)
+			}
+			shown := pdftext(t, norm.Data)
+			for _, want := range h.shows {
+				if !strings.Contains(shown, want) {
+					t.Errorf("the normalised document does not show %q:\n%s", want, shown)
+				}
+			}
+			for _, hidden := range h.hides {
+				if strings.Contains(shown, hidden) {
+					t.Errorf("the normalised document shows %q", hidden)
+				}
+			}
+			// What the signing page draws (PDFium) must render every page.
+			if _, err := pdf.RenderPage(norm.Data, 1, 400); err != nil {
+				t.Fatalf("render page 1: %v", err)
+			}
+
+			in := input(t)
+			in.Documents = []seal.Document{{ItemID: "item1", Title: h.file, PDF: norm.Data, SHA256: "upload"}}
+			for _, p := range norm.Pages {
+				in.Documents[0].Pages = append(in.Documents[0].Pages, seal.Size{Width: p.Width, Height: p.Height})
+			}
+			in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 60, Y: 90, W: 30, H: 4, Type: envelope.FieldText, Text: "STAMPED VALUE"}}
+			out, err := seal.Seal(in, s)
+			if err != nil {
+				t.Fatalf("Seal: %v", err)
+			}
+			if !bytes.HasPrefix(out[0].PDF, norm.Data) {
+				t.Error("the sealed PDF does not begin with the normalised document")
+			}
+			file := filepath.Join(t.TempDir(), "sealed.pdf")
+			if err := os.WriteFile(file, out[0].PDF, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if sig, err := run(t, "pdfsig", file); err != nil || !strings.Contains(sig, "Signature is Valid") {
+				t.Errorf("pdfsig: %v\n%s", err, sig)
+			}
+			if check, err := run(t, "qpdf", "--check", file); err != nil {
+				t.Errorf("qpdf --check: %v\n%s", err, check)
+			}
+			// The sealed pages read as the shown ones plus the stamped value; the certificate
+			// follows them.
+			sealedPages := pdftextPages(t, file, 1, len(norm.Pages))
+			want := strings.TrimSpace(shown)
+			got := strings.TrimSpace(strings.Replace(sealedPages, "STAMPED VALUE", "", 1))
+			if normalizeSpace(got) != normalizeSpace(want) {
+				t.Errorf("the sealed pages' text differs from the shown text\nshown:  %q\nsealed: %q", want, got)
+			}
+			if !strings.Contains(sealedPages, "STAMPED VALUE") {
+				t.Error("the stamped value is not in the sealed PDF")
+			}
+		})
+	}
+}
+
+// TestProofRefusesAnAlteredStamp checks that the seal-time proof notices a stamp that draws
+// outside its field, and an item whose bytes are not the ones its recipients were shown.
+func TestProofRefusesAnAlteredStamp(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", "clean.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm, err := pdf.Normalize(data, pdf.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := input(t)
+	in.Documents = []seal.Document{{ItemID: "item1", Title: "clean.pdf", PDF: norm.Data, Pages: []seal.Size{{Width: norm.Pages[0].Width, Height: norm.Pages[0].Height}}}}
+	in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 60, Y: 90, W: 30, H: 4, Type: envelope.FieldText, Text: "VALUE"}}
+	out, err := seal.Seal(in, signer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same stamp, but claiming a box a tenth of its size: what it draws outside the claimed
+	// box must be found.
+	err = pdf.Prove(norm.Data, out[0].PDF, []pdf.Match{{Page: 1, X: 60, Y: 90, Width: 3, Height: 0.4}})
+	if !errors.Is(err, pdf.ErrNotShown) {
+		t.Errorf("Prove with a box smaller than the stamp = %v, want ErrNotShown", err)
+	}
+	// A sealed file that does not start with the shown bytes.
+	if err := pdf.Prove(norm.Data, append([]byte("%PDF-1.7\n"), out[0].PDF...), nil); !errors.Is(err, pdf.ErrNotShown) {
+		t.Errorf("Prove of a file with other leading bytes = %v, want ErrNotShown", err)
+	}
+	// An item whose recipients were shown another document.
+	in.Documents[0].ShownSHA256 = strings.Repeat("0", 64)
+	if _, err := seal.Seal(in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
+		t.Errorf("Seal of a document other than the shown one = %v, want ErrNotShown", err)
+	}
+}
+
+func pdftext(t *testing.T, data []byte) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "doc.pdf")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, "pdftotext", file, "-")
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	return out
+}
+
+func pdftextPages(t *testing.T, file string, first, last int) string {
+	t.Helper()
+	out, err := run(t, "pdftotext", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), file, "-")
+	if err != nil {
+		t.Fatalf("pdftotext: %v\n%s", err, out)
+	}
+	return out
+}
+
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
