@@ -69,12 +69,14 @@ func TestHostileDocuments(t *testing.T) {
 				runtime.ReadMemStats(&after)
 				grown := int64(after.TotalAlloc-before.TotalAlloc) >> 20
 				t.Logf("refused in %v after allocating %d MiB: %v", took.Round(time.Millisecond), grown, err)
-				if took > 10*time.Second {
+				// Bounds loose enough for the race detector on a loaded 2-core machine, which
+				// doubles both (alone: at most 2.6 s and 260 MiB).
+				if took > 40*time.Second {
 					t.Errorf("refusing took %v", took)
 				}
 				// Everything allocated while refusing, freed or not: an upper bound on what was held
 				// at once (the decoder's buffer doubles up to the 64 MiB stream limit).
-				if grown > 300 {
+				if grown > 640 {
 					t.Errorf("refusing allocated %d MiB", grown)
 				}
 				return
