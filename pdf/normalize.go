@@ -341,9 +341,8 @@ func (n *normalizer) page(nr int) error {
 	if len(annots) == 0 {
 		return nil
 	}
-	var ops bytes.Buffer
-	xobjects := types.Dict{}
-	for k, a := range annots {
+	var forms []flatForm
+	for _, a := range annots {
 		ad, _ := n.ctx.DereferenceDict(a)
 		if ad == nil {
 			continue
@@ -353,15 +352,13 @@ func (n *normalizer) page(nr int) error {
 			n.removed["annotations removed"]++
 			continue
 		}
-		name := fmt.Sprintf("SobreFlat%d", k)
-		xobjects[name] = form.ref
-		fmt.Fprintf(&ops, "q %s cm /%s Do Q\n", form.matrix, name)
+		forms = append(forms, form)
 		n.removed["annotations flattened"]++
 	}
-	if len(xobjects) == 0 {
+	if len(forms) == 0 {
 		return nil
 	}
-	return n.drawOnPage(pd, xobjects, ops.Bytes())
+	return n.drawOnPage(pd, forms)
 }
 
 // flatForm is an annotation's appearance ready to draw: its form XObject and the matrix that
@@ -465,27 +462,22 @@ func (n *normalizer) rectEntry(d types.Dict, key string) (rect, bool) {
 	return r, !r.empty()
 }
 
-// drawOnPage draws ops after the page's own content, with the page's graphics state restored
-// first, and adds xobjects to the page's resources. The page's own content streams and resource
-// entries are kept as they are; the page gets a resource dictionary of its own.
-func (n *normalizer) drawOnPage(pd types.Dict, xobjects types.Dict, ops []byte) error {
+// drawOnPage draws the forms after the page's own content, with the page's graphics state
+// restored first, and adds them to the page's resources under names it does not use. The page's
+// own content streams and resource entries are kept as they are; the page gets a resource
+// dictionary of its own.
+func (n *normalizer) drawOnPage(pd types.Dict, forms []flatForm) error {
 	res, _ := n.ctx.DereferenceDict(pd["Resources"])
-	own := types.Dict{}
-	for k, v := range res {
-		own[k] = v
+	refs := make([]types.IndirectRef, len(forms))
+	for i, f := range forms {
+		refs[i] = f.ref
 	}
-	xo := types.Dict{}
-	if old, _ := n.ctx.DereferenceDict(own["XObject"]); old != nil {
-		for k, v := range old {
-			xo[k] = v
-		}
+	res, names := withXObjects(n.ctx.XRefTable, res, "SobreFlat", refs...)
+	pd["Resources"] = res
+	ops := bytes.NewBufferString("\nQ\n")
+	for i, f := range forms {
+		fmt.Fprintf(ops, "q %s cm /%s Do Q\n", f.matrix, names[i])
 	}
-	for k, v := range xobjects {
-		xo[k] = v
-	}
-	own["XObject"] = xo
-	pd["Resources"] = own
-
 	existing, err := contentStreams(n.ctx.XRefTable, pd)
 	if err != nil {
 		return err
@@ -494,14 +486,11 @@ func (n *normalizer) drawOnPage(pd types.Dict, xobjects types.Dict, ops []byte) 
 	if err != nil {
 		return err
 	}
-	paint, err := newStream(n.ctx.XRefTable, append([]byte("\nQ\n"), ops...))
+	paint, err := newStream(n.ctx.XRefTable, ops.Bytes())
 	if err != nil {
 		return err
 	}
-	contents := make(types.Array, 0, len(existing)+2)
-	contents = append(contents, *open)
-	contents = append(contents, existing...)
-	pd["Contents"] = append(contents, *paint)
+	pd["Contents"] = wrappedContents(existing, *open, *paint)
 	return nil
 }
 

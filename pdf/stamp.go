@@ -66,29 +66,18 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 			return nil, fmt.Errorf("page %d: %w", nr, err)
 		}
 		page := maps.Clone(pd)
-		res := types.Dict{}
-		if own, _ := ctx.DereferenceDict(pd["Resources"]); own != nil {
-			maps.Copy(res, own)
-		} else if inh != nil && inh.Resources != nil {
-			maps.Copy(res, inh.Resources)
+		own, _ := ctx.DereferenceDict(pd["Resources"])
+		if own == nil && inh != nil {
+			own = inh.Resources
 		}
-		xo := types.Dict{}
-		if old, _ := ctx.DereferenceDict(res["XObject"]); old != nil {
-			maps.Copy(xo, old)
-		}
-		name := "SobreStamp"
-		for k := 1; xo[name] != nil; k++ {
-			name = fmt.Sprintf("SobreStamp%d", k)
-		}
-		xo[name] = form
-		res["XObject"] = xo
+		res, names := withXObjects(ctx.XRefTable, own, "SobreStamp", form)
 		page["Resources"] = res
 		existing, err := contentStreams(ctx.XRefTable, pd)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", nr, err)
 		}
 		open := cp.stream([]byte("q\n"))
-		paint := cp.stream([]byte("\nQ\nq /" + name + " Do Q\n"))
+		paint := cp.stream([]byte("\nQ\nq /" + names[0] + " Do Q\n"))
 		page["Contents"] = wrappedContents(existing, open, paint)
 		changed[ref.ObjectNumber.Value()] = page
 	}
@@ -120,12 +109,7 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 		changed[rootRef.ObjectNumber.Value()] = root
 	}
 
-	u := &update{offsets: map[int]int64{}, gens: map[int]int{}}
-	u.buf.Grow(len(data) + 64<<10)
-	u.buf.Write(data)
-	if last := data[len(data)-1]; last != '\n' && last != '\r' {
-		u.buf.WriteByte('\n')
-	}
+	u := newUpdate(data, ctx)
 	for _, nr := range slices.Sorted(maps.Keys(changed)) {
 		u.object(nr, genOf(ctx.XRefTable, nr), changed[nr].PDFString())
 	}
@@ -137,19 +121,8 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 			u.object(nr, 0, o.PDFString())
 		}
 	}
-	u.next = *ctx.Size
-	trailer := types.Dict{"Root": *ctx.Root, "Prev": types.Integer(prevXRef)}
-	if ctx.Info != nil {
-		trailer["Info"] = *ctx.Info
-	}
-	if len(ctx.ID) == 2 {
-		trailer["ID"] = ctx.ID
-	}
-	if xrefStream {
-		u.xrefStream(trailer)
-	} else {
-		u.xrefTable(trailer)
-	}
+	u.next = max(u.next, *ctx.Size)
+	u.end(ctx, prevXRef, xrefStream)
 	out = u.buf.Bytes()
 	if err := check(out, len(pages)+len(ov.Append)); err != nil {
 		return nil, fmt.Errorf("pdf: stamp: %w", err)

@@ -154,18 +154,7 @@ func appendUpdate(data []byte, ctx *model.Context, perPage [][]rect) ([]byte, er
 		return nil, fmt.Errorf("%w: no /Root in the trailer", errNoUpdate)
 	}
 
-	u := &update{offsets: map[int]int64{}, gens: map[int]int{}}
-	if ctx.Size != nil {
-		u.next = *ctx.Size
-	}
-	for nr := range ctx.Table {
-		u.next = max(u.next, nr+1)
-	}
-	u.buf.Grow(len(data) + 1024)
-	u.buf.Write(data)
-	if last := data[len(data)-1]; last != '\n' && last != '\r' {
-		u.buf.WriteByte('\n')
-	}
+	u := newUpdate(data, ctx)
 
 	var open types.IndirectRef // the q stream, shared by all pages
 	for i, rects := range perPage {
@@ -192,18 +181,7 @@ func appendUpdate(data []byte, ctx *model.Context, perPage [][]rect) ([]byte, er
 		u.object(ref.ObjectNumber.Value(), ref.GenerationNumber.Value(), updated.PDFString())
 	}
 
-	trailer := types.Dict{"Root": *ctx.Root, "Prev": types.Integer(prevXRef)}
-	if ctx.Info != nil {
-		trailer["Info"] = *ctx.Info
-	}
-	if len(ctx.ID) == 2 {
-		trailer["ID"] = ctx.ID
-	}
-	if xrefStream {
-		u.xrefStream(trailer)
-	} else {
-		u.xrefTable(trailer)
-	}
+	u.end(ctx, prevXRef, xrefStream)
 	return u.buf.Bytes(), nil
 }
 
@@ -244,6 +222,65 @@ type update struct {
 	next    int           // the next free object number
 	offsets map[int]int64 // where each written object starts
 	gens    map[int]int   // and its generation
+}
+
+// newUpdate starts an update after data, numbering new objects after every object of ctx.
+func newUpdate(data []byte, ctx *model.Context) *update {
+	u := &update{offsets: map[int]int64{}, gens: map[int]int{}}
+	if ctx.Size != nil {
+		u.next = *ctx.Size
+	}
+	for nr := range ctx.Table {
+		u.next = max(u.next, nr+1)
+	}
+	u.buf.Grow(len(data) + 64<<10)
+	u.buf.Write(data)
+	if last := data[len(data)-1]; last != '\n' && last != '\r' {
+		u.buf.WriteByte('\n')
+	}
+	return u
+}
+
+// end closes the update with its trailer, pointing back at the section at prevXRef, as a
+// cross-reference stream or table like the file's last one.
+func (u *update) end(ctx *model.Context, prevXRef int64, xrefStream bool) {
+	trailer := types.Dict{"Root": *ctx.Root, "Prev": types.Integer(prevXRef)}
+	if ctx.Info != nil {
+		trailer["Info"] = *ctx.Info
+	}
+	if len(ctx.ID) == 2 {
+		trailer["ID"] = ctx.ID
+	}
+	if xrefStream {
+		u.xrefStream(trailer)
+	} else {
+		u.xrefTable(trailer)
+	}
+}
+
+// withXObjects returns a copy of resources whose /XObject also holds each of forms, under names
+// starting with prefix that the resources do not use yet, and those names. The resources' own
+// entries are kept as they are.
+func withXObjects(x *model.XRefTable, resources types.Dict, prefix string, forms ...types.IndirectRef) (types.Dict, []string) {
+	res := maps.Clone(resources)
+	if res == nil {
+		res = types.Dict{}
+	}
+	xo := types.Dict{}
+	if old, _ := x.DereferenceDict(res["XObject"]); old != nil {
+		maps.Copy(xo, old)
+	}
+	names := make([]string, len(forms))
+	k := 0
+	for i, f := range forms {
+		for xo[fmt.Sprintf("%s%d", prefix, k)] != nil {
+			k++
+		}
+		names[i] = fmt.Sprintf("%s%d", prefix, k)
+		xo[names[i]] = f
+	}
+	res["XObject"] = xo
+	return res, names
 }
 
 // object writes an object with the given number and generation.
