@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -81,5 +83,50 @@ func TestUploadsAreNormalisedOrRefused(t *testing.T) {
 	}
 	if strings.Contains(string(current), "/JavaScript") || strings.Contains(string(current), "/OpenAction") {
 		t.Error("the stored document still holds JavaScript")
+	}
+}
+
+// A sent envelope's documents are frozen: a field placed by placeholder (which would white the
+// text out) is refused naming why, and the document is untouched; placing by coordinates for a
+// recipient who has not acted still works.
+func TestPlaceholderRefusedOnceSent(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	payload := map[string]any{"title": "t", "type": "DOCUMENT",
+		"recipients": []any{map[string]any{"email": "ana@example.com", "name": "Ana", "role": "SIGNER"}}}
+	status, body := a.createRaw(key, payload, map[string][]byte{"a.pdf": minimalPDF("Firma: {{sig}}")})
+	if status != 200 {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	_, env := a.do("GET", "/api/v2/envelope/"+id, key, "")
+	itemID := env["envelopeItems"].([]any)[0].(map[string]any)["id"].(string)
+	recipientID := env["recipients"].([]any)[0].(map[string]any)["id"].(float64)
+	ctx := context.Background()
+	stored := func() (data []byte) {
+		if err := a.store.InTx(ctx, func(tx *persistence.Tx) (err error) { data, err = tx.ItemData(ctx, itemID); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	before := stored()
+	if _, err := a.store.MarkPending(ctx, id, nil); err != nil { // the workflow's first step
+		t.Fatal(err)
+	}
+	field := func(extra string) string {
+		return fmt.Sprintf(`{"envelopeId":%q,"data":[{"recipientId":%d,"type":"SIGNATURE",%s}]}`, id, int64(recipientID), extra)
+	}
+	status, body = a.do("POST", "/api/v2/envelope/field/create-many", key, field(`"placeholder":"{{sig}}"`))
+	issues, _ := body["issues"].([]any)
+	if status != 400 || len(issues) != 1 || issues[0].(map[string]any)["path"] != "data[0].placeholder" ||
+		!strings.Contains(issues[0].(map[string]any)["message"].(string), "frozen") {
+		t.Errorf("placeholder on a PENDING envelope: %d %v", status, body)
+	}
+	if !bytes.Equal(stored(), before) {
+		t.Error("the document changed after it was sent")
+	}
+	status, body = a.do("POST", "/api/v2/envelope/field/create-many", key, field(`"page":1,"positionX":10,"positionY":10,"width":10,"height":5`))
+	if status != 200 {
+		t.Errorf("a field by coordinates on a PENDING envelope: %d %v", status, body)
 	}
 }
