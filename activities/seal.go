@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 

@@ -3,6 +3,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -88,6 +89,17 @@ test("a completed envelope yields a sealed PDF that pdfsig validates and that sh
   writeFileSync(file, sealed.body);
   assert.match(check(file, "pdfsig"), /Signature is Valid/);
   assert.match(check(file, "qpdf", "--check"), /No syntax or stream encoding errors found/);
+  // Each signer's completion entry records the document as shown, and the sealed file begins
+  // with exactly those bytes: the stored document is one revision, the seal appended to it.
+  const log = await raw("GET", `/envelope/${id}/audit-log?perPage=100`, { key });
+  const completions = log.json.data.filter((e) => e.type === "DOCUMENT_RECIPIENT_COMPLETED");
+  assert.equal(completions.length, 2);
+  const eof = sealed.body.indexOf("%%EOF") + "%%EOF".length;
+  const shownLength = sealed.body[eof] === 0x0a ? eof + 1 : eof;
+  const prefixHash = createHash("sha256").update(sealed.body.subarray(0, shownLength)).digest("hex");
+  for (const c of completions) {
+    assert.deepEqual(c.data.documents, [{ envelopeItemId: itemId, sha256: prefixHash }], "the shown document's hash, the sealed file's first revision");
+  }
   const text = check(file, "pdftotext", "-enc", "UTF-8", "-layout").replace(/\s+/g, " ");
   const pdftext = execFileSync("pdftotext", [file, "-"], { encoding: "utf8" });
   for (const want of ["CONTRATO DE SERVICIOS", "José Ñúñez", "Zoë Łukasz-Ğüç", "Gerente de operaciones", "1234.5", "Mascotas", "Anual",
