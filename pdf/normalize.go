@@ -1,9 +1,12 @@
 package pdf
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -114,8 +117,10 @@ func readLimited(data []byte, limits Limits) (*model.Context, error) {
 	if ctx.XRefTable.Encrypt != nil || ctx.E != nil {
 		return nil, fmt.Errorf("%w: the file has an /Encrypt dictionary", ErrEncrypted)
 	}
-	if len(ctx.Table) > limits.Objects {
-		return nil, fmt.Errorf("%w: %d objects, more than %d", ErrLimit, len(ctx.Table), limits.Objects)
+	// Writing walks every object number up to /Size: a single object numbered in the billions
+	// would cost as much as that many objects.
+	if ctx.Size != nil && *ctx.Size > limits.Objects || len(ctx.Table) > limits.Objects {
+		return nil, fmt.Errorf("%w: objects numbered up to %d, more than %d", ErrLimit, max(len(ctx.Table), sizeOf(ctx)), limits.Objects)
 	}
 	if ctx.PageCount > limits.Pages {
 		return nil, fmt.Errorf("%w: %d pages, more than %d", ErrLimit, ctx.PageCount, limits.Pages)
@@ -130,6 +135,13 @@ func readLimited(data []byte, limits Limits) (*model.Context, error) {
 		return nil, fmt.Errorf("%w: the document has no pages", ErrNotPDF)
 	}
 	return ctx, nil
+}
+
+func sizeOf(ctx *model.Context) int {
+	if ctx.Size == nil {
+		return 0
+	}
+	return *ctx.Size
 }
 
 // normalizer changes pdfcpu's model of one document in place.
@@ -153,7 +165,17 @@ func (n *normalizer) run() error {
 	if err := n.forms(root); err != nil {
 		return err
 	}
+	seen := map[int]int{}
 	for i := 1; i <= n.ctx.PageCount; i++ {
+		_, ref, _, err := n.ctx.PageDict(i, false)
+		if err != nil || ref == nil {
+			return fmt.Errorf("%w: page %d: %v", ErrNotPDF, i, err)
+		}
+		if first, ok := seen[ref.ObjectNumber.Value()]; ok {
+			// Stamping one would stamp both.
+			return fmt.Errorf("%w: pages %d and %d are one page object", ErrUnsupported, first, i)
+		}
+		seen[ref.ObjectNumber.Value()] = i
 		if err := n.page(i); err != nil {
 			return fmt.Errorf("page %d: %w", i, err)
 		}
@@ -193,9 +215,22 @@ func (n *normalizer) checkStreams() error {
 			if errors.Is(err, filter.ErrDecodeLimitExceeded) {
 				return fmt.Errorf("%w: object %d decodes to more than %s", ErrLimit, nr, mib(n.limits.StreamBytes))
 			}
-			// A stream pdfcpu cannot decode is left as it is: the renderer meets the same bytes on
-			// the signing page and in the seal.
+			// A stream pdfcpu cannot decode whole (a damaged checksum, say) still costs the
+			// renderer what it inflates to: it is counted as a lenient reader reads it.
+			size, err := lenientSize(sd, n.limits.StreamBytes)
+			if err != nil {
+				return fmt.Errorf("%w: object %d: %w", ErrLimit, nr, err)
+			}
+			total += size
+			if total > n.limits.DocumentBytes {
+				return fmt.Errorf("%w: the document's streams decode to more than %s", ErrLimit, mib(n.limits.DocumentBytes))
+			}
 			continue
+		}
+		if bytes.Contains(sd.Content, []byte("/OCMD")) {
+			// A membership dictionary written in a content stream: its visibility is not one
+			// every reader decides the same way.
+			return fmt.Errorf("%w: optional content membership written inside a content stream", ErrUnsupported)
 		}
 		total += int64(len(sd.Content))
 		if total > n.limits.DocumentBytes {
@@ -205,6 +240,36 @@ func (n *normalizer) checkStreams() error {
 		e.Object = sd
 	}
 	return nil
+}
+
+// lenientSize is how many bytes a reader that ignores checksums inflates a Flate stream to
+// (every filter is counted as Flate, the only one that inflates much), or an error past limit.
+func lenientSize(sd types.StreamDict, limit int64) (int64, error) {
+	var size int64
+	r := io.Reader(bytes.NewReader(sd.Raw))
+	for _, f := range sd.FilterPipeline {
+		if f.Name != filter.Flate {
+			return int64(len(sd.Raw)), nil
+		}
+		fr := flate.NewReader(skipZlibHeader(r))
+		var buf bytes.Buffer
+		n, _ := io.Copy(&buf, io.LimitReader(fr, limit+1))
+		if n > limit {
+			return 0, fmt.Errorf("it decodes to more than %s", mib(limit))
+		}
+		size = n
+		r = &buf
+	}
+	return size, nil
+}
+
+// skipZlibHeader drops the two bytes of a zlib header, when there is one.
+func skipZlibHeader(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if h, err := br.Peek(2); err == nil && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+		_, _ = br.Discard(2)
+	}
+	return br
 }
 
 // imageCodec reports whether an image stream ends in a filter that only image decoders undo.
@@ -220,66 +285,110 @@ func imageCodec(sd types.StreamDict) bool {
 }
 
 // optionalContent refuses a document that hides some of its content by default, and merges the
-// layers of one that shows all of them, by removing /OCProperties: without it, readers draw
-// all optional content.
+// layers of one that shows all of them, by removing /OCProperties: without it, readers draw all
+// optional content. Every object is looked at, wherever it is and whether or not the catalog
+// lists it: a layer that a reader would hide through its usage, a membership dictionary that
+// shows content only while a layer is off, and a visibility expression, are refused.
 func (n *normalizer) optionalContent(root types.Dict) error {
-	obj, found := root.Find("OCProperties")
-	if !found {
-		return nil
-	}
-	props, err := n.ctx.DereferenceDict(obj)
-	if err != nil || props == nil {
-		delete(root, "OCProperties")
-		return nil
-	}
-	d, _ := n.ctx.DereferenceDict(props["D"])
-	if d != nil {
-		if base := d.NameEntry("BaseState"); base != nil && *base != "ON" {
-			return fmt.Errorf("%w: its optional content starts %s by default", ErrUnsupported, *base)
-		}
-		if off, _ := n.ctx.DereferenceArray(d["OFF"]); len(off) > 0 {
-			return fmt.Errorf("%w: the layer %s is hidden by default", ErrUnsupported, n.layerName(off[0]))
-		}
-	}
-	ocgs, _ := n.ctx.DereferenceArray(props["OCGs"])
-	for _, g := range ocgs {
-		gd, _ := n.ctx.DereferenceDict(g)
-		if gd == nil {
-			continue
-		}
-		usage, _ := n.ctx.DereferenceDict(gd["Usage"])
-		if usage == nil {
-			continue
-		}
-		if view, _ := n.ctx.DereferenceDict(usage["View"]); view != nil {
-			if s := view.NameEntry("ViewState"); s != nil && *s == "OFF" {
-				return fmt.Errorf("%w: the layer %s is hidden on screen", ErrUnsupported, n.layerName(g))
+	if props, _ := n.ctx.DereferenceDict(root["OCProperties"]); props != nil {
+		d, _ := n.ctx.DereferenceDict(props["D"])
+		if d != nil {
+			if base := d.NameEntry("BaseState"); base != nil && *base != "ON" {
+				return fmt.Errorf("%w: its optional content starts %s by default", ErrUnsupported, *base)
+			}
+			if off, _ := n.ctx.DereferenceArray(d["OFF"]); len(off) > 0 {
+				return fmt.Errorf("%w: the layer %s is hidden by default", ErrUnsupported, n.layerName(off[0]))
 			}
 		}
-		if _, zoom := usage.Find("Zoom"); zoom {
-			return fmt.Errorf("%w: the layer %s shows only at some zoom levels", ErrUnsupported, n.layerName(g))
-		}
 	}
-	// Membership dictionaries that show content only when some layer is off would hide it now
-	// that every layer is on.
 	for _, nr := range slices.Sorted(maps.Keys(n.ctx.Table)) {
 		e := n.ctx.Table[nr]
-		if e == nil || e.Free {
+		if e == nil || e.Free || e.Object == nil {
 			continue
 		}
-		md, ok := e.Object.(types.Dict)
-		if !ok || md.Type() == nil || *md.Type() != "OCMD" {
-			continue
-		}
-		if _, ve := md.Find("VE"); ve {
-			return fmt.Errorf("%w: optional content shown by a visibility expression", ErrUnsupported)
-		}
-		if p := md.NameEntry("P"); p != nil && (*p == "AllOff" || *p == "AnyOff") {
-			return fmt.Errorf("%w: optional content shown only while a layer is off", ErrUnsupported)
+		if err := n.walk(e.Object, 0); err != nil {
+			return err
 		}
 	}
-	delete(root, "OCProperties")
-	n.removed["optional content layers merged"]++
+	if _, found := root.Find("OCProperties"); found {
+		delete(root, "OCProperties")
+		n.removed["optional content layers merged"]++
+	}
+	return nil
+}
+
+// walk looks at one object and the direct objects inside it (indirect ones are looked at from
+// the table): it refuses conditional optional content, and removes actions and annotations from
+// form XObjects and the actions of named destinations.
+func (n *normalizer) walk(o types.Object, depth int) error {
+	if depth > 64 {
+		return nil
+	}
+	var d types.Dict
+	switch v := o.(type) {
+	case types.Dict:
+		d = v
+	case types.StreamDict:
+		d = v.Dict
+		if t := d.Subtype(); t != nil && *t == "Form" {
+			for _, k := range []string{"AA", "Annots"} {
+				if _, ok := d.Find(k); ok {
+					delete(d, k)
+					n.removed["form XObject actions"]++
+				}
+			}
+		}
+	case types.Array:
+		for _, e := range v {
+			if err := n.walk(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	switch t := d.Type(); {
+	case t != nil && *t == "OCMD":
+		// With every layer on (checked above and below), a membership that asks for any or all
+		// of its layers on shows its content; one that asks for some off hides it.
+		if p := d.NameEntry("P"); p != nil && *p != "AnyOn" && *p != "AllOn" {
+			return fmt.Errorf("%w: optional content shown only while a layer is off", ErrUnsupported)
+		}
+	case t != nil && *t == "OCG":
+		if usage, _ := n.ctx.DereferenceDict(d["Usage"]); usage != nil {
+			if view, _ := n.ctx.DereferenceDict(usage["View"]); view != nil {
+				if s := view.NameEntry("ViewState"); s != nil && *s == "OFF" {
+					return fmt.Errorf("%w: the layer %s is hidden on screen", ErrUnsupported, n.layerName(d))
+				}
+			}
+			if _, zoom := usage.Find("Zoom"); zoom {
+				return fmt.Errorf("%w: the layer %s shows only at some zoom levels", ErrUnsupported, n.layerName(d))
+			}
+		}
+	}
+	if _, ok := d.Find("VE"); ok {
+		return fmt.Errorf("%w: optional content shown by a visibility expression", ErrUnsupported)
+	}
+	// Whatever is left of actions after the catalog, pages and annotations lost theirs (in
+	// named destinations, say): scripts, and actions beside a destination, go.
+	if _, ok := d.Find("JS"); ok {
+		delete(d, "JS")
+		n.removed["JavaScript"]++
+	}
+	if s := d.NameEntry("S"); s != nil && (*s == "JavaScript" || *s == "Launch" || *s == "ImportData" || *s == "SubmitForm" || *s == "GoToR" || *s == "GoToE" || *s == "RichMediaExecute") {
+		delete(d, "S")
+	}
+	if _, dest := d.Find("D"); dest {
+		if _, ok := d.Find("A"); ok {
+			delete(d, "A")
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		if err := n.walk(d[k], depth+1); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -531,6 +640,18 @@ func (n *normalizer) catalog(root types.Dict) {
 	delete(root, "Names")
 	if len(kept) > 0 {
 		root["Names"] = kept
+	}
+	// Named destinations keep their destination only (a dictionary form may carry actions).
+	if dests, _ := n.ctx.DereferenceDict(root["Dests"]); dests != nil {
+		for k, v := range dests {
+			if d, _ := n.ctx.DereferenceDict(v); d != nil {
+				if dest, ok := d["D"]; ok {
+					dests[k] = dest
+				} else {
+					delete(dests, k)
+				}
+			}
+		}
 	}
 	for k := range n.ctx.Names {
 		if k != "Dests" {

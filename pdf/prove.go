@@ -27,6 +27,9 @@ const (
 	proofMarginPt = 2.5
 	proofMarginPx = 2
 	proofChannel  = 16
+	// proofInsideShare is the share of a stamped box's pixels (the box shrunk by
+	// proofMarginPx) that may differ from the overlay drawn alone.
+	proofInsideShare = 0.005
 )
 
 // Prove checks that sealed shows exactly what shown shows, but for the stamped boxes (page from
@@ -38,11 +41,14 @@ const (
 //     streams, resources and everything they refer to, compared object by object), so it
 //     cannot be drawn differently;
 //   - every page with a stamp, drawn by PDFium (the renderer of the signing pages) from both
-//     documents, is the same outside the stamped boxes (see the tolerance above).
+//     documents, is the same outside the stamped boxes (see the tolerance above);
+//   - inside each stamped box the sealed page shows the overlay's page, as the overlay draws it
+//     alone: the stamp is there, and is not hidden, moved or clipped by the page's own graphics
+//     state (at most proofInsideShare of a box's pixels may differ, for anti-aliasing).
 //
 // Pages that sealed has after shown's (the certificate) are not compared. Any difference returns
 // an error wrapping ErrNotShown that names the page.
-func Prove(shown, sealed []byte, stamped []Match) (err error) {
+func Prove(shown, sealed []byte, ov Overlay, stamped []Match) (err error) {
 	if !bytes.HasPrefix(sealed, shown) {
 		return fmt.Errorf("%w: it does not begin with the shown document's bytes", ErrNotShown)
 	}
@@ -81,7 +87,11 @@ func Prove(shown, sealed []byte, stamped []Match) (err error) {
 		}
 	}
 	for _, nr := range slices.Sorted(maps.Keys(boxes)) {
-		if err := samePixels(shown, sealed, nr, apages[nr-1], boxes[nr]); err != nil {
+		onr, ok := ov.OnPage[nr]
+		if !ok {
+			return fmt.Errorf("pdf: prove: page %d has stamps but no overlay page", nr)
+		}
+		if err := samePixels(shown, sealed, ov.PDF, nr, onr, apages[nr-1], boxes[nr]); err != nil {
 			return err
 		}
 	}
@@ -197,8 +207,9 @@ func (c *comparer) same(x, y types.Object) error {
 	}
 }
 
-// samePixels draws page nr of both documents and compares them outside the boxes.
-func samePixels(shown, sealed []byte, nr int, p page, boxes []Match) (err error) {
+// samePixels draws page nr of both documents and compares them outside the boxes, and the sealed
+// page with overlay page onr inside them.
+func samePixels(shown, sealed, overlay []byte, nr, onr int, p page, boxes []Match) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%w: PDFium failed: %v", ErrNotPDF, v)
@@ -206,12 +217,18 @@ func samePixels(shown, sealed []byte, nr int, p page, boxes []Match) (err error)
 	}()
 	dw, _ := p.displaySize()
 	width := min(max(int(dw*proofScale), 1), MaxRenderWidth)
-	var before *image.RGBA
+	var before, stamp *image.RGBA
 	if err := renderOne(shown, nr, width, func(img *image.RGBA) error {
 		before = cloneRGBA(img)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("draw page %d of the shown document: %w", nr, err)
+	}
+	if err := renderOne(overlay, onr, width, func(img *image.RGBA) error {
+		stamp = cloneRGBA(img)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("draw overlay page %d: %w", onr, err)
 	}
 	return renderOne(sealed, nr, width, func(after *image.RGBA) error {
 		if after.Bounds() != before.Bounds() {
@@ -238,8 +255,38 @@ func samePixels(shown, sealed []byte, nr int, p page, boxes []Match) (err error)
 			return fmt.Errorf("%w: page %d: %d pixels differ outside the stamped fields, the first at %d%% across and %d%% down",
 				ErrNotShown, nr, diff, 100*first.X/b.Dx(), 100*first.Y/b.Dy())
 		}
+		if stamp.Bounds() != b {
+			return fmt.Errorf("%w: page %d: the overlay draws %v instead of %v", ErrNotShown, nr, stamp.Bounds().Size(), b.Size())
+		}
+		for i, box := range inside(b, boxes) {
+			total, differ := 0, 0
+			for y := box.Min.Y; y < box.Max.Y; y++ {
+				for x := box.Min.X; x < box.Max.X; x++ {
+					total++
+					k := after.PixOffset(x, y)
+					if channelsDiffer(stamp.Pix[k:k+4], after.Pix[k:k+4]) {
+						differ++
+					}
+				}
+			}
+			if total > 0 && float64(differ) > proofInsideShare*float64(total) {
+				return fmt.Errorf("%w: page %d: field %d does not show its stamp (%d of %d pixels differ)", ErrNotShown, nr, i+1, differ, total)
+			}
+		}
 		return nil
 	})
+}
+
+// inside returns each box in pixels, shrunk by the anti-aliasing margin and cut to the image.
+func inside(b image.Rectangle, boxes []Match) []image.Rectangle {
+	w, h := float64(b.Dx()), float64(b.Dy())
+	out := make([]image.Rectangle, 0, len(boxes))
+	for _, m := range boxes {
+		r := image.Rect(int(m.X/100*w)+proofMarginPx, int(m.Y/100*h)+proofMarginPx,
+			int((m.X+m.Width)/100*w)-proofMarginPx, int((m.Y+m.Height)/100*h)-proofMarginPx)
+		out = append(out, r.Intersect(b))
+	}
+	return out
 }
 
 // renderOne opens data and draws one page of it.

@@ -2,7 +2,9 @@ package seal_test
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -168,12 +170,16 @@ func TestProofRefusesAnAlteredStamp(t *testing.T) {
 	}
 	// The same stamp, but claiming a box a tenth of its size: what it draws outside the claimed
 	// box must be found.
-	err = pdf.Prove(norm.Data, out[0].PDF, []pdf.Match{{Page: 1, X: 60, Y: 90, Width: 3, Height: 0.4}})
+	_, ov, _, err := seal.StampForTest(in, in.Documents[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pdf.Prove(norm.Data, out[0].PDF, ov, []pdf.Match{{Page: 1, X: 60, Y: 90, Width: 3, Height: 0.4}})
 	if !errors.Is(err, pdf.ErrNotShown) {
 		t.Errorf("Prove with a box smaller than the stamp = %v, want ErrNotShown", err)
 	}
 	// A sealed file that does not start with the shown bytes.
-	if err := pdf.Prove(norm.Data, append([]byte("%PDF-1.7\n"), out[0].PDF...), nil); !errors.Is(err, pdf.ErrNotShown) {
+	if err := pdf.Prove(norm.Data, append([]byte("%PDF-1.7\n"), out[0].PDF...), ov, nil); !errors.Is(err, pdf.ErrNotShown) {
 		t.Errorf("Prove of a file with other leading bytes = %v, want ErrNotShown", err)
 	}
 	// An item whose recipients were shown another document.
@@ -206,3 +212,95 @@ func pdftextPages(t *testing.T, file string, first, last int) string {
 }
 
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestFoundByReview runs the reproducers of testdata/hostile/found (see its README).
+func TestFoundByReview(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", "found", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, c := range []struct {
+		file    string
+		refused error
+	}{
+		{"noocprops-ocmd.pdf", pdf.ErrUnsupported},
+		{"ocg-viewstate-unlisted.pdf", pdf.ErrUnsupported},
+		{"ocmd-direct.pdf", pdf.ErrUnsupported},
+		{"ocmd-ve.pdf", pdf.ErrUnsupported},
+		{"dup-kid.pdf", pdf.ErrUnsupported},
+		{"min-objnum.pdf", pdf.ErrLimit},
+	} {
+		start := time.Now()
+		if _, err := pdf.Normalize(read(c.file), pdf.Limits{}); !errors.Is(err, c.refused) {
+			t.Errorf("%s: Normalize = %v, want %v", c.file, err, c.refused)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s: refused after %v", c.file, took)
+		}
+	}
+	norm, err := pdf.Normalize(read("leftovers.pdf"), pdf.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/JS", "/JavaScript", "/Launch", "/AA", "/Annots"} {
+		if bytes.Contains(norm.Data, []byte(name+" ")) || bytes.Contains(norm.Data, []byte(name+"<")) || bytes.Contains(norm.Data, []byte(name+"(")) {
+			t.Errorf("leftovers.pdf: the normalised document still holds %s", name)
+		}
+	}
+	// A page whose content leaves a clip set past its own end: the stamp would be clipped away.
+	// The seal must refuse, not seal a page without its value.
+	q, err := pdf.Normalize(read("qleak.pdf"), pdf.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := input(t)
+	in.Documents = []seal.Document{{ItemID: "item1", Title: "qleak.pdf", PDF: q.Data, Pages: []seal.Size{{Width: q.Pages[0].Width, Height: q.Pages[0].Height}}}}
+	in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 30, Y: 40, W: 40, H: 6, Type: envelope.FieldText, Text: "VALUE THAT MUST SHOW"}}
+	if _, err := seal.Seal(in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
+		t.Errorf("seal of a page that hides its stamp = %v, want ErrNotShown", err)
+	}
+}
+
+// A document whose streams cannot be decoded whole (a damaged checksum) still counts what they
+// inflate to against the document's limit.
+func TestUndecodableStreamsCount(t *testing.T) {
+	var objs []string
+	var zipped bytes.Buffer
+	zw := zlib.NewWriter(&zipped)
+	zw.Write(make([]byte, 8<<20))
+	zw.Close()
+	bad := zipped.Bytes()
+	bad[len(bad)-1] ^= 0xff // the Adler-32 checksum
+	var kids []string
+	for i := range 6 {
+		objs = append(objs, fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(bad), bad))
+		kids = append(kids, fmt.Sprintf("%d 0 R", i+1))
+	}
+	content := "BT /F1 12 Tf 72 720 Td (X) Tj ET"
+	objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	contentNr := len(objs)
+	objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents [%d 0 R %s] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>", len(objs)+2, contentNr, strings.Join(kids, " ")))
+	pageNr := len(objs)
+	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pageNr))
+	objs = append(objs, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", len(objs)))
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, len(objs), xref)
+	_, err := pdf.Normalize(b.Bytes(), pdf.Limits{StreamBytes: 16 << 20, DocumentBytes: 40 << 20})
+	if !errors.Is(err, pdf.ErrLimit) {
+		t.Errorf("six 8 MiB streams with damaged checksums against a 40 MiB limit: %v, want ErrLimit", err)
+	}
+}

@@ -135,7 +135,7 @@ func Seal(in Input, s *Signer) ([]Sealed, error) {
 		if d.ShownSHA256 != "" && d.ShownSHA256 != sha256Hex(d.PDF) {
 			return nil, fmt.Errorf("%w: item %s is not the document its recipients completed on", ErrNotShown, d.ItemID)
 		}
-		doc, boxes, err := stamp(in, d)
+		doc, ov, boxes, err := stamp(in, d)
 		if err != nil {
 			return nil, fmt.Errorf("seal item %s: %w", d.ItemID, err)
 		}
@@ -143,7 +143,7 @@ func Seal(in Input, s *Signer) ([]Sealed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sign item %s: %w", d.ItemID, err)
 		}
-		if err := pdf.Prove(d.PDF, signed, boxes); err != nil {
+		if err := pdf.Prove(d.PDF, signed, ov, boxes); err != nil {
 			return nil, fmt.Errorf("prove item %s: %w", d.ItemID, err)
 		}
 		out = append(out, Sealed{ItemID: d.ItemID, PDF: signed})
@@ -179,14 +179,14 @@ func newDoc() *gopdf.GoPdf {
 // stamp draws the marks of document d over its pages and appends the certificate, as one
 // incremental update of the stored bytes (pdf.Stamp): the overlay is a PDF of the seal's own
 // making, one page per stamped page, drawn with gopdf; the document itself is read only by the
-// engine that normalised it. It returns the stamped PDF and the stamped boxes.
-func stamp(in Input, d Document) ([]byte, []pdf.Match, error) {
+// engine that normalised it. It returns the stamped PDF, the overlay and the stamped boxes.
+func stamp(in Input, d Document) ([]byte, pdf.Overlay, []pdf.Match, error) {
+	ov := pdf.Overlay{OnPage: map[int]int{}}
 	if len(d.Pages) == 0 {
-		return nil, nil, ErrNoPages
+		return nil, ov, nil, ErrNoPages
 	}
 	overlay := newDoc()
 	overlay.SetInfo(gopdf.PdfInfo{Producer: "Sobre", CreationDate: in.SealedAt})
-	ov := pdf.Overlay{OnPage: map[int]int{}}
 	var boxes []pdf.Match
 	for i, size := range d.Pages {
 		var marks []Mark
@@ -202,14 +202,14 @@ func stamp(in Input, d Document) ([]byte, []pdf.Match, error) {
 		ov.OnPage[i+1] = overlay.GetNumberOfPages()
 		for _, m := range marks {
 			if err := drawMark(overlay, m, size); err != nil {
-				return nil, nil, fmt.Errorf("page %d, %s field: %w", i+1, m.Type, err)
+				return nil, ov, nil, fmt.Errorf("page %d, %s field: %w", i+1, m.Type, err)
 			}
 			boxes = append(boxes, pdf.Match{Page: m.Page, X: m.X, Y: m.Y, Width: m.W, Height: m.H})
 		}
 	}
 	before := overlay.GetNumberOfPages()
 	if err := certificatePages(overlay, in); err != nil {
-		return nil, nil, err
+		return nil, ov, nil, err
 	}
 	for p := before + 1; p <= overlay.GetNumberOfPages(); p++ {
 		ov.Append = append(ov.Append, p)
@@ -217,9 +217,9 @@ func stamp(in Input, d Document) ([]byte, []pdf.Match, error) {
 	ov.PDF = overlay.GetBytesPdf()
 	out, err := pdf.Stamp(d.PDF, ov)
 	if err != nil {
-		return nil, nil, err
+		return nil, ov, nil, err
 	}
-	return out, boxes, nil
+	return out, ov, boxes, nil
 }
 
 // drawMark paints a white box over the field, then its value.
