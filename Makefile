@@ -18,6 +18,10 @@ run: ## start PostgreSQL, Temporal (with Web UI), mailpit, the API and the worke
 test: ## run the whole suite (Go unit and integration tests, fuzz, deploy checks, end-to-end with the SDK)
 	@bash scripts/test.sh
 
+.PHONY: e2e
+e2e: ## run only the end-to-end tests (E2E_TESTS=tests/seal.test.mjs picks files)
+	@TEST_PARTS=e2e bash scripts/test.sh
+
 .PHONY: bench
 bench: ## run the benchmarks against a real PostgreSQL and Temporal; prints figures and ratios
 	@bash scripts/bench.sh

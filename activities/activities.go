@@ -28,6 +28,9 @@ type Activities struct {
 	Seal      *seal.Signer // the certificate and key that seal completed envelopes
 	// SealRefusals counts seals given up for good (NewSealRefusals); nil counts nothing.
 	SealRefusals *prometheus.CounterVec
+	// ProofMaxAge is how old a signer's action proof may be when they complete
+	// (envelope.DefaultProofMaxAge when 0).
+	ProofMaxAge time.Duration
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its
@@ -49,13 +52,13 @@ type MarkPendingInput struct {
 // MarkPending moves the envelope to PENDING and returns its snapshot.
 func (a *Activities) MarkPending(ctx context.Context, in MarkPendingInput) (persistence.Snapshot, error) {
 	snap, err := a.Store.MarkPending(ctx, in.EnvelopeID, in.ExpiresAt)
-	return snap, domainError(err)
+	return snap.WithoutTokens(), domainError(err)
 }
 
 // LoadSnapshot reads the envelope again (after the API changed its recipients).
 func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (persistence.Snapshot, error) {
 	snap, err := a.Store.LoadSnapshot(ctx, envelopeID)
-	return snap, domainError(err)
+	return snap.WithoutTokens(), domainError(err)
 }
 
 // MarkSentInput is MarkSent's argument.
@@ -76,14 +79,15 @@ func (a *Activities) MarkSent(ctx context.Context, in MarkSentInput) error {
 
 // CompleteRecipient records a recipient's completion and returns the new snapshot.
 func (a *Activities) CompleteRecipient(ctx context.Context, in persistence.CompleteInput) (persistence.Snapshot, error) {
+	in.ProofMaxAge = a.ProofMaxAge
 	snap, err := a.Store.CompleteRecipient(ctx, in)
-	return snap, domainError(err)
+	return snap.WithoutTokens(), domainError(err)
 }
 
 // RejectRecipient records a recipient's rejection and returns the new snapshot.
 func (a *Activities) RejectRecipient(ctx context.Context, in persistence.RejectInput) (persistence.Snapshot, error) {
 	snap, err := a.Store.RejectRecipient(ctx, in)
-	return snap, domainError(err)
+	return snap.WithoutTokens(), domainError(err)
 }
 
 // FinishInput is FinishEnvelope's argument.
@@ -104,7 +108,7 @@ func (a *Activities) FinishEnvelope(ctx context.Context, in FinishInput) error {
 // ExpireRecipients records the recipients whose time ran out and returns them.
 func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]envelope.Recipient, error) {
 	list, err := a.Store.ExpireRecipients(ctx, envelopeID, now)
-	return list, domainError(err)
+	return persistence.WithoutTokens(list), domainError(err)
 }
 
 // Notice is one mail the workflow asks for: a kind, the envelope, who receives it (a recipient,
@@ -250,5 +254,5 @@ type RenewInput struct {
 // RenewDeadlines gives recipients sent the envelope again a new deadline and returns them.
 func (a *Activities) RenewDeadlines(ctx context.Context, in RenewInput) ([]envelope.Recipient, error) {
 	list, err := a.Store.RenewDeadlines(ctx, in.EnvelopeID, in.RecipientIDs, in.ExpiresAt)
-	return list, domainError(err)
+	return persistence.WithoutTokens(list), domainError(err)
 }

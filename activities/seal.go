@@ -113,6 +113,8 @@ func refusal(err error) string {
 		return "not_shown"
 	case errors.Is(err, pdf.ErrNotPDF), errors.Is(err, pdf.ErrLimit), errors.Is(err, seal.ErrNoPages):
 		return "unreadable"
+	case errors.Is(err, seal.ErrSignatureLayout):
+		return "signature_layout"
 	case errors.Is(err, errSealPanic):
 		return "panic"
 	}
@@ -124,7 +126,7 @@ func refusal(err error) string {
 func NewSealRefusals(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sobre_seal_refusals_total",
-		Help: "Seals refused: the sealed document would not show what the signers were shown (not_shown), a document cannot be read (unreadable), or the seal panicked (panic).",
+		Help: "Seals refused: the sealed document would not show what the signers were shown (not_shown), a document cannot be read (unreadable), its signature cannot be laid out (signature_layout), or the seal panicked (panic).",
 	}, []string{"reason"})
 	if reg == nil {
 		return c, nil
@@ -180,6 +182,7 @@ func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 		}
 		if r.Identity.FEARUT != "" {
 			p.Certificate = "RUT " + r.Identity.FEARUT + ", " + r.Identity.FEASubject
+			p.Revocation = r.Identity.FEARevocation
 		}
 		for _, f := range e.Fields {
 			sig, ok := src.Signatures[f.ID]

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -109,8 +110,9 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 
 // inspectFiles normalises each uploaded PDF (pdf.Normalize): the normalised document is what
 // is stored, shown, digested and sealed, and the upload is kept as the item's original. A file
-// that is not a readable PDF, or that is refused, is a problem named files[i] that says why.
-func (s *Server) inspectFiles(p *envelope.Problems, files []uploadedFile) []persistence.Document {
+// that is not a readable PDF, or that is refused, is a problem named files[i] that says why; the
+// error is for what is not the file's fault (the request ended, the reading process failed).
+func (s *Server) inspectFiles(ctx context.Context, p *envelope.Problems, files []uploadedFile) ([]persistence.Document, error) {
 	docs := make([]persistence.Document, len(files))
 	for i, f := range files {
 		title := strings.TrimSpace(f.Name)
@@ -118,17 +120,20 @@ func (s *Server) inspectFiles(p *envelope.Problems, files []uploadedFile) []pers
 			title = fmt.Sprintf("Document %d", i+1)
 		}
 		docs[i] = persistence.Document{Title: title}
-		norm, err := pdf.Normalize(f.Data, s.pdfLimits())
-		if err != nil {
+		norm, err := pdf.Normalize(ctx, f.Data, s.pdfLimits())
+		switch {
+		case pdf.IsDocumentError(err):
 			addFileProblem(p, envelope.Join("files", i), f.Name, err)
 			continue
+		case err != nil:
+			return nil, fmt.Errorf("read %s: %w", envelope.Join("files", i), err)
 		}
 		docs[i].Data, docs[i].Original = norm.Data, f.Data
 		for _, pg := range norm.Pages {
 			docs[i].Pages = append(docs[i].Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
 		}
 	}
-	return docs
+	return docs, nil
 }
 
 // addFileProblem explains why a file was not accepted.
@@ -204,7 +209,13 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	ne := s.validateCreate(&p, in, files)
+	// Files are optional, as in Documenso: documents may be added later with item/create-many.
+	docs, err := s.inspectFiles(r.Context(), &p, files)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	ne := s.validateCreate(&p, in, files, docs)
 	caller := member(r)
 	owner := caller
 	if email := deref(in.DelegatedDocumentOwner); email != "" && envelope.ValidEmail(email) {
@@ -242,7 +253,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 
 // validateCreate checks a create payload and its files, recording every problem, and returns
 // what to write. It reads nothing from the store.
-func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile) persistence.NewEnvelope {
+func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []uploadedFile, docs []persistence.Document) persistence.NewEnvelope {
 	e := envelope.Envelope{
 		Source:       envelope.SourceDocument,
 		Visibility:   envelope.VisibilityEveryone,
@@ -288,9 +299,6 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 		p.Add("delegatedDocumentOwner", "must be an email address, got %q", email)
 	}
 
-	// Files are optional, as in Documenso: documents may be added later with item/create-many.
-	docs := s.inspectFiles(p, files)
-
 	recipients := make([]persistence.NewRecipient, 0, len(in.Recipients))
 	for i, rin := range in.Recipients {
 		rp := envelope.Join("recipients", i)
@@ -313,6 +321,11 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 			}
 			nr.Fields = append(nr.Fields, persistence.NewField{Field: f, Item: max(item, 0)})
 		}
+		var fields []envelope.Field
+		for _, nf := range nr.Fields {
+			fields = append(fields, nf.Field)
+		}
+		envelope.CheckExpectedRUT(p, envelope.Join(rp, "expectedRut"), nr.Recipient, e.AuthOptions, fields)
 		recipients = append(recipients, nr)
 	}
 	var attachments []envelope.Attachment

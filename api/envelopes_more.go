@@ -190,8 +190,11 @@ func (s *Server) createItems(w http.ResponseWriter, r *http.Request) {
 	if len(files) == 0 {
 		p.Add("files", "at least one PDF file is required")
 	}
-	docs := s.inspectFiles(&p, files)
-	if err := p.Err(); err != nil {
+	docs, err := s.inspectFiles(r.Context(), &p, files)
+	if err == nil {
+		err = p.Err()
+	}
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -25,6 +27,9 @@ var statusOf = map[envelope.Code]int{
 	envelope.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	envelope.CodePayloadTooLarge:  http.StatusRequestEntityTooLarge,
 	envelope.CodeTooManyRequests:  http.StatusTooManyRequests,
+	envelope.CodeAccessCodeLocked: http.StatusForbidden,
+	envelope.CodeLinkEnded:        http.StatusGone,
+	envelope.CodeLinkReplaced:     http.StatusGone,
 	envelope.CodeInternal:         http.StatusInternalServerError,
 	envelope.CodeUnavailable:      http.StatusServiceUnavailable,
 }
@@ -53,6 +58,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := HTTPStatus(de.Code)
 	if status >= 500 && de.Code != envelope.CodeInternal {
 		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
+	}
+	if de.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((de.RetryAfter+time.Second-1)/time.Second)))
 	}
 	writeJSON(w, status, errorBody{Message: de.Message, Code: string(de.Code), Issues: de.Issues})
 }

@@ -250,7 +250,7 @@ func (s *Server) whiteOut(r *http.Request, tx *persistence.Tx, envelopeID, itemI
 		return fmt.Errorf("white out placeholders of item %s: %w", itemID, err)
 	}
 	// WhiteOut appends an update; normalising again keeps the stored document one revision.
-	norm, err := pdf.Normalize(out, s.pdfLimits())
+	norm, err := pdf.Normalize(r.Context(), out, s.pdfLimits())
 	if err != nil {
 		return fmt.Errorf("normalise whited-out item %s: %w", itemID, err)
 	}

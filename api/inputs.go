@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -11,14 +12,50 @@ import (
 // zero one, so that "required" can be checked and every problem reported with its path.
 
 type recipientInput struct {
-	ID           *int64       `json:"id"`
-	Email        *string      `json:"email"`
-	Name         *string      `json:"name"`
-	Role         *string      `json:"role"`
-	SigningOrder *int         `json:"signingOrder"`
-	AccessAuth   []string     `json:"accessAuth"`
-	ActionAuth   []string     `json:"actionAuth"`
-	Fields       []fieldInput `json:"fields"`
+	ID           *int64   `json:"id"`
+	Email        *string  `json:"email"`
+	Name         *string  `json:"name"`
+	Role         *string  `json:"role"`
+	SigningOrder *int     `json:"signingOrder"`
+	AccessAuth   []string `json:"accessAuth"`
+	ActionAuth   []string `json:"actionAuth"`
+	// ExpectedRut is beyond Documenso: the RUN the signer must prove.
+	ExpectedRut nullableString `json:"expectedRut"`
+	Fields      []fieldInput   `json:"fields"`
+}
+
+// nullableString is a member that may be absent, null or a string: an update leaves an absent
+// one as it is, and clears a null (or empty) one.
+type nullableString struct {
+	Set   bool
+	Value *string
+}
+
+func (n *nullableString) UnmarshalJSON(b []byte) error {
+	n.Set, n.Value = true, nil
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	n.Value = &s
+	return nil
+}
+
+// expectedRUT is the normal form of an expectedRut input: nil when null or empty. A RUT that
+// does not parse is a problem at path.
+func expectedRUT(p *envelope.Problems, path string, in nullableString) *string {
+	if in.Value == nil || strings.TrimSpace(*in.Value) == "" {
+		return nil
+	}
+	norm, err := envelope.NormalizeRUT(*in.Value)
+	if err != nil {
+		p.Add(path, "must be a RUN like 12.345.678-5: %v", err)
+		return nil
+	}
+	return &norm
 }
 
 type fieldInput struct {
@@ -72,6 +109,7 @@ func checkRecipient(p *envelope.Problems, path string, in recipientInput, full b
 	}
 	envelope.CheckEnums(p, envelope.Join(path, "accessAuth"), toType[envelope.AccessAuth](in.AccessAuth), envelope.AccessAuths())
 	envelope.CheckEnums(p, envelope.Join(path, "actionAuth"), toType[envelope.ActionAuth](in.ActionAuth), envelope.RecipientActionAuths())
+	expectedRUT(p, envelope.Join(path, "expectedRut"), in.ExpectedRut)
 	if in.Email != nil && *in.Email == "" && (len(in.AccessAuth) > 0 || len(in.ActionAuth) > 0) {
 		p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
 	}
@@ -87,6 +125,7 @@ func recipientFrom(in recipientInput) envelope.Recipient {
 	}
 	r.AuthOptions.AccessAuth = dedupe(toType[envelope.AccessAuth](in.AccessAuth))
 	r.AuthOptions.ActionAuth = dedupe(toType[envelope.ActionAuth](in.ActionAuth))
+	r.ExpectedRUT = expectedRUT(&envelope.Problems{}, "", in.ExpectedRut) // checked by checkRecipient
 	return r
 }
 

@@ -41,6 +41,8 @@ type operation struct {
 	response                  obj
 	responseType              string // content type of the success body; default JSON
 	public                    bool   // authenticated by the recipient's token, not an API key
+	errors                    obj    // error answers beyond the common ones: status → description
+	extension                 string // beyond Documenso's API: what Sobre adds, for x-sobre-extension
 }
 
 func pathParam(name, typ string) obj {
@@ -67,6 +69,9 @@ func pageOf(item obj) obj {
 
 var success = object([]string{"success"}, obj{"success": obj{"type": "boolean"}})
 var idOnly = object([]string{"id"}, obj{"id": str("")})
+
+// faoExtension describes the owner's downloads of a FAO_HASH proof, which Documenso has not.
+const faoExtension = "Sobre extension (FAO_HASH is not part of Documenso's API). Only a recipient who completed with a FAO_HASH signature has one: 404 otherwise, and for recipients of another team's envelopes. Repr-Digest gives the body's SHA-256."
 
 // operations lists every documented operation of /api/v2.
 func operations() []operation {
@@ -126,6 +131,18 @@ func operations() []operation {
 			body: object([]string{"recipientId"}, obj{"recipientId": obj{"type": "integer"}}), response: success},
 		{method: "GET", path: "/envelope/recipient/{recipientId}", id: "envelope-recipient-get", summary: "Get a recipient with its fields",
 			params: []obj{pathParam("recipientId", "integer")}, response: ref("Recipient")},
+		{method: "GET", path: "/envelope/recipient/{recipientId}/fao-digest-input", id: "envelope-recipient-fao-digest-input",
+			summary: "The exact bytes a recipient's FAO_HASH signature covers: their SHA-256 is the signed digest (docs/fao-hash.md)",
+			params:  []obj{pathParam("recipientId", "integer")}, extension: faoExtension,
+			response: obj{"type": "string", "contentMediaType": "application/octet-stream"}, responseType: "application/octet-stream"},
+		{method: "GET", path: "/envelope/recipient/{recipientId}/fao-signature", id: "envelope-recipient-fao-signature",
+			summary: "A recipient's FAO_HASH signature: the CMS (DER) they gave over the digest",
+			params:  []obj{pathParam("recipientId", "integer")}, extension: faoExtension,
+			response: obj{"type": "string", "contentMediaType": "application/pkcs7-signature"}, responseType: "application/pkcs7-signature"},
+		{method: "GET", path: "/envelope/recipient/{recipientId}/fao-ocsp", id: "envelope-recipient-fao-ocsp",
+			summary: "The OCSP response (DER) about a recipient's FAO_HASH certificate, when its revocation was checked",
+			params:  []obj{pathParam("recipientId", "integer")}, extension: faoExtension,
+			response: obj{"type": "string", "contentMediaType": "application/ocsp-response"}, responseType: "application/ocsp-response"},
 		{method: "POST", path: "/envelope/distribute", id: "envelope-distribute", summary: "Send the envelope to its recipients",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput")}),
 			response: object([]string{"success", "id", "recipients"}, obj{"success": obj{"type": "boolean"}, "id": str(""),
@@ -142,7 +159,8 @@ func operations() []operation {
 			multipart: true, body: object([]string{"payload"}, obj{
 				"payload": object([]string{"envelopeId"}, obj{
 					"envelopeId": envelopeID, "externalId": str(""), "distributeDocument": obj{"type": "boolean"}, "folderId": str(""),
-					"recipients":         arrayOf(object([]string{"id", "email"}, obj{"id": obj{"type": "integer"}, "email": str(""), "name": str(""), "signingOrder": obj{"type": "integer"}})),
+					"recipients": arrayOf(object([]string{"id", "email"}, obj{"id": obj{"type": "integer"}, "email": str(""), "name": str(""), "signingOrder": obj{"type": "integer"},
+						"expectedRut": obj{"type": []string{"string", "null"}, "description": "Sobre extension: replaces the template recipient's expected RUN; null clears it"}})),
 					"customDocumentData": arrayOf(object([]string{"identifier", "envelopeItemId"}, obj{"identifier": obj{"type": []string{"string", "integer"}}, "envelopeItemId": str("")})),
 					"prefillFields": arrayOf(object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": enumOf("text", "number", "radio", "checkbox", "dropdown", "date"),
 						"label": str(""), "placeholder": str(""), "value": obj{"description": "a string; an array of strings for checkbox"}})),
@@ -184,7 +202,8 @@ func operations() []operation {
 			params: []obj{pathParam("token", "string")}, response: ref("SigningView"), public: true},
 		{method: "GET", path: "/signing/{token}/items/{itemId}", id: "signing-item", summary: "An envelope item's PDF, for its recipient",
 			params:   []obj{pathParam("token", "string"), pathParam("itemId", "string")},
-			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf", public: true},
+			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf", public: true,
+			errors: obj{"410": "SIGNING_LINK_ENDED: the link ended (the envelope finished, or the recipient's deadline passed) more than SOBRE_LINK_READ_DAYS days ago (30 by default), and no longer shows the document; SIGNING_LINK_REPLACED: a newer link replaced this one (its recipient's email, authentication or expected RUN changed)"}},
 		{method: "POST", path: "/signing/{token}/fields", id: "signing-field", summary: "Fill (or, with null, clear) one of the recipient's fields",
 			params: []obj{pathParam("token", "string")},
 			body: object([]string{"fieldId", "value"}, obj{"fieldId": obj{"type": "integer"},
@@ -203,9 +222,10 @@ func operations() []operation {
 			response: object([]string{"envelopeId", "recipientId", "algorithm", "digest", "verified"}, obj{"envelopeId": str(""), "recipientId": obj{"type": "integer"},
 				"algorithm": str("SHA-256"), "digest": str("64 lowercase hex digits"), "verified": obj{"type": "boolean"}}), public: true},
 		{method: "POST", path: "/signing/{token}/fea", id: "signing-fea", summary: "Give a detached CMS signature over the FAO_HASH digest; verified against the trust roots",
-			params:   []obj{pathParam("token", "string")},
-			body:     object([]string{"signature"}, obj{"signature": str("base64 of the DER CMS, or PEM")}),
-			response: object([]string{"verified", "rut"}, obj{"verified": obj{"type": "boolean"}, "rut": str(""), "subject": str(""), "issuer": str("")}), public: true},
+			params: []obj{pathParam("token", "string")},
+			body:   object([]string{"signature"}, obj{"signature": str("base64 of the DER CMS, or PEM")}),
+			response: object([]string{"verified", "rut"}, obj{"verified": obj{"type": "boolean"}, "rut": str(""), "subject": str(""), "issuer": str(""),
+				"revocation": str(`the certificate's revocation status: "good (OCSP, <responder>, <thisUpdate>)" or "not checked: <reason>"`)}), public: true},
 	}
 }
 
@@ -222,6 +242,7 @@ func schemas() obj {
 	roles := enumOf("CC", "SIGNER", "VIEWER", "APPROVER", "ASSISTANT")
 	accessAuth := arrayOf(enumOf("ACCOUNT", "TWO_FACTOR_AUTH"))
 	actionAuth := arrayOf(enumOf("ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD", "EXPLICIT_NONE", "CLAVE_UNICA", "FAO_HASH"))
+	expectedRut := obj{"type": []string{"string", "null"}, "description": "Sobre extension: the RUN (RUT of a person) whose Clave Única login or FAO_HASH certificate alone may sign; another is refused with RUT_MISMATCH, audited and mailed to the owner. Normalised to 12345678-5; null: any. Changing it replaces the signing link.", "x-sobre-extension": "expected identity"}
 	recipient := object([]string{"id", "envelopeId", "email", "name", "role", "token", "readStatus", "signingStatus", "sendStatus"}, obj{
 		"id": obj{"type": "integer"}, "envelopeId": str(""), "email": str(""), "name": str(""), "role": roles, "token": str(""),
 		"readStatus": enumOf("NOT_OPENED", "OPENED"), "signingStatus": enumOf("NOT_SIGNED", "SIGNED", "REJECTED"),
@@ -230,6 +251,7 @@ func schemas() obj {
 		"documentDeletedAt": nullable("string"), "rejectionReason": nullable("string"),
 		"authOptions": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth}),
 		"fields":      arrayOf(ref("Field")), "documentId": nullable("integer"), "templateId": nullable("integer"),
+		"expectedRut": expectedRut,
 	})
 	scalar := obj{
 		"id": str(""), "secondaryId": str("document_<n> or template_<n>"), "internalVersion": obj{"type": "integer"},
@@ -281,7 +303,7 @@ func schemas() obj {
 		"RecipientInput": object([]string{"email", "name", "role"}, obj{
 			"id": obj{"type": "integer", "description": "update-many only"}, "email": obj{"type": "string", "description": "an email address or the empty string"},
 			"name": obj{"type": "string", "maxLength": 255}, "role": roles, "signingOrder": obj{"type": "integer"},
-			"accessAuth": accessAuth, "actionAuth": actionAuth, "fields": arrayOf(ref("FieldInput"))}),
+			"accessAuth": accessAuth, "actionAuth": actionAuth, "fields": arrayOf(ref("FieldInput")), "expectedRut": expectedRut}),
 		"Field": object([]string{"id", "secondaryId", "envelopeId", "envelopeItemId", "type", "recipientId", "page", "customText", "inserted"}, obj{
 			"id": obj{"type": "integer"}, "secondaryId": str(""), "envelopeId": str(""), "envelopeItemId": str(""), "type": fieldTypes,
 			"recipientId": obj{"type": "integer"}, "page": obj{"type": "integer", "minimum": 1},
@@ -309,7 +331,9 @@ func schemas() obj {
 				"envelopeItems": arrayOf(object(nil, obj{"id": str(""), "title": str(""), "order": obj{"type": "integer"}, "url": str("")})), "ownerName": str("")}),
 			"recipient": ref("Recipient"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
 			"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},
-			"auth": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth})}),
+			"auth": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth}),
+			"readableUntil": obj{"type": []string{"string", "null"}, "format": "date-time",
+				"description": "once the link ended (the envelope COMPLETED, REJECTED or CANCELLED, or the recipient's deadline passed): when it stops showing the document, its pages and the field values, SOBRE_LINK_READ_DAYS days (30 by default) after the end; after it envelopeItems and fields are empty. Null while the link is open"}}),
 		"Attachment": object([]string{"id", "type", "label", "data"}, obj{"id": str(""), "type": enumOf("link"), "label": str(""), "data": str("")}),
 		"AuditLogEntry": object([]string{"id", "createdAt", "envelopeId", "type", "data"}, obj{
 			"id": str(""), "createdAt": str(""), "envelopeId": str(""), "type": str("e.g. DOCUMENT_CREATED, ENVELOPE_ITEM_CREATED"),
@@ -361,8 +385,15 @@ func OpenAPI() map[string]any {
 					"403": errResp("Insufficient access"), "404": errResp("Not found"), "500": errResp("Internal server error"),
 				},
 			}
+			for status, desc := range op.errors {
+				o["responses"].(obj)[status] = errResp(desc.(string))
+			}
 			if len(op.params) > 0 {
 				o["parameters"] = op.params
+			}
+			if op.extension != "" {
+				o["x-sobre-extension"] = true
+				o["description"] = op.extension
 			}
 			if op.body != nil {
 				mt := "application/json"

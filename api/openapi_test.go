@@ -79,4 +79,14 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	walk(doc)
+
+	// The end of a signing link is documented where it shows.
+	item := doc["paths"].(obj)["/signing/{token}/items/{itemId}"].(obj)["get"].(obj)["responses"].(obj)
+	if _, ok := item["410"]; !ok {
+		t.Errorf("signing-item does not document 410 SIGNING_LINK_ENDED")
+	}
+	view := schemas["SigningView"].(obj)["properties"].(obj)
+	if _, ok := view["readableUntil"]; !ok {
+		t.Errorf("SigningView does not document readableUntil")
+	}
 }

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -109,6 +111,13 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		if len(e.Recipients)+len(in.Data) > maxRecipients {
 			return envelope.Errorf(codeRecipientLimit, "An envelope has at most %d recipients", maxRecipients)
 		}
+		for i, rin := range in.Data {
+			// A new recipient has no fields yet: only auth can ask for a proof of its RUN.
+			envelope.CheckExpectedRUT(&p, envelope.Join(envelope.Join("data", i), "expectedRut"), recipientFrom(rin), e.AuthOptions, nil)
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
 		for _, rin := range in.Data {
 			rec, err := tx.AddRecipient(r.Context(), e.ID, recipientFrom(rin), s.actor(r))
 			if err != nil {
@@ -137,8 +146,12 @@ func (s *Server) refreshWorkflow(r *http.Request, envelopeID string, status enve
 	if status != envelope.StatusPending || s.flows == nil {
 		return
 	}
-	if err := s.flows.Refresh(r.Context(), envelopeID); err != nil {
-		s.log.WarnContext(r.Context(), "refresh envelope workflow", "envelope", envelopeID, "err", err)
+	// What changed is committed: the signal must not be lost because the client went away
+	// (a replaced link's new mail waits for it), so it outlives the request, within a bound.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+	defer cancel()
+	if err := s.flows.Refresh(ctx, envelopeID); err != nil {
+		s.log.WarnContext(ctx, "refresh envelope workflow", "envelope", envelopeID, "err", err)
 	}
 }
 
@@ -220,6 +233,14 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				change("ACTION_AUTH", cur.AuthOptions.ActionAuth, v)
 				next.AuthOptions.ActionAuth = v
 			}
+			if rin.ExpectedRut.Set {
+				v := expectedRUT(&envelope.Problems{}, "", rin.ExpectedRut) // checked by checkRecipient
+				if deref(v) != deref(cur.ExpectedRUT) {
+					change("EXPECTED_RUT", cur.ExpectedRUT, v)
+					next.ExpectedRUT = v
+				}
+			}
+			envelope.CheckExpectedRUT(&p, envelope.Join(path, "expectedRut"), next, e.AuthOptions, e.Fields)
 			if next.Email == "" && (len(next.AuthOptions.AccessAuth) > 0 || len(next.AuthOptions.ActionAuth) > 0) {
 				p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
 			}
@@ -245,12 +266,16 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 			if err := p.Err(); err != nil {
 				return err
 			}
-			if err := tx.UpdateRecipient(r.Context(), next); err != nil {
+			replaced, err := tx.UpdateRecipient(r.Context(), next)
+			if err != nil {
 				return err
 			}
 			if len(changes) > 0 {
 				data := persistence.RecipientData(next)
 				data["changes"] = changes
+				if replaced {
+					data["linkReplaced"] = true
+				}
 				if err := tx.AppendAudit(r.Context(), e.ID, "RECIPIENT_UPDATED", data, s.actor(r)); err != nil {
 					return err
 				}

@@ -41,22 +41,31 @@ func testConfig(t testing.TB) config.Config {
 
 func newTestAPI(t testing.TB, checks ...Check) *testAPI {
 	t.Helper()
+	return newTestAPIWith(t, func(d *Deps) {
+		if checks != nil {
+			d.Checks = checks
+		}
+	})
+}
+
+// newTestAPIWith is newTestAPI with dependencies changed by configure (a ceremony service, say).
+func newTestAPIWith(t testing.TB, configure func(d *Deps)) *testAPI {
+	t.Helper()
 	dbURL := pgtest.NewURL(t)
 	store, err := persistence.Open(context.Background(), dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	if checks == nil {
-		checks = []Check{{Name: "postgresql", Run: store.Ping}}
-	}
-	server, err := NewServer(Deps{
+	deps := Deps{
 		Config:   testConfig(t),
 		Log:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Store:    store,
 		Registry: prometheus.NewRegistry(),
-		Checks:   checks,
-	})
+		Checks:   []Check{{Name: "postgresql", Run: store.Ping}},
+	}
+	configure(&deps)
+	server, err := NewServer(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

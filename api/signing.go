@@ -47,6 +47,9 @@ func (s *Server) recipientOf(r *http.Request) (envelope.Recipient, *envelope.Env
 	}
 	rec, err := s.store.RecipientByToken(r.Context(), token)
 	if err != nil {
+		if replaced, lerr := s.store.LinkReplaced(r.Context(), token); lerr == nil && replaced {
+			return rec, nil, envelope.Errorf(envelope.CodeLinkReplaced, "This signing link was replaced by a newer one; use the link in the latest email")
+		}
 		return rec, nil, envelope.NotFound("Signing link")
 	}
 	e, err := s.store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
@@ -85,6 +88,10 @@ type signingView struct {
 	Auth envelope.RecipientAuthOptions `json:"auth"`
 	// Verification is what this caller (its ceremony cookie) has proved so far.
 	Verification verificationView `json:"verification"`
+	// ReadableUntil, once the link ended (the envelope finished, or the recipient's deadline
+	// passed), is when it stops showing the document, its pages and the field values; after it
+	// envelopeItems and fields are empty. Null while the link is open.
+	ReadableUntil *time.Time `json:"readableUntil"`
 }
 
 // derivedAuth is the recipient's authentication: its own lists when set, else the envelope's.
@@ -137,20 +144,30 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	var v signingView
 	v.Envelope.ID, v.Envelope.Title, v.Envelope.Status, v.Envelope.DocumentMeta = e.ID, e.Title, e.Status, e.Meta
 	v.Envelope.OwnerName = e.User.Name
-	for _, it := range e.Items {
-		v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
-			URL: "/api/v2/signing/" + rec.Token + "/items/" + it.ID})
+	now := time.Now()
+	shows, until := envelope.LinkShowsDocument(e, rec, now, s.cfg.LinkRead())
+	if !until.IsZero() {
+		v.ReadableUntil = &until
 	}
-	v.Recipient = newRecipientView(rec)
+	v.Envelope.Items = []signingItemView{}
 	v.Fields = []fieldView{}
-	for _, f := range e.Fields {
-		if f.RecipientID == rec.ID {
-			v.Fields = append(v.Fields, newFieldView(f))
+	if shows {
+		for _, it := range e.Items {
+			v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
+				URL: "/api/v2/signing/" + rec.Token + "/items/" + it.ID})
+		}
+		for _, f := range e.Fields {
+			if f.RecipientID == rec.ID {
+				v.Fields = append(v.Fields, newFieldView(f))
+			}
 		}
 	}
+	v.Recipient = newRecipientView(rec)
+	// Whoever holds the link is not told whose RUN may sign: it would hand a forwarded link's
+	// holder the intended signer's RUN.
+	v.Recipient.ExpectedRut = nil
 	v.Auth = derivedAuth(e, rec)
 	v.Verification = newVerificationView(st)
-	now := time.Now()
 	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
 	if e.Status == envelope.StatusPending {
 		if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, now); err != nil {
@@ -162,11 +179,16 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// signingItem answers GET /api/v2/signing/{token}/items/{itemId}: the PDF.
+// signingItem answers GET /api/v2/signing/{token}/items/{itemId}: the PDF, while the link shows
+// it (410 SIGNING_LINK_ENDED once it ended more than SOBRE_LINK_READ_DAYS ago).
 func (s *Server) signingItem(w http.ResponseWriter, r *http.Request) {
-	rec, _, _, err := s.ceremonyOf(r)
+	rec, e, _, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if shows, _ := envelope.LinkShowsDocument(e, rec, time.Now(), s.cfg.LinkRead()); !shows {
+		s.writeError(w, r, envelope.ErrLinkEnded())
 		return
 	}
 	doc, err := s.store.ItemFile(r.Context(), rec.EnvelopeID, chi.URLParam(r, "itemId"))
@@ -190,7 +212,7 @@ func pdfFileName(title string) string {
 // signingField answers POST /api/v2/signing/{token}/fields {fieldId, value}: a value for one of
 // the recipient's fields, or null to clear it.
 func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
-	rec, e, _, err := s.ceremonyOf(r)
+	rec, e, st, err := s.ceremonyOf(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -217,6 +239,11 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Field"))
 		return
 	}
+	if field.Type == envelope.FieldRUTFirmado {
+		s.writeError(w, r, &envelope.Error{Code: envelope.CodeRUTFirmadoTyped, Message: "A RUT_FIRMADO field is filled with the RUN that ClaveÚnica verifies when you complete; it cannot be typed or cleared",
+			Issues: []envelope.Issue{{Path: "value", Message: "RUT_FIRMADO fields are filled from the signer's verified identity"}}})
+		return
+	}
 	var value *persistence.FieldValue
 	if len(in.Value) > 0 && string(in.Value) != "null" {
 		text, sig, err := envelope.ParseFieldValue(*field, e.Meta, in.Value)
@@ -234,7 +261,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -278,7 +305,8 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}
+	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+		SessionID: st.SessionID(), LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Complete(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -319,7 +347,8 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}
+	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+		LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Reject(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -380,7 +409,7 @@ func newVerificationView(st ceremony.Status) verificationView {
 	if st.Digest != "" {
 		v.Digest = &st.Digest
 	}
-	v.FAOHashVerified = st.FEA != nil && st.FEA.FEADigest == st.Digest
+	v.FAOHashVerified = st.FEA != nil && st.FEA.Digest == st.Digest
 	return v
 }
 
@@ -401,7 +430,7 @@ func (s *Server) signingDigest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"envelopeId": e.ID, "recipientId": rec.ID, "algorithm": "SHA-256",
-		"digest": st.Digest, "verified": st.FEA != nil && st.FEA.FEADigest == st.Digest})
+		"digest": st.Digest, "verified": st.FEA != nil && st.FEA.Digest == st.Digest})
 }
 
 // signingFEA answers POST /api/v2/signing/{token}/fea {signature}: a detached CMS signature
@@ -439,10 +468,11 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
 		return
 	}
-	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms)
+	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"verified": true, "rut": h.RUT, "subject": h.Subject, "issuer": h.Issuer})
+	writeJSON(w, http.StatusOK, map[string]any{"verified": true, "rut": h.RUT, "subject": h.Subject, "issuer": h.Issuer,
+		"revocation": h.Revocation.String()})
 }

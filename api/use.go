@@ -12,6 +12,8 @@ type useRecipientInput struct {
 	Email        *string `json:"email"`
 	Name         *string `json:"name"`
 	SigningOrder *int    `json:"signingOrder"`
+	// ExpectedRut (beyond Documenso) replaces the template recipient's; null clears it.
+	ExpectedRut nullableString `json:"expectedRut"`
 }
 
 type usePayload struct {
@@ -55,6 +57,7 @@ func validateUsePayload(p *envelope.Problems, in *usePayload) {
 		if r.SigningOrder != nil && (*r.SigningOrder < 0 || *r.SigningOrder > 1000) {
 			p.Add(envelope.Join(path, "signingOrder"), "must be between 0 and 1000, got %d", *r.SigningOrder)
 		}
+		expectedRUT(p, envelope.Join(path, "expectedRut"), r.ExpectedRut)
 	}
 	for i, f := range in.PrefillFields {
 		if f.ID == nil {
@@ -153,7 +156,10 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 	if err != nil {
 		return ne, err
 	}
-	replacements := s.inspectFiles(p, files)
+	replacements, err := s.inspectFiles(r.Context(), p, files)
+	if err != nil {
+		return ne, err
+	}
 	itemIndex := map[string]int{}
 	for i, it := range items {
 		itemIndex[it.ID] = i
@@ -220,7 +226,8 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 		return 0
 	}
 	for _, tr := range tpl.Recipients {
-		rec := envelope.Recipient{Email: tr.Email, Name: tr.Name, Role: tr.Role, SigningOrder: tr.SigningOrder, AuthOptions: tr.AuthOptions}
+		rec := envelope.Recipient{Email: tr.Email, Name: tr.Name, Role: tr.Role, SigningOrder: tr.SigningOrder, AuthOptions: tr.AuthOptions,
+			ExpectedRUT: tr.ExpectedRUT}
 		if o, ok := overrides[tr.ID]; ok {
 			rec.Email = deref(o.Email)
 			if o.Name != nil {
@@ -228,6 +235,9 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 			}
 			if o.SigningOrder != nil {
 				rec.SigningOrder = o.SigningOrder
+			}
+			if o.ExpectedRut.Set {
+				rec.ExpectedRUT = expectedRUT(&envelope.Problems{}, "", o.ExpectedRut) // checked by validateUsePayload
 			}
 		}
 		nr := persistence.NewRecipient{Recipient: rec}
@@ -241,6 +251,12 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 				nf = envelope.ApplyPrefill(p, envelope.Join("prefillFields", prefillIndex(f.ID)), nf, pf, ne.Envelope.Meta)
 			}
 			nr.Fields = append(nr.Fields, persistence.NewField{Field: nf, Item: itemIndex[f.EnvelopeItemID]})
+		}
+		if o, ok := overrides[tr.ID]; ok && o.ExpectedRut.Set {
+			// Checked against the template's auth and fields, as the recipient it becomes.
+			asTemplate := rec
+			asTemplate.ID = tr.ID
+			envelope.CheckExpectedRUT(p, envelope.Join(envelope.Join("recipients", overrideIndex(in, tr.ID)), "expectedRut"), asTemplate, tpl.AuthOptions, tpl.Fields)
 		}
 		ne.Recipients = append(ne.Recipients, nr)
 	}
@@ -262,6 +278,16 @@ func pageLayout(pages []persistence.PageSize) [][2]float64 {
 func customIndex(list []envelope.CustomDocument, itemID string) int {
 	for i, c := range list {
 		if c.EnvelopeItemID == itemID {
+			return i
+		}
+	}
+	return 0
+}
+
+// overrideIndex is the index in the use payload's recipients of the one for template recipient id.
+func overrideIndex(in *usePayload, id int64) int {
+	for i, r := range in.Recipients {
+		if r.ID != nil && *r.ID == id {
 			return i
 		}
 	}

@@ -83,6 +83,7 @@ type recipientView struct {
 	DocumentDeletedAt    *string                       `json:"documentDeletedAt"`
 	RejectionReason      *string                       `json:"rejectionReason"`
 	AuthOptions          envelope.RecipientAuthOptions `json:"authOptions"`
+	ExpectedRut          *string                       `json:"expectedRut"` // beyond Documenso
 	Fields               []fieldView                   `json:"fields,omitzero"`
 	DocumentID           legacyID                      `json:"documentId,omitzero"`
 	TemplateID           legacyID                      `json:"templateId,omitzero"`
@@ -168,7 +169,7 @@ func newRecipientView(r envelope.Recipient) recipientView {
 		SigningOrder: r.SigningOrder, SignedAt: isoTimePtr(r.SignedAt), Expired: isoTimePtr(r.Expired),
 		ExpiresAt: isoTimePtr(r.ExpiresAt), ExpirationNotifiedAt: isoTimePtr(r.ExpirationNotifiedAt),
 		DocumentDeletedAt: isoTimePtr(r.DocumentDeletedAt), RejectionReason: r.RejectionReason,
-		AuthOptions: r.AuthOptions,
+		AuthOptions: r.AuthOptions, ExpectedRut: r.ExpectedRUT,
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +31,10 @@ const (
 )
 
 // AccessCodes is the policy of mailed access codes (TWO_FACTOR_AUTH): valid 10 minutes, at most
-// 5 per recipient in 15 minutes (Documenso's rate), 5 wrong guesses spend a code.
+// 5 per recipient in 15 minutes (Documenso's rate), 5 wrong guesses spend a code, and
+// Service.MaxCodeFailures wrong codes in all (20 by default) lock the recipient's code entry
+// until the envelope is sent to them again; between wrong codes the wait of
+// envelope.CodeBackoff applies.
 var AccessCodes = persistence.AccessCodePolicy{TTL: 10 * time.Minute, MaxRequests: 5, Window: 15 * time.Minute, MaxAttempts: 5}
 
 // Service runs ceremonies. ClaveUnica and FEA may be nil: the methods they serve are then
@@ -45,6 +47,50 @@ type Service struct {
 	FEA        *fea.Verifier
 	PublicURL  string
 	Log        *slog.Logger
+	// ProofMaxAge is how old an action proof may be when the recipient completes
+	// (envelope.DefaultProofMaxAge when 0).
+	ProofMaxAge time.Duration
+	// MaxCodeFailures is how many wrong access codes lock a recipient's code entry
+	// (envelope.DefaultMaxCodeFailures when 0).
+	MaxCodeFailures int
+	// TellOwner tells the envelope's workflow that something happened its owner must hear of (a
+	// recipient's code entry locked, an identity refused), so that it mails the owner
+	// (workflows.Client.Refresh: the workflow reads what happened with the envelope). Nil: nobody
+	// is told until the workflow next reads the envelope.
+	TellOwner func(ctx context.Context, envelopeID string) error
+	// Now is the clock of the wait between wrong codes (time.Now when nil).
+	Now func() time.Time
+}
+
+// tellOwner tells the envelope's workflow (TellOwner) of what, which is committed already: the
+// workflow reads it at its next event anyway, so a failure is only logged.
+func (s *Service) tellOwner(ctx context.Context, rec envelope.Recipient, what string) {
+	if s.TellOwner == nil {
+		return
+	}
+	if err := s.TellOwner(ctx, rec.EnvelopeID); err != nil {
+		s.Log.WarnContext(ctx, "tell the workflow of "+what, "envelope", rec.EnvelopeID, "recipient", rec.ID, "err", err)
+	}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// codePolicy is AccessCodes with this service's ceiling.
+func (s *Service) codePolicy() persistence.AccessCodePolicy {
+	p := AccessCodes
+	p.MaxFailures = s.MaxCodeFailures
+	return p
+}
+
+// CodeEntryLocked reports whether rec's code entry is locked: too many wrong codes were typed on
+// their signing link, and it takes no more until the envelope is sent to them again.
+func (s *Service) CodeEntryLocked(ctx context.Context, rec envelope.Recipient) (bool, error) {
+	return s.Store.CodeEntryLocked(ctx, rec, s.codePolicy().Ceiling())
 }
 
 // cookieName is the cookie that holds recipient id's ceremony in this browser: one per
@@ -78,7 +124,7 @@ func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return persistence.Ceremony{}, err
 	}
 	expires := time.Now().Add(SessionTTL)
-	if err := s.Store.StartCeremony(ctx, hash(secret), rec.ID, expires); err != nil {
+	if err := s.Store.StartCeremony(ctx, hash(secret), rec.ID, rec.Token, expires); err != nil {
 		return persistence.Ceremony{}, err
 	}
 	http.SetCookie(w, &http.Cookie{
@@ -101,87 +147,61 @@ func (s *Service) Session(ctx context.Context, r *http.Request, rec envelope.Rec
 	return c, true
 }
 
-// Requirements are the proofs a recipient must give, from its auth options (else the
-// envelope's) and its fields.
-type Requirements struct {
-	AccessCode bool // TWO_FACTOR_AUTH access: a mailed code before the document is shown
-	ClaveUnica bool // CLAVE_UNICA action auth, or a RUT_FIRMADO field to fill
-	FAOHash    bool // FAO_HASH action auth: an advanced electronic signature over the digest
-	// Unavailable lists methods the envelope demands that Sobre cannot take yet (they need
-	// signer accounts): the recipient cannot act.
-	Unavailable []string
-}
+// Requirements are the proofs a recipient must give (envelope.RequiredProofs).
+type Requirements = envelope.Proofs
 
 // Require works out what rec must prove on envelope e.
 func Require(e *envelope.Envelope, rec envelope.Recipient) Requirements {
-	access, action := rec.AuthOptions.AccessAuth, rec.AuthOptions.ActionAuth
-	if len(access) == 0 {
-		access = e.AuthOptions.GlobalAccessAuth
-	}
-	if len(action) == 0 {
-		action = e.AuthOptions.GlobalActionAuth
-	}
-	var q Requirements
-	for _, a := range access {
-		switch a {
-		case envelope.AccessAuthTwoFactorAuth:
-			q.AccessCode = true
-		default:
-			q.Unavailable = append(q.Unavailable, string(a))
-		}
-	}
-	if !slices.Contains(action, envelope.ActionAuthExplicitNone) {
-		for _, a := range action {
-			switch a {
-			case envelope.ActionAuthClaveUnica:
-				q.ClaveUnica = true
-			case envelope.ActionAuthFAOHash:
-				q.FAOHash = true
-			default:
-				q.Unavailable = append(q.Unavailable, string(a))
-			}
-		}
-	}
-	for _, f := range e.Fields {
-		if f.RecipientID == rec.ID && f.Type == envelope.FieldRUTFirmado {
-			q.ClaveUnica = true
-		}
-	}
-	return q
+	return envelope.RequiredProofs(rec, e.AuthOptions, e.Fields)
 }
 
-// Status is where a recipient's ceremony in this browser stands.
+// Status is where a recipient's ceremony in this browser stands. Every proof in it is this
+// browser's: a login or a signature given in another browser is not.
 type Status struct {
 	Requirements
+	RecipientID    int64
+	Session        *persistence.Ceremony // this browser's session with the recipient, if any
 	HasSession     bool
 	AccessVerified bool
 	ClaveUnicaRUN  string // verified in this browser's session
 	ClaveUnicaName string
-	FEA            *persistence.Identity // the recipient's verified FAO_HASH signature, if any
-	Digest         string                // the FAO_HASH digest of the envelope as it is now
+	FEA            *persistence.FEASignature // the advanced signature given in this session
+	Digest         string                    // the FAO_HASH digest this session would sign now
+	ProofMaxAge    time.Duration             // how old an action proof may be at completion
+}
+
+// SessionID is the id of this browser's session, "" without one.
+func (st Status) SessionID() string {
+	if st.Session == nil {
+		return ""
+	}
+	return st.Session.ID
 }
 
 // StatusOf reports rec's ceremony as seen from request r.
 func (s *Service) StatusOf(ctx context.Context, r *http.Request, e *envelope.Envelope, rec envelope.Recipient) (Status, error) {
-	st := Status{Requirements: Require(e, rec)}
+	st := Status{Requirements: Require(e, rec), RecipientID: rec.ID, ProofMaxAge: s.proofMaxAge()}
 	if c, ok := s.Session(ctx, r, rec); ok {
+		st.Session = &c
 		st.HasSession = true
 		st.AccessVerified = c.AccessVerifiedAt != nil
 		st.ClaveUnicaRUN, st.ClaveUnicaName = c.ClaveUnicaRUN, c.ClaveUnicaName
+		st.FEA = c.FEA
 	}
 	if st.FAOHash {
-		id, err := s.Store.RecipientIdentity(ctx, rec.ID)
-		if err != nil {
-			return st, err
-		}
-		if id.FEARUT != "" {
-			st.FEA = &id
-		}
-		if st.Digest, err = s.Digest(ctx, e, rec); err != nil {
+		var err error
+		if st.Digest, err = s.Digest(ctx, e, rec, st.ClaveUnicaRUN); err != nil {
 			return st, err
 		}
 	}
 	return st, nil
+}
+
+func (s *Service) proofMaxAge() time.Duration {
+	if s.ProofMaxAge > 0 {
+		return s.ProofMaxAge
+	}
+	return envelope.DefaultProofMaxAge
 }
 
 // ErrAccessRequired: the recipient must enter a mailed code before seeing the document.
@@ -195,32 +215,22 @@ func (st Status) CheckAccess() error {
 	return nil
 }
 
-// CheckAction refuses a completion the recipient has not proved enough for.
+// CheckAction refuses a completion this browser has not proved enough for, early; the
+// completion's transaction decides again on the same rule (envelope.CheckCompletion).
 func (st Status) CheckAction(role envelope.Role) error {
 	if err := st.CheckAccess(); err != nil {
 		return err
 	}
-	if len(st.Unavailable) > 0 {
-		return envelope.Errorf(envelope.CodeAuthUnavailable, "This document asks for %s verification, which is not available yet; ask the sender to change it", strings.Join(st.Unavailable, ", "))
+	var held *envelope.SessionProofs
+	if st.Session != nil {
+		p := st.Session.Proofs()
+		held = &p
 	}
-	if role == envelope.RoleCC {
-		return nil
+	maxAge := st.ProofMaxAge
+	if maxAge <= 0 {
+		maxAge = envelope.DefaultProofMaxAge
 	}
-	if st.ClaveUnica && st.ClaveUnicaRUN == "" {
-		return envelope.Errorf(envelope.CodeUnauthorized, "Verify your identity with ClaveÚnica before signing")
-	}
-	if st.FAOHash {
-		if st.FEA == nil {
-			return envelope.Errorf(envelope.CodeUnauthorized, "Give your advanced electronic signature over the document's digest before signing")
-		}
-		if st.FEA.FEADigest != st.Digest {
-			return envelope.Errorf(envelope.CodeUnauthorized, "The document or your fields changed after your advanced electronic signature; sign the new digest")
-		}
-		if st.ClaveUnicaRUN != "" && st.ClaveUnicaRUN != st.FEA.FEARUT {
-			return envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the RUN verified by Clave Única (%s)", st.FEA.FEARUT, st.ClaveUnicaRUN)
-		}
-	}
-	return nil
+	return envelope.CheckCompletion(st.Requirements, role, st.RecipientID, held, st.Digest, time.Now(), maxAge)
 }
 
 // RequestCode mails a new six-digit access code to rec, bound to this browser's session.
@@ -241,7 +251,7 @@ func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.
 	}
 	code := fmt.Sprintf("%06d", n.Int64())
 	secret, _ := r.Cookie(cookieName(rec.ID))
-	if err := s.Store.RequestAccessCode(ctx, c, rec, codeMAC(secret.Value, code), AccessCodes, actor); err != nil {
+	if err := s.Store.RequestAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now()); err != nil {
 		return err
 	}
 	composed, err := mail.ComposeAccessCode(e.Meta.Language, mail.AccessCodeData{RecipientName: rec.Name, Title: e.Title, Code: code, Minutes: int(AccessCodes.TTL.Minutes())})
@@ -270,7 +280,10 @@ func codeMAC(sessionSecret, code string) []byte {
 	return m.Sum(nil)
 }
 
-// VerifyCode checks a code typed in this browser.
+// VerifyCode checks a code typed in this browser. A wrong code is refused with
+// VERIFICATION_FAILED; a code typed too soon after a wrong one with TOO_MANY_REQUESTS and the
+// wait; a code on a locked entry, and the wrong code that locks it, with ACCESS_CODE_LOCKED. When
+// the entry locks, the envelope's workflow is told, and it mails the owner.
 func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.Recipient, code string, actor persistence.Actor) error {
 	c, ok := s.Session(ctx, r, rec)
 	if !ok {
@@ -281,8 +294,12 @@ func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.
 		return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "code", Message: "is six digits"}}}
 	}
 	secret, _ := r.Cookie(cookieName(rec.ID))
-	err := s.Store.VerifyAccessCode(ctx, c, rec, codeMAC(secret.Value, code), AccessCodes, actor)
+	err := s.Store.VerifyAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now())
 	switch {
+	case errors.Is(err, persistence.ErrCodeLocked):
+		s.Log.WarnContext(ctx, "access-code entry locked after too many wrong codes", "envelope", rec.EnvelopeID, "recipient", rec.ID)
+		s.tellOwner(ctx, rec, "a locked code entry")
+		return envelope.ErrCodeEntryLocked()
 	case errors.Is(err, persistence.ErrCodeWrong):
 		return envelope.Errorf(envelope.CodeVerificationFailed, "That code is not right; check the latest email and try again")
 	case errors.Is(err, persistence.ErrCodeExpired):

@@ -69,21 +69,24 @@ func TestRequire(t *testing.T) {
 }
 
 func TestCheckActionFEA(t *testing.T) {
-	base := ceremony.Status{Requirements: ceremony.Requirements{FAOHash: true, ClaveUnica: true}, Digest: "abc", ClaveUnicaRUN: "44444444-4"}
+	now := time.Now()
 	cases := []struct {
 		name string
-		fea  *persistence.Identity
+		fea  *persistence.FEASignature
+		at   time.Time
 		code envelope.Code
 	}{
-		{"no signature", nil, envelope.CodeUnauthorized},
-		{"signature over an older digest", &persistence.Identity{FEARUT: "44444444-4", FEADigest: "old"}, envelope.CodeUnauthorized},
-		{"another person's certificate", &persistence.Identity{FEARUT: "55555555-5", FEADigest: "abc"}, envelope.CodeRUTMismatch},
-		{"all proved", &persistence.Identity{FEARUT: "44444444-4", FEADigest: "abc"}, ""},
+		{"no signature", nil, now, envelope.CodeUnauthorized},
+		{"signature over an older digest", &persistence.FEASignature{RUT: "44444444-4", Digest: "old"}, now, envelope.CodeUnauthorized},
+		{"another person's certificate", &persistence.FEASignature{RUT: "55555555-5", Digest: "abc"}, now, envelope.CodeRUTMismatch},
+		{"a signature given an hour ago", &persistence.FEASignature{RUT: "44444444-4", Digest: "abc"}, now.Add(-time.Hour), envelope.CodeUnauthorized},
+		{"all proved", &persistence.FEASignature{RUT: "44444444-4", Digest: "abc"}, now, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := base
-			st.FEA = c.fea
+			at := c.at
+			st := ceremony.Status{Requirements: ceremony.Requirements{FAOHash: true, ClaveUnica: true}, RecipientID: 7, Digest: "abc",
+				Session: &persistence.Ceremony{RecipientID: 7, ClaveUnicaRUN: "44444444-4", ClaveUnicaAt: &now, FEA: c.fea, FEAAt: &at}}
 			err := st.CheckAction(envelope.RoleSigner)
 			if got := envelope.ErrorCode(err); (err == nil && c.code != "") || (err != nil && got != c.code) {
 				t.Fatalf("err = %v (%s), want %s", err, got, c.code)
@@ -196,7 +199,8 @@ func TestAccessCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ceremony.Service{Store: store, Mail: sender, PublicURL: "http://127.0.0.1", Log: slog.New(slog.DiscardHandler)}
+	clk := newClock()
+	s := &ceremony.Service{Store: store, Mail: sender, PublicURL: "http://127.0.0.1", Log: slog.New(slog.DiscardHandler), Now: clk.now}
 	ctx := context.Background()
 	actor := persistence.RecipientActor(rec, "127.0.0.1", "test")
 
@@ -253,18 +257,23 @@ func TestAccessCode(t *testing.T) {
 		bad = "333333"
 	}
 	for range ceremony.AccessCodes.MaxAttempts {
-		_ = s.VerifyCode(ctx, other.request(), rec, bad, actor)
+		clk.add(envelope.CodeBackoffCap) // past the wait after a wrong code
+		if err := s.VerifyCode(ctx, other.request(), rec, bad, actor); envelope.ErrorCode(err) != envelope.CodeVerificationFailed {
+			t.Fatalf("a wrong code: %v", err)
+		}
 	}
-	if err := s.VerifyCode(ctx, other.request(), rec, fresh, actor); err == nil {
-		t.Fatal("the code still worked after five wrong guesses")
+	clk.add(envelope.CodeBackoffCap)
+	if err := s.VerifyCode(ctx, other.request(), rec, fresh, actor); envelope.ErrorCode(err) != envelope.CodeVerificationFailed {
+		t.Fatalf("the code after five wrong guesses: %v, want it spent", err)
 	}
 	// At most five codes in the window.
 	var lastErr error
 	for range ceremony.AccessCodes.MaxRequests {
 		lastErr = s.RequestCode(ctx, other.request(), e, rec, actor)
 	}
-	if envelope.ErrorCode(lastErr) != envelope.CodeTooManyRequests {
-		t.Fatalf("the sixth code in 15 minutes: %v", lastErr)
+	var de *envelope.Error
+	if !errors.As(lastErr, &de) || de.Code != envelope.CodeTooManyRequests || de.RetryAfter != 0 {
+		t.Fatalf("the sixth code in 15 minutes: %v, want TOO_MANY_REQUESTS for the rate", lastErr)
 	}
 	entries, err := store.AuditTypes(ctx, e.ID)
 	if err != nil {

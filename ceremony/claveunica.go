@@ -113,6 +113,10 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 		return v, err
 	}
 	if err := s.Store.RecordClaveUnica(ctx, session, person.RUN, person.FullName(), actor(rec)); err != nil {
+		if errors.Is(err, persistence.ErrNotTheExpectedPerson) && !errors.Is(err, persistence.ErrRefusedAgain) {
+			s.Log.WarnContext(ctx, "Clave Única login of another RUN than the expected one refused", "envelope", rec.EnvelopeID, "recipient", rec.ID)
+			s.tellOwner(ctx, rec, "a refused identity")
+		}
 		return v, err
 	}
 	v.Recipient, v.Person = rec, person

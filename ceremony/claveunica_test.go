@@ -2,12 +2,15 @@ package ceremony_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/auth/claveunicadev"
@@ -150,12 +153,9 @@ func TestClaveUnicaLogin(t *testing.T) {
 		if err != nil || st.ClaveUnicaRUN != "44444444-4" || st.CheckAction(envelope.RoleSigner) != nil {
 			t.Fatalf("status after login %+v, %v", st, err)
 		}
-		after, _ := store.EnvelopeForRecipient(ctx, e.ID)
-		for _, f := range after.Fields {
-			if f.Type == envelope.FieldRUTFirmado && (f.CustomText != "44444444-4" || !f.Inserted) {
-				t.Fatalf("RUT_FIRMADO = %q inserted=%v", f.CustomText, f.Inserted)
-			}
-		}
+		// The login is this session's: no field and no recipient identity change until this
+		// session completes.
+		unverified(t)
 		if _, err := s.FinishClaveUnica(ctx, b.callback(cb), actor); envelope.ErrorCode(err) != envelope.CodeVerificationFailed {
 			t.Fatalf("a reused state: %v", err)
 		}
@@ -166,4 +166,99 @@ func TestClaveUnicaLogin(t *testing.T) {
 			t.Fatal("another browser's ceremony counts the Clave Única login")
 		}
 	})
+}
+
+// Two browsers on one signing link: A logs in with Clave Única as one person and B as another,
+// after A. A completes: the RUT_FIRMADO field, the identity and the audit entries say A's RUN,
+// whatever B did. B, which proved another RUN, can no longer complete.
+func TestTheCompleterIsWhoSigns(t *testing.T) {
+	ctx := context.Background()
+	// An EMAIL field is preset at send: the sender's value, which no session filled, must not block.
+	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado, envelope.FieldEmail)
+	actor := func(r envelope.Recipient) persistence.Actor {
+		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	}
+	s := &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, claveunicadev.Options{}), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
+	login := func(b *browser, run string) ceremony.Status {
+		t.Helper()
+		b.begin(t, s, rec)
+		authURL, err := s.StartClaveUnica(ctx, b.request(), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FinishClaveUnica(ctx, b.callback(loginAt(t, authURL, run)), actor); err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.StatusOf(ctx, b.request(), e, rec)
+		if err != nil || st.ClaveUnicaRUN != run || st.SessionID() == "" {
+			t.Fatalf("status after %s's login: %+v, %v", run, st, err)
+		}
+		return st
+	}
+	var a, b browser
+	stA := login(&a, "44444444-4")
+	stB := login(&b, "55555555-5")
+	sign := func(sessionID, typed string) {
+		t.Helper()
+		for _, f := range e.Fields {
+			if f.Type == envelope.FieldSignature {
+				if _, err := store.InsertFieldValue(ctx, rec, f.ID, &persistence.FieldValue{Typed: &typed}, sessionID, actor(rec)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	complete := func(sessionID string) error {
+		_, err := store.CompleteRecipient(ctx, persistence.CompleteInput{EnvelopeID: e.ID, RecipientID: rec.ID, Actor: actor(rec), Now: time.Now(), SessionID: sessionID})
+		return err
+	}
+	// Browser B types the signature: A's login does not sign what B's browser filled.
+	sign(stB.SessionID(), "Impostor")
+	if err := complete(stA.SessionID()); envelope.ErrorCode(err) != envelope.CodeUnauthorized {
+		t.Fatalf("completion by A over a value B's browser filled: %v, want UNAUTHORIZED", err)
+	}
+	sign(stA.SessionID(), "Tomás")
+	// Without a session, or with an unknown one, nothing is proved.
+	for _, id := range []string{"", "0000"} {
+		if err := complete(id); envelope.ErrorCode(err) != envelope.CodeUnauthorized {
+			t.Fatalf("completion with session %q: %v", id, err)
+		}
+	}
+	if err := complete(stA.SessionID()); err != nil {
+		t.Fatal(err)
+	}
+	after, err := store.EnvelopeForRecipient(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range after.Fields {
+		if f.Type == envelope.FieldRUTFirmado && (f.CustomText != "44444444-4" || !f.Inserted) {
+			t.Fatalf("RUT_FIRMADO = %q (inserted %v), want the completer's RUN", f.CustomText, f.Inserted)
+		}
+	}
+	if id, _ := store.RecipientIdentity(ctx, rec.ID); id.ClaveUnicaRUN != "44444444-4" {
+		t.Fatalf("identity %+v, want the completer's", id)
+	}
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), e.ID, 1, 100, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var completed bool
+	for _, entry := range log {
+		data, _ := json.Marshal(entry.Data)
+		if regexp.MustCompile(`55555555-5`).Match(data) {
+			t.Fatalf("browser B's RUN is in the audit log: %s %s", entry.Type, data)
+		}
+		if entry.Type == "DOCUMENT_RECIPIENT_COMPLETED" {
+			completed = regexp.MustCompile(`"run":"44444444-4"`).Match(data)
+		}
+	}
+	if !completed {
+		t.Fatal("the completion entry does not carry the completer's RUN")
+	}
+	_ = stB
 }

@@ -1,14 +1,10 @@
 package ceremony
 
 import (
-	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,40 +13,13 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// Digest is rec's FAO_HASH digest of envelope e as it is now.
-func (s *Service) Digest(ctx context.Context, e *envelope.Envelope, rec envelope.Recipient) (string, error) {
+// Digest is rec's FAO_HASH digest of envelope e as it is now, for a session whose Clave Única
+// RUN is run (it fills the RUT_FIRMADO fields at completion); "" when FAO_HASH is not configured.
+func (s *Service) Digest(ctx context.Context, e *envelope.Envelope, rec envelope.Recipient, run string) (string, error) {
 	if s.FEA == nil {
 		return "", nil
 	}
-	items, err := s.Store.ItemDigests(ctx, e.ID)
-	if err != nil {
-		return "", err
-	}
-	sigs, err := s.Store.RecipientSignatures(ctx, rec.ID)
-	if err != nil {
-		return "", err
-	}
-	in := fea.DigestInput{EnvelopeID: e.ID, RecipientID: rec.ID}
-	for _, it := range items {
-		in.Items = append(in.Items, fea.Item{ID: it.ItemID, SHA256: it.SHA256})
-	}
-	for _, f := range e.Fields {
-		if f.RecipientID != rec.ID {
-			continue
-		}
-		v := fea.Field{ID: f.ID, Type: string(f.Type), Value: f.CustomText}
-		if sig, ok := sigs[f.ID]; ok {
-			if sig.PNG != nil {
-				h := sha256.Sum256(sig.PNG)
-				v.Value = hex.EncodeToString(h[:])
-			} else if sig.Typed != nil {
-				v.Value = *sig.Typed
-			}
-		}
-		in.Fields = append(in.Fields, v)
-	}
-	slices.SortFunc(in.Fields, func(a, b fea.Field) int { return cmp.Compare(a.ID, b.ID) })
-	return fea.Digest(in), nil
+	return s.Store.FAODigest(ctx, e.ID, rec.ID, run)
 }
 
 // DecodeSignature reads a CMS signature as a browser or a person sends it: DER, PEM, or base64
@@ -74,32 +43,42 @@ func DecodeSignature(raw []byte) ([]byte, error) {
 	return b, nil
 }
 
-// SubmitFEA verifies rec's FAO_HASH signature over the envelope's current digest and keeps it.
-// The certificate's RUT must match a RUN verified by Clave Única in this browser, and the value
-// of any RUT_FIRMADO field already filled.
-func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte) (fea.Holder, error) {
+// SubmitFEA verifies rec's FAO_HASH signature over the digest this browser's session would sign
+// now and keeps it on the session, with the certificate's revocation status (and the OCSP
+// response, when one was read). The certificate's RUT must match a RUN verified by Clave Única in
+// this browser, and the recipient's expected RUN when it names one (else the refusal is kept, with
+// an audit entry, and the owner told). actor is the audit actor.
+func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte, actor persistence.Actor) (fea.Holder, error) {
 	if s.FEA == nil {
 		return fea.Holder{}, envelope.Errorf(envelope.CodeAuthUnavailable, "Advanced electronic signatures are not configured on this server")
 	}
-	digest, err := s.Digest(ctx, e, rec)
+	digest, err := s.Digest(ctx, e, rec, st.ClaveUnicaRUN)
 	if err != nil {
 		return fea.Holder{}, err
 	}
-	h, err := s.FEA.Verify(cms, digest, time.Now())
+	h, err := s.FEA.Verify(ctx, cms, digest, time.Now())
 	if err != nil {
 		s.Log.WarnContext(ctx, "FAO_HASH signature refused", "recipient", rec.ID, "err", err)
 		return fea.Holder{}, envelope.Errorf(envelope.CodeVerificationFailed, "The advanced electronic signature was refused: %s", reason(err))
 	}
+	// A valid signature is kept by the session that gave it: without one (a caller that keeps no
+	// cookie) there is nothing to complete with.
+	if st.Session == nil {
+		return fea.Holder{}, envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link in a browser and give the signature there: it is kept by that browser's session")
+	}
 	if st.ClaveUnicaRUN != "" && st.ClaveUnicaRUN != h.RUT {
 		return fea.Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the RUN verified by ClaveÚnica (%s)", h.RUT, st.ClaveUnicaRUN)
 	}
-	for _, f := range e.Fields {
-		if f.RecipientID == rec.ID && f.Type == envelope.FieldRUTFirmado && f.Inserted && f.CustomText != h.RUT {
-			return fea.Holder{}, envelope.Errorf(envelope.CodeRUTMismatch, "The certificate's RUT (%s) is not the verified RUT in the document (%s)", h.RUT, f.CustomText)
-		}
+	if !h.Revocation.Checked {
+		s.Log.WarnContext(ctx, "FAO_HASH certificate accepted without a revocation check", "recipient", rec.ID, "reason", h.Revocation.Reason)
 	}
-	sig := persistence.FEASignature{RUT: h.RUT, Subject: h.Subject, Issuer: h.Issuer, Serial: h.Serial, Digest: digest, CMS: cms}
-	if err := s.Store.RecordFEA(ctx, rec, sig); err != nil {
+	sig := persistence.FEASignature{RUT: h.RUT, Subject: h.Subject, Issuer: h.Issuer, Serial: h.Serial, Digest: digest, CMS: cms,
+		OCSP: h.Revocation.Response, Revocation: h.Revocation.String()}
+	if err := s.Store.RecordFEA(ctx, *st.Session, rec, sig, actor); err != nil {
+		if errors.Is(err, persistence.ErrNotTheExpectedPerson) && !errors.Is(err, persistence.ErrRefusedAgain) {
+			s.Log.WarnContext(ctx, "FAO_HASH certificate of another RUN than the expected one refused", "envelope", rec.EnvelopeID, "recipient", rec.ID)
+			s.tellOwner(ctx, rec, "a refused identity")
+		}
 		return fea.Holder{}, err
 	}
 	return h, nil
@@ -108,7 +87,8 @@ func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope
 // reason is the plain-words cause of a refused signature (the detail is logged).
 func reason(err error) string {
 	for _, known := range []error{fea.ErrDigestMismatch, fea.ErrUntrusted, fea.ErrExpired, fea.ErrBadSignature,
-		fea.ErrKeyUsage, fea.ErrNoRUT, fea.ErrMalformed} {
+		fea.ErrKeyUsage, fea.ErrExtKeyUsage, fea.ErrPolicy, fea.ErrWeakAlgorithm, fea.ErrRevoked, fea.ErrUnchecked,
+		fea.ErrNoRUT, fea.ErrMalformed} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -33,6 +34,10 @@ type Config struct {
 	ClaveUnicaLogoutURL    string // CLAVEUNICA_LOGOUT_URL
 	ClaveUnicaDevAddr      string // SOBRE_CLAVEUNICA_DEV_ADDR: where `sobre claveunica-dev` listens
 	FEATrustRoots          string // SOBRE_FEA_TRUST_ROOTS: PEM file of FAO_HASH trust roots
+	// FEAPolicyOIDs are the certificate policies a FAO_HASH certificate must carry one of
+	// (SOBRE_FEA_POLICY_OIDS, dotted OIDs); empty accepts any.
+	FEAPolicyOIDs []string
+	FEARevocation string // SOBRE_FEA_REVOCATION: require, prefer or off
 
 	SealP12         string // SOBRE_SEAL_P12
 	SealP12Password string // SOBRE_SEAL_P12_PASSWORD
@@ -48,6 +53,14 @@ type Config struct {
 	PDFiumMemoryMiB   int           // SOBRE_PDFIUM_MEMORY_MIB: memory cap of each PDFium instance
 	PDFiumInstances   int           // SOBRE_PDFIUM_INSTANCES: 0 is one per CPU (2 to 8)
 	PDFiumDeadline    time.Duration // SOBRE_PDFIUM_DEADLINE: longest one page may take to draw
+	PageCacheMiB      int           // SOBRE_PAGE_CACHE_MIB: page images of signing pages kept in memory
+	PDFReadMemoryMiB  int           // SOBRE_PDF_READ_MEMORY_MIB: memory cap of the process that reads one upload
+	PDFReadTimeout    time.Duration // SOBRE_PDF_READ_TIMEOUT: longest one upload may take to read
+	PDFReaders        int           // SOBRE_PDF_READERS: uploads read at once per process
+
+	ActionProofMaxAge     time.Duration // SOBRE_ACTION_PROOF_MAX_AGE: how old a Clave Única login or FAO_HASH signature may be at completion
+	AccessCodeMaxFailures int           // SOBRE_ACCESS_CODE_MAX_FAILURES: wrong access codes that lock a recipient's code entry
+	LinkReadDays          int           // SOBRE_LINK_READ_DAYS: days a signing link shows the document after it ended
 }
 
 // Var is one documented environment variable.
@@ -86,6 +99,8 @@ func Vars() []Var {
 		{"SOBRE_SEAL_DEV_DIR", ".data", "when no seal is given, a self-signed development seal is made and kept here (logged once; PDF readers show it as an unknown issuer)"},
 		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
 		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
+		{"SOBRE_FEA_POLICY_OIDS", "", "comma-separated certificate policy OIDs (e.g. an accredited provider's advanced-signature policy); a FAO_HASH certificate must carry one of them; empty: any policy is accepted ([docs/fao-hash.md](docs/fao-hash.md))"},
+		{"SOBRE_FEA_REVOCATION", "prefer", "OCSP revocation check of FAO_HASH certificates: `require` (no good answer from the responder the certificate names: refused), `prefer` (revoked: refused; no usable answer: accepted, recorded as not checked) or `off`"},
 		{"SOBRE_PDF_MAX_STREAM_MIB", "64", "an uploaded PDF is refused when one of its streams decodes to more MiB than this"},
 		{"SOBRE_PDF_MAX_DOCUMENT_MIB", "256", "an uploaded PDF is refused when all its streams together decode to more MiB than this"},
 		{"SOBRE_PDF_MAX_IMAGE_PIXELS", "40000000", "an uploaded PDF is refused when one of its images declares more pixels than this"},
@@ -93,8 +108,18 @@ func Vars() []Var {
 		{"SOBRE_PDFIUM_MEMORY_MIB", "256", "memory cap of each PDFium instance (page images, normalisation checks, the seal's proof)"},
 		{"SOBRE_PDFIUM_INSTANCES", "0", "PDFium instances run at once per process; 0: one per CPU, from 2 to 8"},
 		{"SOBRE_PDFIUM_DEADLINE", "15s", "longest PDFium may take to draw one page before it is stopped"},
+		{"SOBRE_PDF_READ_MEMORY_MIB", "512", "each upload is read (parsed, checked, normalised) in a process of its own capped at this much writable memory; a PDF that needs more is refused"},
+		{"SOBRE_PDF_READ_TIMEOUT", "30s", "an upload whose reading takes longer is refused"},
+		{"SOBRE_PDF_READERS", "2", "uploads read at once per API process (each in its own capped process); more wait their turn"},
+		{"SOBRE_PAGE_CACHE_MIB", "64", "page images of signing pages kept in memory, by document, page and width"},
+		{"SOBRE_ACTION_PROOF_MAX_AGE", "15m", "how old a signer's Clave Única login or FAO_HASH signature may be when they complete"},
+		{"SOBRE_ACCESS_CODE_MAX_FAILURES", "20", "wrong access codes, over every session and code, after which a recipient's code entry locks until the envelope is sent to them again (the owner is mailed)"},
+		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
 	}
 }
+
+// LinkRead is how long a signing link shows the document after it ended (SOBRE_LINK_READ_DAYS).
+func (c Config) LinkRead() time.Duration { return time.Duration(c.LinkReadDays) * 24 * time.Hour }
 
 // Getenv is the lookup used by Load; tests pass their own.
 type Getenv func(string) string
@@ -141,6 +166,7 @@ func Load(getenv Getenv) (Config, error) {
 		ClaveUnicaLogoutURL:    get("CLAVEUNICA_LOGOUT_URL"),
 		ClaveUnicaDevAddr:      get("SOBRE_CLAVEUNICA_DEV_ADDR"),
 		FEATrustRoots:          get("SOBRE_FEA_TRUST_ROOTS"),
+		FEARevocation:          get("SOBRE_FEA_REVOCATION"),
 
 		SealP12:         get("SOBRE_SEAL_P12"),
 		SealP12Password: get("SOBRE_SEAL_P12_PASSWORD"),
@@ -164,7 +190,8 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	for name, dst := range map[string]*int{"SOBRE_PDF_MAX_STREAM_MIB": &c.PDFMaxStreamMiB, "SOBRE_PDF_MAX_DOCUMENT_MIB": &c.PDFMaxDocumentMiB,
 		"SOBRE_PDF_MAX_IMAGE_PIXELS": &c.PDFMaxImagePixels, "SOBRE_PDF_MAX_PAGES": &c.PDFMaxPages, "SOBRE_PDFIUM_MEMORY_MIB": &c.PDFiumMemoryMiB,
-		"SOBRE_PDFIUM_INSTANCES": &c.PDFiumInstances} {
+		"SOBRE_PDFIUM_INSTANCES": &c.PDFiumInstances, "SOBRE_PAGE_CACHE_MIB": &c.PageCacheMiB,
+		"SOBRE_PDF_READ_MEMORY_MIB": &c.PDFReadMemoryMiB, "SOBRE_PDF_READERS": &c.PDFReaders} {
 		n, err := strconv.Atoi(get(name))
 		if err != nil || n < 0 || (n == 0 && name != "SOBRE_PDFIUM_INSTANCES") {
 			errs = append(errs, fmt.Sprintf("%s: want a positive whole number, got %q", name, get(name)))
@@ -174,6 +201,18 @@ func Load(getenv Getenv) (Config, error) {
 	if c.PDFiumDeadline, err = time.ParseDuration(get("SOBRE_PDFIUM_DEADLINE")); err != nil || c.PDFiumDeadline <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_PDFIUM_DEADLINE: want a positive duration like 15s, got %q", get("SOBRE_PDFIUM_DEADLINE")))
 	}
+	if c.PDFReadTimeout, err = time.ParseDuration(get("SOBRE_PDF_READ_TIMEOUT")); err != nil || c.PDFReadTimeout <= 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_PDF_READ_TIMEOUT: want a positive duration like 30s, got %q", get("SOBRE_PDF_READ_TIMEOUT")))
+	}
+	if c.ActionProofMaxAge, err = time.ParseDuration(get("SOBRE_ACTION_PROOF_MAX_AGE")); err != nil || c.ActionProofMaxAge <= 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_ACTION_PROOF_MAX_AGE: want a positive duration like 15m, got %q", get("SOBRE_ACTION_PROOF_MAX_AGE")))
+	}
+	if c.AccessCodeMaxFailures, err = strconv.Atoi(get("SOBRE_ACCESS_CODE_MAX_FAILURES")); err != nil || c.AccessCodeMaxFailures < 1 || c.AccessCodeMaxFailures > 1000 {
+		errs = append(errs, fmt.Sprintf("SOBRE_ACCESS_CODE_MAX_FAILURES: want a whole number from 1 to 1000, got %q", get("SOBRE_ACCESS_CODE_MAX_FAILURES")))
+	}
+	if c.LinkReadDays, err = strconv.Atoi(get("SOBRE_LINK_READ_DAYS")); err != nil || c.LinkReadDays < 0 || c.LinkReadDays > 36500 {
+		errs = append(errs, fmt.Sprintf("SOBRE_LINK_READ_DAYS: want a whole number of days from 0 to 36500, got %q", get("SOBRE_LINK_READ_DAYS")))
+	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", get("SOBRE_SHUTDOWN_TIMEOUT")))
@@ -181,6 +220,21 @@ func Load(getenv Getenv) (Config, error) {
 	c.ShutdownTimeout = d
 	if c.TrustProxy, err = strconv.ParseBool(get("SOBRE_TRUST_PROXY")); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_TRUST_PROXY: want true or false, got %q", get("SOBRE_TRUST_PROXY")))
+	}
+	for _, oid := range strings.Split(get("SOBRE_FEA_POLICY_OIDS"), ",") {
+		if oid = strings.TrimSpace(oid); oid == "" {
+			continue
+		}
+		if _, err := x509.ParseOID(oid); err != nil {
+			errs = append(errs, fmt.Sprintf("SOBRE_FEA_POLICY_OIDS: %q is not a dotted OID like 1.2.3.4", oid))
+			continue
+		}
+		c.FEAPolicyOIDs = append(c.FEAPolicyOIDs, oid)
+	}
+	switch c.FEARevocation {
+	case "require", "prefer", "off":
+	default:
+		errs = append(errs, fmt.Sprintf("SOBRE_FEA_REVOCATION: want require, prefer or off, got %q", c.FEARevocation))
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Sprintf("SOBRE_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))

@@ -18,6 +18,47 @@ func TestLoadDefaults(t *testing.T) {
 	if c.HTTPAddr != "127.0.0.1:8080" || c.TaskQueue != "sobre-envelopes" || c.ShutdownTimeout != 20*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
+	if c.AccessCodeMaxFailures != 20 || c.LinkReadDays != 30 || c.LinkRead() != 30*24*time.Hour {
+		t.Errorf("access code ceiling %d, link read days %d (%v); want 20 and 30", c.AccessCodeMaxFailures, c.LinkReadDays, c.LinkRead())
+	}
+}
+
+func TestLoadCodeCeilingAndLinkDays(t *testing.T) {
+	c, err := Load(env(map[string]string{"SOBRE_ACCESS_CODE_MAX_FAILURES": "5", "SOBRE_LINK_READ_DAYS": "0"}))
+	if err != nil || c.AccessCodeMaxFailures != 5 || c.LinkRead() != 0 {
+		t.Fatalf("got %d, %v, %v", c.AccessCodeMaxFailures, c.LinkRead(), err)
+	}
+	for _, bad := range []map[string]string{
+		{"SOBRE_ACCESS_CODE_MAX_FAILURES": "0"}, {"SOBRE_ACCESS_CODE_MAX_FAILURES": "many"},
+		{"SOBRE_LINK_READ_DAYS": "-1"}, {"SOBRE_LINK_READ_DAYS": "30d"},
+	} {
+		_, err := Load(env(bad))
+		for name := range bad {
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%v: error %v does not name %s", bad, err, name)
+			}
+		}
+	}
+}
+
+func TestFEADefaults(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FEARevocation != "prefer" || c.FEAPolicyOIDs != nil {
+		t.Errorf("FEA defaults: revocation %q, policies %v", c.FEARevocation, c.FEAPolicyOIDs)
+	}
+}
+
+func TestFEAPolicies(t *testing.T) {
+	c, err := Load(env(map[string]string{"SOBRE_FEA_POLICY_OIDS": " 2.16.152.1.1.1 ,1.3.6.1.4.1.99999.1,", "SOBRE_FEA_REVOCATION": "require"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.FEAPolicyOIDs, " ") != "2.16.152.1.1.1 1.3.6.1.4.1.99999.1" || c.FEARevocation != "require" {
+		t.Errorf("got %v %q", c.FEAPolicyOIDs, c.FEARevocation)
+	}
 }
 
 func TestLoadFileAndErrors(t *testing.T) {
@@ -32,8 +73,9 @@ func TestLoadFileAndErrors(t *testing.T) {
 	if c.DatabaseURL != "postgres://x@y/z" || c.PublicURL != "https://sign.example.cl" {
 		t.Errorf("got %q %q", c.DatabaseURL, c.PublicURL)
 	}
-	_, err = Load(env(map[string]string{"SOBRE_LOG_LEVEL": "loud", "SOBRE_MAX_BODY_BYTES": "x", "SOBRE_PUBLIC_URL": "ftp://a"}))
-	for _, want := range []string{"SOBRE_LOG_LEVEL", "SOBRE_MAX_BODY_BYTES", "SOBRE_PUBLIC_URL"} {
+	_, err = Load(env(map[string]string{"SOBRE_LOG_LEVEL": "loud", "SOBRE_MAX_BODY_BYTES": "x", "SOBRE_PUBLIC_URL": "ftp://a",
+		"SOBRE_FEA_POLICY_OIDS": "2.16.152.1, not-an-oid", "SOBRE_FEA_REVOCATION": "sometimes"}))
+	for _, want := range []string{"SOBRE_LOG_LEVEL", "SOBRE_MAX_BODY_BYTES", "SOBRE_PUBLIC_URL", `SOBRE_FEA_POLICY_OIDS: "not-an-oid"`, "SOBRE_FEA_REVOCATION"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not name %s", err, want)
 		}

@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code is a machine-readable error code. The values follow Documenso's AppErrorCode so that
@@ -46,6 +47,9 @@ type Error struct {
 	Code    Code
 	Message string
 	Issues  []Issue
+	// RetryAfter, when not zero, is how long the caller must wait before trying again (a
+	// TOO_MANY_REQUESTS answer carries it as Retry-After).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -127,4 +131,7 @@ const (
 	CodeInvalidRUN         = Code("INVALID_RUN")              // an identity provider gave a RUN whose check digit is wrong
 	CodeRUTMismatch        = Code("RUT_MISMATCH")             // two proofs of identity name different people
 	CodeVerificationFailed = Code("VERIFICATION_FAILED")      // a login or signature could not be verified
+	CodeAccessCodeLocked   = Code("ACCESS_CODE_LOCKED")       // too many wrong access codes: only a new send opens the entry again
+	CodeLinkEnded          = Code("SIGNING_LINK_ENDED")       // the link ended long enough ago that it no longer shows the document
+	CodeLinkReplaced       = Code("SIGNING_LINK_REPLACED")    // a newer link replaced this one (its recipient's email or authentication changed)
 )

@@ -167,6 +167,12 @@ type Recipient struct {
 	DocumentDeletedAt    *time.Time           `json:"documentDeletedAt"`
 	RejectionReason      *string              `json:"rejectionReason"`
 	AuthOptions          RecipientAuthOptions `json:"authOptions"`
+	// ExpectedRUT is the RUN the signer must prove (Clave Única, FAO_HASH), in RUT's normal
+	// form; nil when any RUN may sign (beyond Documenso).
+	ExpectedRUT *string `json:"expectedRut"`
+	// LinkVersion counts the replacements of the recipient's signing link (see
+	// ReplacesLink); never shown.
+	LinkVersion int `json:"-"`
 }
 
 // Field is an element on a page that one recipient fills.
@@ -185,6 +191,10 @@ type Field struct {
 	CustomText     string     `json:"customText"`
 	Inserted       bool       `json:"inserted"`
 	FieldMeta      *FieldMeta `json:"fieldMeta"`
+	// FilledBy is who last filled or cleared the value: the public id of the signing session
+	// whose browser did, "sender" for the sender's values, "link" for a caller of the signing
+	// link without a session, "" when nobody touched it; never shown.
+	FilledBy string `json:"-"`
 }
 
 // Attachment is a link shown with the envelope.

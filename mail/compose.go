@@ -28,6 +28,8 @@ const (
 	OwnerExpired       = Kind("owner_recipient_expired") // ownerRecipientExpired
 	RecipientRemoved   = Kind("recipient_removed")       // recipientRemoved, to a recipient taken off a sent envelope
 	OwnerSealFailed    = Kind("owner_seal_failed")       // always, to the owner: the envelope could not be sealed
+	OwnerCodeLocked    = Kind("owner_code_locked")       // always, to the owner: a recipient's access-code entry locked
+	OwnerIdentity      = Kind("owner_identity_refused")  // always, to the owner: a RUN other than the expected one was refused
 )
 
 // Data fills a message's template.
@@ -71,6 +73,10 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has removed you from \"{{.Title}}\". You no longer need to act on it.", ""},
 		OwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
 			"Hello {{.OwnerName}},\n\nThe time for {{.ActorName}} to act on \"{{.Title}}\" has run out. You may send the envelope to them again or cancel it.", ""},
+		OwnerCodeLocked: {"Too many wrong codes on {{.ActorName}}'s link to \"{{.Title}}\"",
+			"Hello {{.OwnerName}},\n\nToo many wrong access codes were typed on {{.ActorName}}'s signing link to \"{{.Title}}\", so the link takes no more codes and cannot open the document. Someone may be trying to guess the code sent to {{.ActorName}}.\n\nIf {{.ActorName}} still needs to act, check with them, then send the envelope to them again (redistribute): they get a new link that takes codes, and the old one stops working.", ""},
+		OwnerIdentity: {"Someone else tried to sign as {{.ActorName}} on \"{{.Title}}\"",
+			"Hello {{.OwnerName}},\n\nOn {{.ActorName}}'s signing link to \"{{.Title}}\", a person proved a RUN other than the one you set for this recipient, so Sobre refused it: nothing was filled or signed. The audit log names the RUN and the method.\n\nIf the link reached the wrong person, correct the recipient's email: that sends a new link and ends the old one.", ""},
 		OwnerSealFailed: {"\"{{.Title}}\" could not be sealed",
 			"Hello {{.OwnerName}},\n\nEveryone has completed \"{{.Title}}\", but Sobre could not seal it, so it is not completed yet and no signed copy was sent. Nothing was lost: every signature is recorded.\n\nReason: {{.Reason}}\n\nYour administrator can find the envelope in the Temporal Web UI and retry the seal once the cause is fixed.", ""},
 	},
@@ -97,6 +103,10 @@ var texts = map[envelope.Language]map[Kind]text{
 			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} lo retiró de «{{.Title}}». Ya no necesita actuar sobre él.", ""},
 		OwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nVenció el plazo de {{.ActorName}} para actuar sobre «{{.Title}}». Puede volver a enviárselo o cancelar el sobre.", ""},
+		OwnerCodeLocked: {"Demasiados códigos incorrectos en el enlace de {{.ActorName}} a «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\nSe ingresaron demasiados códigos de acceso incorrectos en el enlace de firma de {{.ActorName}} a «{{.Title}}», así que el enlace ya no acepta códigos ni abre el documento. Es posible que alguien intente adivinar el código enviado a {{.ActorName}}.\n\nSi {{.ActorName}} aún debe actuar, confírmelo con esa persona y vuelva a enviarle el sobre (reenviar): recibirá un enlace nuevo que acepta códigos, y el anterior dejará de funcionar.", ""},
+		OwnerIdentity: {"Otra persona intentó firmar como {{.ActorName}} en «{{.Title}}»",
+			"Hola {{.OwnerName}}:\n\nEn el enlace de firma de {{.ActorName}} a «{{.Title}}», una persona acreditó un RUN distinto del que usted indicó para este destinatario, así que Sobre lo rechazó: no se llenó ni firmó nada. El registro de auditoría indica el RUN y el método.\n\nSi el enlace llegó a la persona equivocada, corrija el correo del destinatario: se enviará un enlace nuevo y el anterior dejará de funcionar.", ""},
 		OwnerSealFailed: {"No se pudo sellar «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nTodos completaron «{{.Title}}», pero Sobre no pudo sellarlo, así que aún no está completado y no se envió la copia firmada. No se perdió nada: cada firma está registrada.\n\nMotivo: {{.Reason}}\n\nSu administrador puede encontrar el sobre en la interfaz web de Temporal y reintentar el sellado cuando la causa esté resuelta.", ""},
 	},

@@ -81,7 +81,7 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("Inspect(WhiteOut(%s)) = %d pages, %v; want %d", name, len(after.Pages), err, len(info.Pages))
 		}
 		start = time.Now()
-		norm, err := Normalize(data, Limits{})
+		norm, err := Normalize(t.Context(), data, Limits{})
 		switch {
 		case errors.Is(err, ErrUnsupported) || errors.Is(err, ErrLimit):
 			t.Logf("refused %s: %v", name, err)

@@ -17,7 +17,9 @@
 // # Libraries
 //
 // pdfcpu (github.com/pdfcpu/pdfcpu) parses and validates the file and reads the page boxes and
-// rotations. WhiteOut appends its change to the file as an incremental update written by this
+// rotations. Normalize runs it on an upload in a child process only (ReaderConfig): the running
+// executable started again, which the package's init function turns into a reading process when
+// its environment asks for one, before any main function runs. WhiteOut appends its change to the file as an incremental update written by this
 // package, and falls back on pdfcpu to rewrite files that cannot take one. pdfcpu works in
 // memory here; the package disables its configuration directory in an init function, so it
 // never writes under $HOME.

@@ -74,13 +74,7 @@ func ConfigureEngine(c EngineConfig) error {
 // a call that runs too long is stopped by closing its instance's module (see withDeadline).
 var engine = sync.OnceValues(func() (pdfium.Pool, error) {
 	engineStarted.Store(true)
-	c := engineConfig
-	if c.Instances <= 0 {
-		c.Instances = min(max(runtime.GOMAXPROCS(0), 2), 8)
-	}
-	if c.MemoryMiB <= 0 {
-		c.MemoryMiB = DefaultEngineMemoryMiB
-	}
+	c := resolvedEngineConfig()
 	pool, err := webassembly.Init(webassembly.Config{
 		MinIdle:  1,
 		MaxIdle:  c.Instances,
@@ -97,36 +91,64 @@ var engine = sync.OnceValues(func() (pdfium.Pool, error) {
 	return pool, nil
 })
 
+// resolvedEngineConfig is the engine's configuration with the defaults filled in.
+func resolvedEngineConfig() EngineConfig {
+	c := engineConfig
+	if c.Instances <= 0 {
+		c.Instances = min(max(runtime.GOMAXPROCS(0), 2), 8)
+	}
+	if c.MemoryMiB <= 0 {
+		c.MemoryMiB = DefaultEngineMemoryMiB
+	}
+	return c
+}
+
 // openDocument borrows a PDFium instance and opens data in it, returning the instance, the
 // document, its page count and the function that closes both. Callers recover PDFium's panics
 // themselves (a deferred recover only works in the panicking call's own frames).
 func openDocument(data []byte) (inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int, done func(), err error) {
-	pool, err := engine()
+	inst, docs, counts, done, err := openDocuments(data)
 	if err != nil {
 		return nil, doc, 0, nil, err
 	}
+	return inst, docs[0], counts[0], done, nil
+}
+
+// openDocuments is openDocument for several documents open at once in one instance: docs[i]
+// and pages[i] are those of data[i].
+func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_DOCUMENT, pages []int, done func(), err error) {
+	pool, err := engine()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
 	inst, err = pool.GetInstance(instanceWait)
 	if err != nil {
-		return nil, doc, 0, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
-	}
-	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		inst.Close()
-		if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
-			return nil, doc, 0, nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
-		}
-		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
+		return nil, nil, nil, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
 	}
 	done = func() {
-		_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: opened.Document})
+		for _, doc := range docs {
+			_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
+		}
 		inst.Close()
 	}
-	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
-	if err != nil {
-		done()
-		return nil, doc, 0, nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
+	for _, d := range data {
+		opened, err := inst.OpenDocument(&requests.OpenDocument{File: &d})
+		if err != nil {
+			done()
+			if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
+				return nil, nil, nil, nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
+			}
+			return nil, nil, nil, nil, fmt.Errorf("%w: PDFium cannot open it: %w", ErrNotPDF, err)
+		}
+		docs = append(docs, opened.Document)
+		count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
+		if err != nil {
+			done()
+			return nil, nil, nil, nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
+		}
+		pages = append(pages, count.PageCount)
 	}
-	return inst, opened.Document, count.PageCount, done, nil
+	return inst, docs, pages, done, nil
 }
 
 // withDeadline runs f, which calls PDFium through inst, and stops it if it has not returned

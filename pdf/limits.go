@@ -33,6 +33,10 @@ type Limits struct {
 	Pages int
 	// Objects is the most objects a document may have.
 	Objects int
+	// Entries is the most array elements and dictionary entries all its objects may hold
+	// together: what a parser holds one by one, and what later readings of the normalised
+	// document (the seal's, in the worker) cost in memory.
+	Entries int
 }
 
 // Default limits; the README's configuration table names the variables that change them.
@@ -42,13 +46,14 @@ const (
 	DefaultImagePixels   = 40_000_000
 	DefaultPages         = 2000
 	DefaultObjects       = 1_000_000
+	DefaultEntries       = 2_000_000
 )
 
 // DefaultLimits are the limits Sobre applies unless configured otherwise.
 func DefaultLimits() Limits {
 	return Limits{
 		StreamBytes: DefaultStreamBytes, DocumentBytes: DefaultDocumentBytes, ImagePixels: DefaultImagePixels,
-		Pages: DefaultPages, Objects: DefaultObjects,
+		Pages: DefaultPages, Objects: DefaultObjects, Entries: DefaultEntries,
 	}
 }
 
@@ -69,6 +74,9 @@ func (l Limits) orDefault() Limits {
 	}
 	if l.Objects <= 0 {
 		l.Objects = d.Objects
+	}
+	if l.Entries <= 0 {
+		l.Entries = d.Entries
 	}
 	return l
 }

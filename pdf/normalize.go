@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -46,8 +47,25 @@ type Normalized struct {
 // ErrLimit before it can cost more. Unreadable input returns the errors of Inspect. The result
 // is read back, by pdfcpu and by PDFium (the renderer of the signing pages), which must agree on
 // its pages. Normalize never panics and is safe for concurrent use.
-func Normalize(data []byte, limits Limits) (Normalized, error) {
-	return normalize(data, limits, true)
+//
+// The document is parsed, checked and written again in a reading process of its own, under the
+// memory cap and deadline of ReaderConfig; the calling process then reads the result back.
+func Normalize(ctx context.Context, data []byte, limits Limits) (Normalized, error) {
+	limits = limits.orDefault()
+	if err := sniff(data); err != nil {
+		return Normalized{}, err
+	}
+	readerUsed.Do(func() {})
+	out, err := readInChild(ctx, data, limits, resolvedReaderConfig())
+	if err != nil {
+		return Normalized{}, err
+	}
+	// The reading process read its output back with pdfcpu; PDFium, capped on its own, does it
+	// here. pdfcpu never parses the document in this process.
+	if err := agreeWithPDFium(out.Data, out.Pages); err != nil {
+		return Normalized{}, err
+	}
+	return out, nil
 }
 
 // normalize is Normalize, with the read-back by PDFium optional: the fuzz test leaves it out,
@@ -81,9 +99,14 @@ func normalize(data []byte, limits Limits, withPDFium bool) (out Normalized, err
 
 	// Read back by both engines: the pages must be the same for the one that wrote the file and
 	// for the one that shows it.
-	_, pages, err := readPages(out.Data, limits)
+	back, pages, err := readPages(out.Data, limits)
 	if err != nil {
 		return Normalized{}, fmt.Errorf("the normalised document does not read back: %w", err)
+	}
+	// What every later reading holds (the seal's, in the worker, outside this capped process) is
+	// bounded here, on what is kept: removed annotations and outlines do not count.
+	if entries(back, limits.Entries) > limits.Entries {
+		return Normalized{}, fmt.Errorf("%w: more than %d array and dictionary entries", ErrLimit, limits.Entries)
 	}
 	if len(pages) != ctx.PageCount {
 		return Normalized{}, fmt.Errorf("%w: the normalised document has %d pages instead of %d", ErrNotPDF, len(pages), ctx.PageCount)
@@ -104,6 +127,9 @@ func normalize(data []byte, limits Limits, withPDFium bool) (out Normalized, err
 // readLimited parses data with pdfcpu under limits. Every error wraps ErrNotPDF, ErrEncrypted or
 // ErrLimit.
 func readLimited(data []byte, limits Limits) (*model.Context, error) {
+	if err := preflight(data, limits); err != nil {
+		return nil, err
+	}
 	ctx, err := api.ReadContext(bytes.NewReader(data), configWith(limits, len(data)))
 	if err != nil {
 		switch {
@@ -182,6 +208,38 @@ func (n *normalizer) run() error {
 	}
 	n.catalog(root)
 	return nil
+}
+
+// entries counts the array elements and dictionary entries of every object of ctx (stream
+// dictionaries included), stopping past limit.
+func entries(ctx *model.Context, limit int) int {
+	total := 0
+	var count func(o types.Object, depth int)
+	count = func(o types.Object, depth int) {
+		if depth > 64 || total > limit {
+			return
+		}
+		switch v := o.(type) {
+		case types.Dict:
+			total += len(v)
+			for _, e := range v {
+				count(e, depth+1)
+			}
+		case types.StreamDict:
+			count(v.Dict, depth)
+		case types.Array:
+			total += len(v)
+			for _, e := range v {
+				count(e, depth+1)
+			}
+		}
+	}
+	for _, e := range ctx.Table {
+		if e != nil && !e.Free && e.Object != nil {
+			count(e.Object, 0)
+		}
+	}
+	return total
 }
 
 // checkStreams decodes every stream once, under the per-stream and per-document limits, and

@@ -84,18 +84,20 @@ func (b *ChainBreak) Error() string {
 // written before the chain existed (no hash, at the start of the log) are counted but cannot be
 // verified; an entry without a hash after the chain began is a break.
 func (s *Store) VerifyAudit(ctx context.Context, envelopeID string) (int, string, error) {
+	// Entries written before the chain existed are those older than the migration that began
+	// it (00004 in goose's table); a newer entry without a hash was tampered with. Read before
+	// the entries: a query while their rows hold a connection would need a second one, and as
+	// many concurrent calls as the pool has connections would wait for each other forever.
+	var chainStart time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT tstamp FROM goose_db_version WHERE version_id = 4 AND is_applied ORDER BY id DESC LIMIT 1`).Scan(&chainStart); err != nil {
+		return 0, "", fmt.Errorf("read when the audit chain began: %w", err)
+	}
 	rows, err := s.pool.Query(ctx, `SELECT seq, id, created_at, envelope_id, type, data, name, email, user_id, user_agent, ip_address,
 		prev_hash, hash FROM audit_logs WHERE envelope_id = $1 ORDER BY seq`, envelopeID)
 	if err != nil {
 		return 0, "", fmt.Errorf("load audit log of %s: %w", envelopeID, err)
 	}
 	defer rows.Close()
-	// Entries written before the chain existed are those older than the migration that began
-	// it (00004 in goose's table); a newer entry without a hash was tampered with.
-	var chainStart time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT tstamp FROM goose_db_version WHERE version_id = 4 AND is_applied ORDER BY id DESC LIMIT 1`).Scan(&chainStart); err != nil {
-		return 0, "", fmt.Errorf("read when the audit chain began: %w", err)
-	}
 	prev, n, chained := zeroHash, 0, false
 	for rows.Next() {
 		var seq int64

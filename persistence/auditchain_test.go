@@ -3,8 +3,10 @@ package persistence_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -131,4 +133,127 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	if _, _, err := store.VerifyAudit(ctx, id); !errors.As(err, &br) {
 		t.Fatalf("a recent entry without a hash: %v", err)
 	}
+}
+
+// TestSealReadsNeedOneConnection reads what a seal reads through a pool of one connection: a
+// read that queried while holding rows open would need two, and as many concurrent seals as
+// the pool has connections would then wait for each other forever (the worker's seals did,
+// after a restart, with four).
+func TestSealReadsNeedOneConnection(t *testing.T) {
+	raw := pgtest.NewURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	u.RawQuery = q.Encode()
+	store, err := persistence.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	id := draftWithOneSigner(t, store, "one")
+	if _, _, err := store.VerifyAudit(ctx, id); err != nil {
+		t.Errorf("VerifyAudit with one connection: %v", err)
+	}
+	if _, err := store.LoadSealSource(ctx, id); err != nil {
+		t.Errorf("LoadSealSource with one connection: %v", err)
+	}
+}
+
+// TestReplacingALinkEndsItsSessions changes a recipient's email: its token changes, the old one
+// is only known as replaced, and the sessions opened through it (and what they proved) end. A
+// name change replaces nothing.
+func TestReplacingALinkEndsItsSessions(t *testing.T) {
+	store := pgtest.New(t)
+	ctx := context.Background()
+	id := draftWithOneSigner(t, store, "links")
+	snap, err := store.LoadSnapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := snap.Recipients[0]
+	session := []byte("0123456789abcdef0123456789abcdef")
+	if err := store.StartCeremony(ctx, session, rec.ID, rec.Token, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	update := func(change func(*envelope.Recipient)) bool {
+		t.Helper()
+		next := rec
+		change(&next)
+		var replaced bool
+		if err := store.InTx(ctx, func(tx *persistence.Tx) error {
+			replaced, err = tx.UpdateRecipient(ctx, next)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return replaced
+	}
+	if update(func(r *envelope.Recipient) { r.Name = "Zoë" }) {
+		t.Fatal("a name change replaced the link")
+	}
+	if _, err := store.CeremonyByHash(ctx, session); err != nil {
+		t.Fatalf("a name change ended the session: %v", err)
+	}
+	if !update(func(r *envelope.Recipient) { r.Email = "zoe@otro.cl" }) {
+		t.Fatal("an email change did not replace the link")
+	}
+	if _, err := store.CeremonyByHash(ctx, session); !envelope.IsNotFound(err) {
+		t.Errorf("the session opened through the old link: %v, want it gone", err)
+	}
+	if _, err := store.RecipientByToken(ctx, rec.Token); !envelope.IsNotFound(err) {
+		t.Errorf("the old token still opens the recipient: %v", err)
+	}
+	if replaced, err := store.LinkReplaced(ctx, rec.Token); err != nil || !replaced {
+		t.Errorf("LinkReplaced(old) = %v, %v", replaced, err)
+	}
+	after, err := store.LoadSnapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.Recipients[0]; got.Token == rec.Token || got.Token == "" || after.LinkVersions[rec.ID] != 1 {
+		t.Errorf("after the email change: token %q (was %q), link version %d", got.Token, rec.Token, after.LinkVersions[rec.ID])
+	}
+	if replaced, _ := store.LinkReplaced(ctx, after.Recipients[0].Token); replaced {
+		t.Error("the new token counts as replaced")
+	}
+	// What was read through the old link starts, fills and completes nothing any more.
+	if err := store.StartCeremony(ctx, []byte("fedcba9876543210fedcba9876543210"), rec.ID, rec.Token, time.Now().Add(time.Hour)); !errors.Is(err, persistence.ErrLinkReplaced) {
+		t.Errorf("a session started through the old link: %v, want ErrLinkReplaced", err)
+	}
+	if _, err := store.InsertFieldValue(ctx, rec, 1, nil, "", persistence.Actor{}); !errors.Is(err, persistence.ErrLinkReplaced) {
+		t.Errorf("a value written through the old link: %v, want ErrLinkReplaced", err)
+	}
+	if err := store.StartCeremony(ctx, []byte("fedcba9876543210fedcba9876543210"), rec.ID, after.Recipients[0].Token, time.Now().Add(time.Hour)); err != nil {
+		t.Errorf("a session started through the new link: %v", err)
+	}
+}
+
+// draftWithOneSigner writes a draft envelope with one signer and a document holding text, and
+// returns its id.
+func draftWithOneSigner(t *testing.T, store *persistence.Store, text string) string {
+	t.Helper()
+	ctx := context.Background()
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items:      []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF " + text), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
+	}
+	var id string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
+		id, err = tx.CreateEnvelope(ctx, m, in, persistence.MemberActor(m, "", ""))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -77,13 +78,42 @@ func (tx *Tx) RecipientInteracted(ctx context.Context, id int64) (bool, error) {
 	return yes, nil
 }
 
-// UpdateRecipient writes r's person members (email, name, role, order, auth).
-func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) error {
-	_, err := tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, role = $4, signing_order = $5,
-		access_auth = $6, action_auth = $7, updated_at = now() WHERE id = $1`, r.ID, r.Email, r.Name, r.Role,
-		r.SigningOrder, fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth))
+// UpdateRecipient writes r's person members (email, name, role, order, auth, expected RUN). When
+// the change replaces its signing link (envelope.ReplacesLink against what is stored), the link
+// is replaced in the same transaction (ReplaceLink); replaced reports it.
+func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) (replaced bool, err error) {
+	old, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1 FOR UPDATE`, r.ID))
 	if err != nil {
-		return fmt.Errorf("update recipient %d: %w", r.ID, err)
+		return false, notFound(err, "Recipient")
+	}
+	_, err = tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, role = $4, signing_order = $5,
+		access_auth = $6, action_auth = $7, expected_rut = $8, updated_at = now() WHERE id = $1`, r.ID, r.Email, r.Name, r.Role,
+		r.SigningOrder, fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth), r.ExpectedRUT)
+	if err != nil {
+		return false, fmt.Errorf("update recipient %d: %w", r.ID, err)
+	}
+	if !envelope.ReplacesLink(old, r) {
+		return false, nil
+	}
+	return true, tx.ReplaceLink(ctx, old)
+}
+
+// ReplaceLink gives recipient r a new signing token and ends every way in through the old one:
+// its ceremony sessions (and with them their access codes, logins under way and proofs) are
+// deleted, and the old token is kept only as a hash (LinkReplaced). link_version counts the
+// replacement, so that the workflow mails the new link (it never sees tokens).
+func (tx *Tx) ReplaceLink(ctx context.Context, r envelope.Recipient) error {
+	oldHash := sha256.Sum256([]byte(r.Token))
+	if _, err := tx.q.Exec(ctx, `INSERT INTO replaced_links (token_hash, recipient_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+		oldHash[:], r.ID); err != nil {
+		return fmt.Errorf("keep the replaced link of recipient %d: %w", r.ID, err)
+	}
+	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET token = $2, link_version = link_version + 1, updated_at = now() WHERE id = $1`,
+		r.ID, NewRecipientToken()); err != nil {
+		return fmt.Errorf("replace the link of recipient %d: %w", r.ID, err)
+	}
+	if _, err := tx.q.Exec(ctx, `DELETE FROM ceremony_sessions WHERE recipient_id = $1`, r.ID); err != nil {
+		return fmt.Errorf("end the sessions of recipient %d: %w", r.ID, err)
 	}
 	return nil
 }

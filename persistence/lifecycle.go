@@ -36,16 +36,45 @@ func (tx *Tx) SoftDelete(ctx context.Context, id string, a Actor) error {
 	return tx.AppendAudit(ctx, id, "DOCUMENT_DELETED", map[string]any{"type": "SOFT"}, a)
 }
 
-// RenewDeadlines gives the listed recipients who still have to act a new deadline (nil: none)
-// and returns them.
+// RenewDeadlines gives the listed recipients who still have to act a new deadline (nil: none),
+// clears their count of wrong access codes (a locked code entry takes codes again, through a new
+// link: ReplaceLink) and returns them.
 func (s *Store) RenewDeadlines(ctx context.Context, envelopeID string, ids []int64, expiresAt *time.Time) ([]envelope.Recipient, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE recipients r SET expires_at = $3, expiration_notified_at = NULL, updated_at = now()
-		WHERE r.envelope_id = $1 AND r.id = ANY($2) AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED'
-		RETURNING `+recipientColumns, envelopeID, ids, expiresAt)
-	if err != nil {
-		return nil, fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+	var renewed []envelope.Recipient
+	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
+			return err
+		}
+		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expires_at = $3, expiration_notified_at = NULL, updated_at = now()
+			WHERE r.envelope_id = $1 AND r.id = ANY($2) AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED'
+			RETURNING `+recipientColumns, envelopeID, ids, expiresAt)
+		if err != nil {
+			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
+		}
+		renewed, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+		if err != nil {
+			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
+		}
+		renewedIDs := make([]int64, len(renewed))
+		for i, r := range renewed {
+			renewedIDs[i] = r.ID
+			// A code entry locked by wrong guesses was being guessed through this link: the
+			// recipient is sent a new one, and the old one only says it was replaced.
+			var locked bool
+			if err := tx.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM access_code_guards
+				WHERE recipient_id = $1 AND link_version = $2 AND locked_at IS NOT NULL)`, r.ID, r.LinkVersion).Scan(&locked); err != nil {
+				return fmt.Errorf("read the code entry of recipient %d: %w", r.ID, err)
+			}
+			if locked {
+				if err := tx.ReplaceLink(ctx, r); err != nil {
+					return err
+				}
+				renewed[i].LinkVersion++
+			}
+		}
+		return tx.openCodeEntries(ctx, renewedIDs)
+	})
+	return renewed, err
 }
 
 // DuplicateEnvelope copies an envelope into a new DRAFT: its items (sharing their files), meta,
@@ -70,7 +99,8 @@ func (tx *Tx) DuplicateEnvelope(ctx context.Context, m envelope.Member, src *env
 	}
 	if recipients {
 		for _, r := range src.Recipients {
-			nr := NewRecipient{Recipient: envelope.Recipient{Email: r.Email, Name: r.Name, Role: r.Role, SigningOrder: r.SigningOrder, AuthOptions: r.AuthOptions}}
+			nr := NewRecipient{Recipient: envelope.Recipient{Email: r.Email, Name: r.Name, Role: r.Role, SigningOrder: r.SigningOrder, AuthOptions: r.AuthOptions,
+				ExpectedRUT: r.ExpectedRUT}}
 			if fields {
 				for _, f := range src.Fields {
 					if f.RecipientID == r.ID {

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path"
+	"strconv"
+	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for goose
 	"github.com/pressly/goose/v3"
@@ -52,11 +55,23 @@ func Migrate(ctx context.Context, url string, log *slog.Logger) (int64, error) {
 	return version, nil
 }
 
-// MigrationCount returns the number of migrations embedded in this build.
-func MigrationCount() (int, error) {
+// LatestMigration returns the version of the newest migration embedded in this build (the
+// number its file name starts with): the schema version Migrate reaches. Versions need not be
+// consecutive.
+func LatestMigration() (int64, error) {
 	entries, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
 		return 0, fmt.Errorf("list embedded migrations: %w", err)
 	}
-	return len(entries), nil
+	var latest int64
+	for _, e := range entries {
+		name := path.Base(e)
+		digits, _, _ := strings.Cut(name, "_")
+		v, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("migration %s: no version number: %w", name, err)
+		}
+		latest = max(latest, v)
+	}
+	return latest, nil
 }

@@ -87,26 +87,33 @@ func fromEnums[T ~string](in []T) []string {
 
 const recipientColumns = `r.id, r.envelope_id, r.email, r.name, r.role, r.token, r.read_status, r.signing_status,
 	r.send_status, r.signing_order, r.sent_at, r.signed_at, r.expires_at, r.expiration_notified_at,
-	r.document_deleted_at, r.rejection_reason, r.access_auth, r.action_auth`
+	r.document_deleted_at, r.rejection_reason, r.access_auth, r.action_auth, r.expected_rut, r.link_version`
 
 func scanRecipient(row pgx.Row) (envelope.Recipient, error) {
 	var r envelope.Recipient
 	var access, action []string
 	err := row.Scan(&r.ID, &r.EnvelopeID, &r.Email, &r.Name, &r.Role, &r.Token, &r.ReadStatus, &r.SigningStatus,
 		&r.SendStatus, &r.SigningOrder, &r.SentAt, &r.SignedAt, &r.ExpiresAt, &r.ExpirationNotifiedAt,
-		&r.DocumentDeletedAt, &r.RejectionReason, &access, &action)
+		&r.DocumentDeletedAt, &r.RejectionReason, &access, &action, &r.ExpectedRUT, &r.LinkVersion)
 	r.AuthOptions = envelope.RecipientAuthOptions{AccessAuth: toEnums[envelope.AccessAuth](access), ActionAuth: toEnums[envelope.ActionAuth](action)}
 	return r, err
 }
 
 const fieldColumns = `f.id, f.secondary_id, f.envelope_id, f.envelope_item_id, f.type, f.recipient_id, f.page,
-	f.position_x, f.position_y, f.width, f.height, f.custom_text, f.inserted, f.field_meta`
+	f.position_x, f.position_y, f.width, f.height, f.custom_text, f.inserted, f.field_meta, coalesce(f.filled_by_session, '')`
+
+// Who gave a field's value (Field.FilledBy), when not a signing session: the sender (at creation,
+// or a preset filled at send), or a caller of the signing link without a session.
+const (
+	FilledBySender = "sender"
+	FilledByLink   = "link"
+)
 
 func scanField(row pgx.Row) (envelope.Field, error) {
 	var f envelope.Field
 	var meta []byte
 	err := row.Scan(&f.ID, &f.SecondaryID, &f.EnvelopeID, &f.EnvelopeItemID, &f.Type, &f.RecipientID, &f.Page,
-		&f.PositionX, &f.PositionY, &f.Width, &f.Height, &f.CustomText, &f.Inserted, &meta)
+		&f.PositionX, &f.PositionY, &f.Width, &f.Height, &f.CustomText, &f.Inserted, &meta, &f.FilledBy)
 	if err != nil {
 		return f, err
 	}

@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,15 @@ type Snapshot struct {
 	OwnerName  string
 	OwnerEmail string
 	Recipients []envelope.Recipient
+	// LinkVersions counts the replacements of each recipient's signing link, by recipient id
+	// (envelope.Recipient.LinkVersion): the workflow mails a replaced link again.
+	LinkVersions map[int64]int `json:",omitempty"`
+	// CodeLocks are the recipients whose access-code entry is locked (the workflow mails the
+	// owner once per lock).
+	CodeLocks []CodeLock `json:",omitempty"`
+	// IdentityMismatches are the recipients whose expected RUN was refused to a proof (the
+	// workflow mails the owner once per RUN refused).
+	IdentityMismatches []IdentityMismatch `json:",omitempty"`
 }
 
 // Participants returns the recipients as the signing-order rules read them.
@@ -29,6 +39,26 @@ func (s Snapshot) Participants() []envelope.Participant {
 	out := make([]envelope.Participant, 0, len(s.Recipients))
 	for _, r := range s.Recipients {
 		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
+	}
+	return out
+}
+
+// WithoutTokens is the snapshot with every recipient's signing token blanked: what may leave
+// the process (a workflow's history keeps every activity's result).
+func (s Snapshot) WithoutTokens() Snapshot {
+	s.Recipients = WithoutTokens(s.Recipients)
+	return s
+}
+
+// WithoutTokens is a copy of list with the signing tokens blanked.
+func WithoutTokens(list []envelope.Recipient) []envelope.Recipient {
+	if list == nil {
+		return nil
+	}
+	out := make([]envelope.Recipient, len(list))
+	for i, r := range list {
+		r.Token = ""
+		out[i] = r
 	}
 	return out
 }
@@ -56,8 +86,23 @@ func loadSnapshot(ctx context.Context, q querier, id string) (Snapshot, error) {
 	if err := loadChildren(ctx, q, []*envelope.Envelope{e}, false); err != nil {
 		return Snapshot{}, err
 	}
-	return Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
-		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients}, nil
+	locks, err := codeLocks(ctx, q, id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	mismatches, err := identityMismatches(ctx, q, id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
+		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients, CodeLocks: locks, IdentityMismatches: mismatches,
+		LinkVersions: map[int64]int{}}
+	for _, r := range e.Recipients {
+		if r.LinkVersion > 0 {
+			snap.LinkVersions[r.ID] = r.LinkVersion
+		}
+	}
+	return snap, nil
 }
 
 // lockSnapshot locks the envelope row and reads the snapshot in the transaction.
@@ -147,6 +192,30 @@ func (s *Store) RecipientByToken(ctx context.Context, token string) (envelope.Re
 	return r, nil
 }
 
+// sameLink refuses (ErrLinkReplaced) when recipient r's signing link is no longer the one r was
+// read with (its link version). The recipient's row is share-locked: a replacement in progress
+// is waited for, then seen.
+func (tx *Tx) sameLink(ctx context.Context, r envelope.Recipient) error {
+	var version int
+	if err := tx.q.QueryRow(ctx, `SELECT link_version FROM recipients WHERE id = $1 FOR SHARE`, r.ID).Scan(&version); err != nil {
+		return notFound(err, "Recipient")
+	}
+	if version != r.LinkVersion {
+		return ErrLinkReplaced
+	}
+	return nil
+}
+
+// LinkReplaced reports whether token was a signing link that a newer one replaced.
+func (s *Store) LinkReplaced(ctx context.Context, token string) (bool, error) {
+	h := sha256.Sum256([]byte(token))
+	var yes bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM replaced_links WHERE token_hash = $1)`, h[:]).Scan(&yes); err != nil {
+		return false, fmt.Errorf("look up a replaced link: %w", err)
+	}
+	return yes, nil
+}
+
 // EnvelopeForRecipient returns the whole envelope of a recipient (no team scope: the recipient's
 // token is the credential).
 func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*envelope.Envelope, error) {
@@ -191,13 +260,17 @@ type FieldValue struct {
 }
 
 // InsertFieldValue sets (or, with v nil, clears) the value of field fieldID of recipient r, while
-// the envelope is PENDING and the recipient has not acted. auditType is
+// the envelope is PENDING and the recipient has not acted, as filled by ceremony session
+// sessionID (its public id; "" for a caller without one). auditType is
 // DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
-func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, a Actor) (envelope.Field, error) {
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
 		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
 		if err != nil {
+			return err
+		}
+		if err := tx.sameLink(ctx, r); err != nil {
 			return err
 		}
 		if err := pendingOrError(snap.Status); err != nil {
@@ -234,7 +307,9 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 				}
 			}
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, updated_at = now() WHERE id = $1`, f.ID, f.CustomText, f.Inserted); err != nil {
+		// Who touched the value last, filled or cleared: a session, or the link alone.
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = COALESCE(NULLIF($4, ''), '`+FilledByLink+`'), updated_at = now() WHERE id = $1`,
+			f.ID, f.CustomText, f.Inserted, sessionID); err != nil {
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
@@ -281,11 +356,23 @@ type CompleteInput struct {
 	NextSigner  *NextSigner
 	NextID      int64 // the recipient NextSigner replaces
 	Now         time.Time
+	// SessionID is the ceremony session completing (Ceremony.ID), empty when the caller has
+	// none: its proofs are checked, and recorded as the recipient's identity.
+	SessionID string
+	// ProofMaxAge is how old an action proof may be (envelope.DefaultProofMaxAge when 0).
+	ProofMaxAge time.Duration
+	// LinkVersion is the version of the signing link the completion came through: a link
+	// replaced since completes nothing (ErrLinkReplaced). Nil is not checked (a request of an
+	// older release, during a rolling deploy).
+	LinkVersion *int
 }
 
-// CompleteRecipient records that a recipient acted: every required field must be filled (DATE,
-// NAME and EMAIL fields are filled for them), then SIGNED with DOCUMENT_RECIPIENT_COMPLETED. A
-// recipient already SIGNED is left as is (a retried activity). It returns the new snapshot.
+// CompleteRecipient records that a recipient acted: the completing session must hold every proof
+// the recipient owes (envelope.CheckCompletion, against the documents and values as this
+// transaction sees them), its RUN fills the RUT_FIRMADO fields and its proofs become the
+// recipient's identity; every required field must be filled (DATE, NAME and EMAIL fields are
+// filled for them), then SIGNED with DOCUMENT_RECIPIENT_COMPLETED. A recipient already SIGNED is
+// left as is (a retried activity). It returns the new snapshot.
 func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -304,6 +391,11 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		if err := pendingOrError(cur.Status); err != nil {
 			return err
 		}
+		if in.LinkVersion != nil {
+			if err := tx.sameLink(ctx, envelope.Recipient{ID: r.ID, LinkVersion: *in.LinkVersion}); err != nil {
+				return err
+			}
+		}
 		rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, r.ID)
 		if err != nil {
 			return fmt.Errorf("load fields of recipient %d: %w", r.ID, err)
@@ -311,6 +403,9 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
 		if err != nil {
 			return fmt.Errorf("read fields of recipient %d: %w", r.ID, err)
+		}
+		if err := tx.checkProofs(ctx, cur, *r, fields, in); err != nil {
+			return err
 		}
 		var autoFilled []map[string]any
 		var missing []int64
@@ -368,7 +463,15 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 					}
 					updated := *next
 					updated.Email, updated.Name = in.NextSigner.Email, in.NextSigner.Name
-					if err := tx.AppendAudit(ctx, in.EnvelopeID, "RECIPIENT_UPDATED", merge(RecipientData(updated), map[string]any{"changes": changes}), in.Actor); err != nil {
+					data := merge(RecipientData(updated), map[string]any{"changes": changes})
+					if envelope.ReplacesLink(*next, updated) {
+						// Whoever had the old address's link must not sign for the new one.
+						if err := tx.ReplaceLink(ctx, *next); err != nil {
+							return err
+						}
+						data["linkReplaced"] = true
+					}
+					if err := tx.AppendAudit(ctx, in.EnvelopeID, "RECIPIENT_UPDATED", data, in.Actor); err != nil {
 						return err
 					}
 				}
@@ -389,6 +492,9 @@ type RejectInput struct {
 	External    bool   // recorded through the API on the recipient's behalf
 	OnBehalfOf  *Actor // the team member the API call is attributed to
 	Now         time.Time
+	// LinkVersion is the version of the signing link a recipient's own rejection came through:
+	// a link replaced since rejects nothing (ErrLinkReplaced). Not checked when External or nil.
+	LinkVersion *int
 }
 
 // RejectRecipient records a rejection. A recipient already REJECTED is left as is.
@@ -412,6 +518,11 @@ func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, 
 		}
 		if r.SigningStatus != envelope.SigningStatusNotSigned {
 			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed")
+		}
+		if !in.External && in.LinkVersion != nil {
+			if err := tx.sameLink(ctx, envelope.Recipient{ID: r.ID, LinkVersion: *in.LinkVersion}); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'REJECTED', signed_at = $2, rejection_reason = $3, updated_at = now() WHERE id = $1`,
 			r.ID, in.Now, in.Reason); err != nil {
@@ -566,6 +677,34 @@ func (s *Store) ItemFile(ctx context.Context, envelopeID, itemID string) (Docume
 	return d, nil
 }
 
+// ItemDataID returns the id of the stored document data that item itemID of envelope envelopeID
+// shows now. Stored document data never changes, so the id names the bytes.
+func (s *Store) ItemDataID(ctx context.Context, envelopeID, itemID string) (string, error) {
+	var id string
+	err := s.pool.QueryRow(ctx, `SELECT document_data_id FROM envelope_items WHERE envelope_id = $1 AND id = $2`,
+		envelopeID, itemID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", envelope.NotFound("Envelope item")
+	}
+	if err != nil {
+		return "", fmt.Errorf("load the document of item %s: %w", itemID, err)
+	}
+	return id, nil
+}
+
+// DocumentData returns the bytes of stored document data id.
+func (s *Store) DocumentData(ctx context.Context, id string) ([]byte, error) {
+	var data []byte
+	err := s.pool.QueryRow(ctx, `SELECT data FROM document_data WHERE id = $1`, id).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, envelope.NotFound("Document data")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load document data %s: %w", id, err)
+	}
+	return data, nil
+}
+
 // ItemDocument is an envelope item with its current file and page sizes.
 type ItemDocument struct {
 	ID string
@@ -612,7 +751,9 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 		if !ok {
 			continue
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.ID, value); err != nil {
+		// A preset value is the sender's.
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, filled_by_session = '`+FilledBySender+`', updated_at = now() WHERE id = $1`,
+			f.ID, value); err != nil {
 			return fmt.Errorf("auto-insert field %d: %w", f.ID, err)
 		}
 		done = append(done, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": f.RecipientID})

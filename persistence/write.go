@@ -189,13 +189,16 @@ func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Re
 	r.EnvelopeID = envelopeID
 	r.Token = NewRecipientToken()
 	r.ReadStatus, r.SigningStatus, r.SendStatus = envelope.ReadStatusNotOpened, envelope.SigningStatusNotSigned, envelope.SendStatusNotSent
-	err := tx.q.QueryRow(ctx, `INSERT INTO recipients (envelope_id, email, name, role, token, signing_order, access_auth, action_auth)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, envelopeID, r.Email, r.Name, r.Role, r.Token, r.SigningOrder,
-		fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth)).Scan(&r.ID)
+	err := tx.q.QueryRow(ctx, `INSERT INTO recipients (envelope_id, email, name, role, token, signing_order, access_auth, action_auth, expected_rut)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, envelopeID, r.Email, r.Name, r.Role, r.Token, r.SigningOrder,
+		fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth), r.ExpectedRUT).Scan(&r.ID)
 	if err != nil {
 		return r, fmt.Errorf("insert recipient: %w", err)
 	}
 	data := merge(RecipientData(r), map[string]any{"accessAuth": r.AuthOptions.AccessAuth, "actionAuth": r.AuthOptions.ActionAuth})
+	if r.ExpectedRUT != nil {
+		data["expectedRut"] = *r.ExpectedRUT
+	}
 	return r, tx.AppendAudit(ctx, envelopeID, "RECIPIENT_CREATED", data, a)
 }
 
@@ -206,9 +209,10 @@ func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field,
 	if err != nil {
 		return f, err
 	}
+	// A value given at creation (a template's prefill) is the sender's.
 	err = tx.q.QueryRow(ctx, `INSERT INTO fields (secondary_id, envelope_id, envelope_item_id, recipient_id, type, page,
-		position_x, position_y, width, height, custom_text, inserted, field_meta)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+		position_x, position_y, width, height, custom_text, inserted, field_meta, filled_by_session)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $12 THEN '`+FilledBySender+`' END) RETURNING id`,
 		f.SecondaryID, envelopeID, f.EnvelopeItemID, r.ID, f.Type, f.Page, f.PositionX, f.PositionY, f.Width, f.Height,
 		f.CustomText, f.Inserted, meta).Scan(&f.ID)
 	if err != nil {

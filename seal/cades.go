@@ -16,54 +16,37 @@ import (
 
 	"github.com/digitorus/pkcs7"
 	"github.com/digitorus/timestamp"
+
+	"github.com/sobre-sign/sobre/pdf"
 )
 
-// PAdES (ETSI EN 319 142-1) names its CMS signatures ETSI.CAdES.detached. pdfsign writes
-// adbe.pkcs7.detached, a name of the same length, so the seal swaps the name in the signature
-// dictionary (no offset moves) and then signs the byte ranges again with its own CMS: SHA-256,
-// the ESS signing-certificate-v2 attribute that binds the seal's certificate, and the RFC 3161
+// The seal's CMS signature is PAdES (ETSI EN 319 142-1, ETSI.CAdES.detached): SHA-256, the ESS
+// signing-certificate-v2 attribute that binds the seal's certificate, and the RFC 3161
 // timestamp token as an unsigned attribute when a TSA is configured.
-var (
-	subFilterPKCS7 = []byte("/SubFilter /adbe.pkcs7.detached")
-	subFilterCAdES = []byte("/SubFilter /ETSI.CAdES.detached")
-	byteRangeRE    = regexp.MustCompile(`/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]`)
-)
+var byteRangeRE = regexp.MustCompile(`/ByteRange \[(\d+) (\d+) (\d+) (\d+) *\]`)
 
 // tokenRoom is the room kept in the signature's /Contents for a timestamp token (bytes); a
 // token with the TSA's certificate chain is usually 2 to 6 kB.
 const tokenRoom = 12000
 
-// tokenRoomFiller reserves tokenRoom bytes in pdfsign's placeholder: pdfsign counts the
-// revocation data it is given when it sizes /Contents. Its interim CMS, filler included, is
-// overwritten by resignCAdES.
-func tokenRoomFiller() asn1.RawValue {
-	der, _ := asn1.Marshal(make([]byte, tokenRoom)) // an OCTET STRING; cannot fail
-	return asn1.RawValue{FullBytes: der}
-}
-
-// ErrSignatureLayout is a signed file whose signature dictionary is not where pdfsign puts it.
+// ErrSignatureLayout is a prepared file whose signature dictionary is not as pdf.SignatureRoom
+// writes it.
 var ErrSignatureLayout = errors.New("seal: unexpected signature layout")
 
-// resignCAdES turns the last signature of doc, written by pdfsign, into a PAdES signature.
-func (s *Signer) resignCAdES(doc []byte) ([]byte, error) {
-	at := bytes.LastIndex(doc, subFilterPKCS7)
-	if at < 0 {
-		return nil, fmt.Errorf("%w: no /SubFilter", ErrSignatureLayout)
+// signRoom signs a document prepared by pdf.SignatureRoom: the bytes around its /Contents, at
+// the offsets SignatureRoom wrote it at (never searched for: the file also holds the upload's own
+// strings), with the seal's CMS written into /Contents.
+func (s *Signer) signRoom(p pdf.Prepared) ([]byte, error) {
+	doc := p.Data
+	br := [4]int{0, p.ContentsStart, p.ContentsEnd, len(doc) - p.ContentsEnd}
+	if br[1] <= 0 || br[2] <= br[1]+2 || br[2] > len(doc) || doc[br[1]] != '<' || doc[br[2]-1] != '>' {
+		return nil, fmt.Errorf("%w: /Contents at %d to %d of a %d-byte file", ErrSignatureLayout, br[1], br[2], len(doc))
 	}
-	m := byteRangeRE.FindSubmatch(doc[at:])
-	if m == nil {
-		return nil, fmt.Errorf("%w: no /ByteRange after /SubFilter", ErrSignatureLayout)
-	}
-	var br [4]int
-	for i := range br {
-		br[i], _ = strconv.Atoi(string(m[i+1]))
-	}
-	// The hole between the ranges is /Contents' hex string, brackets included.
-	if br[0] != 0 || br[1] <= at || br[2] <= br[1]+2 || br[2]+br[3] != len(doc) || doc[br[1]] != '<' || doc[br[2]-1] != '>' {
-		return nil, fmt.Errorf("%w: byte range %v of a %d-byte file", ErrSignatureLayout, br, len(doc))
+	if m := byteRangeRE.FindSubmatch(doc[max(0, br[1]-64):br[1]]); m == nil || string(m[2]) != strconv.Itoa(br[1]) ||
+		string(m[3]) != strconv.Itoa(br[2]) || string(m[4]) != strconv.Itoa(br[3]) {
+		return nil, fmt.Errorf("%w: the /ByteRange before /Contents is not %v", ErrSignatureLayout, br)
 	}
 	out := bytes.Clone(doc)
-	copy(out[at:], subFilterCAdES)
 
 	signed := make([]byte, 0, br[1]+br[3])
 	signed = append(signed, out[:br[1]]...)
@@ -74,7 +57,7 @@ func (s *Signer) resignCAdES(doc []byte) ([]byte, error) {
 	}
 	room := br[2] - br[1] - 2
 	if hex.EncodedLen(len(cms)) > room {
-		return nil, fmt.Errorf("seal: the signature (%d bytes) does not fit its %d-byte room", len(cms), room/2)
+		return nil, fmt.Errorf("%w: the signature (%d bytes) does not fit its %d-byte room", ErrSignatureLayout, len(cms), room/2)
 	}
 	contents := out[br[1]+1 : br[2]-1]
 	hex.Encode(contents, cms)

@@ -11,20 +11,22 @@ import (
 )
 
 type certText struct {
-	Title, Envelope, ID, Documents, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth string
-	ClaveUnica, Certificate, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection  string
+	Title, Envelope, ID, Documents, Uploaded, Shown, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth string
+	ClaveUnica, Certificate, Revocation, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection       string
 }
 
 var certTexts = map[envelope.Language]certText{
-	envelope.LanguageEnglish: {Title: "Certificate of completion", Envelope: "Envelope", ID: "Id", Documents: "Documents (SHA-256 of each original)",
+	envelope.LanguageEnglish: {Title: "Certificate of completion", Envelope: "Envelope", ID: "Id", Documents: "Documents (SHA-256)",
+		Uploaded: "uploaded", Shown: "shown and sealed",
 		Recipients: "Recipients", Role: "Role", Sent: "Sent", Opened: "Opened", Signed: "Completed", Rejected: "Rejected", IP: "IP address",
 		Agent: "Browser", Auth: "Authentication", ClaveUnica: "ClaveÚnica", Certificate: "Advanced e-signature certificate",
-		Signature: "Signature", Audit: "Audit trail", AuditHelp: "SHA-256 chain of the audit log when sealed (sobre audit verify recomputes it):",
+		Revocation: "Revocation", Signature: "Signature", Audit: "Audit trail", AuditHelp: "SHA-256 chain of the audit log when sealed (sobre audit verify recomputes it):",
 		SealedAt: "Sealed", Page: "Page", None: "none (signing link)", AuthEmail: "mailed access code"},
-	envelope.LanguageSpanish: {Title: "Certificado de finalización", Envelope: "Sobre", ID: "Id", Documents: "Documentos (SHA-256 de cada original)",
+	envelope.LanguageSpanish: {Title: "Certificado de finalización", Envelope: "Sobre", ID: "Id", Documents: "Documentos (SHA-256)",
+		Uploaded: "subido", Shown: "mostrado y sellado",
 		Recipients: "Destinatarios", Role: "Rol", Sent: "Enviado", Opened: "Abierto", Signed: "Completado", Rejected: "Rechazado", IP: "Dirección IP",
 		Agent: "Navegador", Auth: "Autenticación", ClaveUnica: "ClaveÚnica", Certificate: "Certificado de firma electrónica avanzada",
-		Signature: "Firma", Audit: "Registro de auditoría", AuditHelp: "Cadena SHA-256 del registro de auditoría al sellar (sobre audit verify la recalcula):",
+		Revocation: "Revocación", Signature: "Firma", Audit: "Registro de auditoría", AuditHelp: "Cadena SHA-256 del registro de auditoría al sellar (sobre audit verify la recalcula):",
 		SealedAt: "Sellado", Page: "Página", None: "ninguna (enlace de firma)", AuthEmail: "código enviado por correo"},
 }
 
@@ -110,7 +112,11 @@ func certificatePages(pdf *gopdf.GoPdf, in Input) error {
 		func() error { wr.gap(8); return wr.line("bold", 12, t.Documents) },
 	}
 	for _, d := range in.Documents {
-		steps = append(steps, func() error { return wr.line("regular", 9, d.Title+": "+d.SHA256) })
+		steps = append(steps,
+			func() error { return wr.line("regular", 9, d.Title) },
+			func() error { return wr.line("regular", 9, "    "+t.Uploaded+": "+d.SHA256) },
+			func() error { return wr.line("regular", 9, "    "+t.Shown+": "+sha256Hex(d.PDF)) },
+		)
 	}
 	steps = append(steps, func() error { wr.gap(8); return wr.line("bold", 12, t.Recipients) })
 	for _, p := range in.Parties {
@@ -161,6 +167,9 @@ func party(wr *writer, t certText, roles map[envelope.Role]string, p Party, when
 	}
 	if p.Certificate != "" {
 		lines = append(lines, struct{ font, text string }{"regular", t.Certificate + ": " + p.Certificate})
+		if p.Revocation != "" {
+			lines = append(lines, struct{ font, text string }{"regular", "    " + t.Revocation + ": " + p.Revocation})
+		}
 	}
 	if p.Signature != "" {
 		lines = append(lines, struct{ font, text string }{"italic", t.Signature + ": " + p.Signature})

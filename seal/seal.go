@@ -7,10 +7,11 @@
 // subset, which cover Latin-1 and Latin Extended-A: Ñ, Ğ, Ł...; drawn signatures as images),
 // then the certificate pages. pdf.Stamp appends the overlay to the stored document (the
 // normalised upload the signers were shown) as one incremental update: the stored bytes stay a
-// prefix of the result and no page's own content or resources change. digitorus/pdfsign lays out
-// the signature of the result, which the seal then signs as PAdES (subFilter
-// ETSI.CAdES.detached, SHA-256, the ESS signing-certificate-v2 attribute, an RFC 3161 timestamp
-// when a TSA is configured: see cades.go). Before it is returned, the signed item is proved
+// prefix of the result and no page's own content or resources change. pdf.SignatureRoom, the
+// same engine, appends the signature's dictionary, field and certification permissions, and the
+// seal signs it as PAdES (subFilter ETSI.CAdES.detached, SHA-256, the ESS
+// signing-certificate-v2 attribute, an RFC 3161 timestamp when a TSA is configured: see
+// cades.go). No other PDF parser reads the document on the way. Before it is returned, the signed item is proved
 // against the shown document (pdf.Prove): a difference outside the stamped fields is refused.
 // The output of one input is the same document each time but for the signature's time, so a
 // retried seal is harmless.
@@ -23,7 +24,6 @@ import (
 	"crypto"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/asn1"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -32,9 +32,6 @@ import (
 	"strings"
 	"time"
 
-	pdfreader "github.com/digitorus/pdf"
-	"github.com/digitorus/pdfsign/revocation"
-	"github.com/digitorus/pdfsign/sign"
 	"github.com/signintech/gopdf"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/goitalic"
@@ -86,6 +83,7 @@ type Party struct {
 	Auth         []string // access and action auth that applied
 	ClaveUnica   string   // "RUN 44444444-4, María Del Río" when verified
 	Certificate  string   // "RUT 44444444-4, CN=…" for a FAO_HASH signature
+	Revocation   string   // that certificate's revocation status: "good (OCSP, …)" or "not checked: …"
 	Signature    string   // typed signature
 	SignaturePNG []byte   // drawn signature
 }
@@ -305,35 +303,26 @@ func drawImage(pdf *gopdf.GoPdf, png []byte, x, y, w, h float64) error {
 	return pdf.ImageByHolder(holder, x+(w-iw)/2, y+(h-ih)/2, &gopdf.Rect{W: iw, H: ih})
 }
 
-// sign adds the PAdES signature over the whole file as an incremental update.
+// sign adds the PAdES signature over the whole file as an incremental update: pdf.SignatureRoom
+// (the engine that normalised and stamped the document) writes the signature dictionary, field
+// and certification permissions, and signRoom fills its /Contents.
 func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
-	rdr, err := pdfreader.NewReader(bytes.NewReader(doc), int64(len(doc)))
-	if err != nil {
-		return nil, fmt.Errorf("read the stamped PDF: %w", err)
-	}
 	name := s.Name
 	if name == "" {
 		name = s.Cert.Subject.CommonName
 	}
-	// pdfsign lays out the signature; resignCAdES signs it again as PAdES, with the timestamp.
-	var room revocation.InfoArchival
+	// Room for the CMS: its attributes and signature, the certificates it carries, and the
+	// timestamp token when a TSA is configured.
+	room := 8192 + len(s.Cert.Raw)
+	for _, c := range s.Chain {
+		room += len(c.Raw)
+	}
 	if s.TSAURL != "" {
-		room.CRL = []asn1.RawValue{tokenRoomFiller()}
+		room += tokenRoom
 	}
-	var out bytes.Buffer
-	err = sign.Sign(bytes.NewReader(doc), &out, rdr, int64(len(doc)), sign.SignData{
-		Signature: sign.SignDataSignature{
-			Info:     sign.SignDataSignatureInfo{Name: name, Reason: "Sealed by Sobre: " + in.EnvelopeID, Date: in.SealedAt},
-			CertType: sign.CertificationSignature, DocMDPPerm: sign.DoNotAllowAnyChangesPerms,
-		},
-		Signer:            s.Key,
-		DigestAlgorithm:   crypto.SHA256,
-		Certificate:       s.Cert,
-		CertificateChains: [][]*x509.Certificate{append([]*x509.Certificate{s.Cert}, s.Chain...)},
-		RevocationData:    room,
-	})
+	prepared, err := pdf.SignatureRoom(doc, pdf.Signature{Name: name, Reason: "Sealed by Sobre: " + in.EnvelopeID, Date: in.SealedAt, Room: room})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("prepare the signature: %w", err)
 	}
-	return s.resignCAdES(out.Bytes())
+	return s.signRoom(prepared)
 }

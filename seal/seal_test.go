@@ -2,6 +2,8 @@ package seal_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"image"
 	"image/color"
 	"image/png"
@@ -64,7 +66,7 @@ func inputFrom(t *testing.T, original []byte) seal.Input {
 	}
 	// The placeholder is left in the document (not whited out at distribution): the seal's own
 	// white box under the field must hide it. The document is normalised, as every stored one.
-	norm, err := pdf.Normalize(original, pdf.Limits{})
+	norm, err := pdf.Normalize(t.Context(), original, pdf.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,8 @@ func inputFrom(t *testing.T, original []byte) seal.Input {
 		Parties: []seal.Party{
 			{Name: "José Ñúñez", Email: "jose@example.cl", Role: envelope.RoleSigner, Sent: &at, Opened: &at, Completed: &at, IP: "203.0.113.7", UserAgent: "Mozilla/5.0",
 				Auth: []string{"CLAVE_UNICA"}, ClaveUnica: "RUN 44444444-4, José Ñúñez", SignaturePNG: sig},
-			{Name: "Zoë Łukasz-Ğüç", Email: "zoe@example.com", Role: envelope.RoleSigner, Sent: &at, Opened: &at, Completed: &at, Signature: "Zoë Łukasz-Ğüç"},
+			{Name: "Zoë Łukasz-Ğüç", Email: "zoe@example.com", Role: envelope.RoleSigner, Sent: &at, Opened: &at, Completed: &at, Signature: "Zoë Łukasz-Ğüç",
+				Certificate: "RUT 55555555-5, CN=Zoë", Revocation: "good (OCSP, http://ocsp.test, 2026-01-02T03:04:05Z)"},
 		},
 		AuditHash: strings.Repeat("ab", 32),
 		SealedAt:  at,
@@ -188,7 +191,8 @@ func TestSealedPDFIsValidAndShowsEveryValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"CONTRATO", "José Ñúñez", "Zoë Łukasz-Ğüç", "jose@example.cl", "Gerente de operaciones", "1.234,50",
-		"Mascotas", "Mensual", "Valparaíso", "12345678-5", "44444444-4", "Certificado de finalización", "203.0.113.7", in.AuditHash} {
+		"Mascotas", "Mensual", "Valparaíso", "12345678-5", "44444444-4", "Certificado de finalización", "203.0.113.7", in.AuditHash,
+		"subido: " + in.Documents[0].SHA256, "Revocación: good (OCSP, http://ocsp.test, 2026-01-02T03:04:05Z)", "mostrado y sellado: " + hexSHA256(in.Documents[0].PDF)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the sealed PDF's text lacks %q", want)
 		}
@@ -249,4 +253,9 @@ func TestUnreadableImageDoesNotStopTheSeal(t *testing.T) {
 	if text, _ := run(t, "pdftotext", file, "-"); !strings.Contains(text, "(signed)") {
 		t.Fatalf("the field does not say it was signed:\n%s", text)
 	}
+}
+
+func hexSHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

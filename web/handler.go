@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -38,6 +41,14 @@ type Handler struct {
 	Log      *slog.Logger
 	// ClientIP is the caller's address as the API sees it (proxy headers trusted or not).
 	ClientIP func(*http.Request) string
+	// PageCacheBytes bounds the page images kept in memory (DefaultPageCacheBytes when 0).
+	PageCacheBytes int64
+	// LinkRead is how long a signing link shows the document after it ended
+	// (envelope.LinkShowsDocument; SOBRE_LINK_READ_DAYS): 0, not at all.
+	LinkRead time.Duration
+
+	imagesOnce sync.Once
+	images     *pageImages
 }
 
 // Routes mounts the pages: /sign/{token} and its parts, the Clave Única callback and the
@@ -103,6 +114,12 @@ func (h *Handler) actor(r *http.Request) func(envelope.Recipient) persistence.Ac
 	}
 }
 
+// showsDocument reports whether rec's link shows the document now (envelope.LinkShowsDocument).
+func (h *Handler) showsDocument(e *envelope.Envelope, rec envelope.Recipient) bool {
+	shows, _ := envelope.LinkShowsDocument(e, rec, time.Now(), h.LinkRead)
+	return shows
+}
+
 // render writes the page template with v.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *view) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -117,6 +134,14 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.Header.Get("Accept-Language"), "es") {
 		t = textFor(envelope.LanguageSpanish)
 	}
+	// A link replaced by a newer one (its recipient's email or authentication changed) says so,
+	// and nothing else: no document, no name.
+	if token := chi.URLParam(r, "token"); token != "" && len(token) <= 128 {
+		if replaced, err := h.Store.LinkReplaced(r.Context(), token); err == nil && replaced {
+			h.render(w, r, http.StatusGone, &view{T: t, State: "notfound", Heading: t.Replaced, Message: t.ReplacedHelp})
+			return
+		}
+	}
 	h.render(w, r, http.StatusNotFound, &view{T: t, State: "notfound", Heading: t.NotFound, Message: t.NotFoundHelp})
 }
 
@@ -130,8 +155,46 @@ func (h *Handler) failure(w http.ResponseWriter, r *http.Request, t Text, err er
 	} else {
 		h.Log.ErrorContext(r.Context(), "signing page failed", "err", err)
 	}
+	retryAfter(w, err)
 	h.render(w, r, status, &view{T: t, State: "error", Heading: t.ErrorHeading, Message: msg, Back: back})
 }
+
+// retryAfter sets Retry-After, in whole seconds, when err says how long to wait.
+func retryAfter(w http.ResponseWriter, err error) {
+	var de *envelope.Error
+	if errors.As(err, &de) && de.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(waitSeconds(de.RetryAfter)))
+	}
+}
+
+// lockedView is the page of a recipient whose code entry is locked.
+func lockedView(t Text, e *envelope.Envelope, rec envelope.Recipient) *view {
+	return &view{T: t, State: "locked", Token: rec.Token, Title: e.Title, Heading: t.CodeLocked, Message: t.CodeLockedHelp, Role: rec.Role}
+}
+
+// codeRefused answers a code request or verification that was refused: the locked page, or the
+// access form again with the reason (and, for a wait, Retry-After); sent says a code was mailed
+// before. Anything but a domain error is a failure page.
+func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e *envelope.Envelope, rec envelope.Recipient, err error, sent bool) {
+	var de *envelope.Error
+	switch {
+	case errors.As(err, &de) && de.Code == envelope.CodeAccessCodeLocked:
+		h.render(w, r, statusOf(de.Code), lockedView(t, e, rec))
+	case errors.As(err, &de) && de.Code != envelope.CodeInternal:
+		v := h.accessView(t, e, rec)
+		v.Message, v.CodeSent = de.Message, sent
+		if de.Code == envelope.CodeTooManyRequests && de.RetryAfter > 0 {
+			v.Message = fmt.Sprintf(t.CodeWait, waitSeconds(de.RetryAfter))
+		}
+		retryAfter(w, err)
+		h.render(w, r, statusOf(de.Code), v)
+	default:
+		h.failure(w, r, t, err, "/sign/"+rec.Token)
+	}
+}
+
+// waitSeconds is d in whole seconds, rounded up.
+func waitSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
 
 func statusOf(c envelope.Code) int {
 	switch c {
@@ -139,6 +202,10 @@ func statusOf(c envelope.Code) int {
 		return http.StatusNotFound
 	case envelope.CodeUnauthorized:
 		return http.StatusUnauthorized
+	case envelope.CodeAccessCodeLocked:
+		return http.StatusForbidden
+	case envelope.CodeLinkEnded:
+		return http.StatusGone
 	case envelope.CodeTooManyRequests:
 		return http.StatusTooManyRequests
 	case envelope.CodeInternal:
@@ -149,11 +216,16 @@ func statusOf(c envelope.Code) int {
 	return http.StatusBadRequest
 }
 
-// pageImage serves one page of an item as a PNG, for a browser that may see the document.
+// pageImage serves one page of an item as a PNG, for a browser that may see the document, while
+// the link shows it (410 Gone once it ended more than LinkRead ago).
 func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 	rec, e, ok := h.load(r)
 	if !ok || rec.Role == envelope.RoleCC {
 		http.NotFound(w, r)
+		return
+	}
+	if !h.showsDocument(e, rec) {
+		http.Error(w, envelope.ErrLinkEnded().Message, http.StatusGone)
 		return
 	}
 	st, err := h.Ceremony.StatusOf(r.Context(), r, e, rec)
@@ -168,14 +240,21 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 	}
 	width := 1000
 	if v, err := strconv.Atoi(r.URL.Query().Get("w")); err == nil && v >= 200 && v <= pdf.MaxRenderWidth {
-		width = v
+		width = roundWidth(v, pdf.MaxRenderWidth)
 	}
-	doc, err := h.Store.ItemFile(r.Context(), e.ID, chi.URLParam(r, "itemId"))
+	dataID, err := h.Store.ItemDataID(r.Context(), e.ID, chi.URLParam(r, "itemId"))
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
-	img, err := pdf.RenderPage(doc.Data, page, width)
+	h.imagesOnce.Do(func() { h.images = newPageImages(h.PageCacheBytes) })
+	img, err := h.images.get(r.Context(), pageKey{dataID: dataID, page: page, width: width}, func(ctx context.Context) ([]byte, error) {
+		data, err := h.Store.DocumentData(ctx, dataID)
+		if err != nil {
+			return nil, err
+		}
+		return pdf.RenderPage(data, page, width)
+	})
 	if errors.Is(err, pdf.ErrNoSuchPage) {
 		http.NotFound(w, r)
 		return
@@ -203,7 +282,7 @@ func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.Ceremony.RequestCode(r.Context(), r, e, rec, h.actor(r)(rec)); err != nil {
-		h.failure(w, r, t, err, back)
+		h.codeRefused(w, r, t, e, rec, err, false)
 		return
 	}
 	http.Redirect(w, r, back+"?sent=1", http.StatusSeeOther)
@@ -223,14 +302,7 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.Ceremony.VerifyCode(r.Context(), r, rec, r.PostForm.Get("code"), h.actor(r)(rec)); err != nil {
-		var de *envelope.Error
-		if errors.As(err, &de) && de.Code != envelope.CodeInternal {
-			v := h.accessView(t, e, rec)
-			v.Message, v.CodeSent = de.Message, true
-			h.render(w, r, statusOf(de.Code), v)
-			return
-		}
-		h.failure(w, r, t, err, back)
+		h.codeRefused(w, r, t, e, rec, err, true)
 		return
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)

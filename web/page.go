@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
 	"slices"
@@ -13,13 +14,14 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// view is what the page template shows. State picks the page: document, access, waiting,
-// expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
+// view is what the page template shows. State picks the page: document, access, locked,
+// waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
 type view struct {
 	T       Text
 	State   string
 	Heading string
 	Message string
+	Notice  string // a second paragraph: that the link no longer shows the document
 	Back    string
 	Token   string
 
@@ -97,6 +99,9 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	}
 	if done, ok := h.finished(w, r, t, e, rec, v); ok {
 		if done {
+			if !h.showsDocument(e, rec) {
+				v.Notice = fmt.Sprintf(t.LinkEnded, int(h.LinkRead/(24*time.Hour)))
+			}
 			h.render(w, r, http.StatusOK, v)
 		}
 		return
@@ -116,6 +121,15 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st.CheckAccess() != nil {
+		locked, err := h.Ceremony.CodeEntryLocked(r.Context(), rec)
+		if err != nil {
+			h.failure(w, r, t, err, "")
+			return
+		}
+		if locked {
+			h.render(w, r, http.StatusForbidden, lockedView(t, e, rec))
+			return
+		}
 		v = h.accessView(t, e, rec)
 		v.CodeSent = r.URL.Query().Get("sent") == "1"
 		h.render(w, r, http.StatusOK, v)
@@ -212,6 +226,10 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 			continue
 		}
 		fv := newFieldView(t, f, e.Meta)
+		if f.Type == envelope.FieldRUTFirmado && st.ClaveUnicaRUN != "" {
+			// What this browser's completion will fill it with: the RUN it verified.
+			fv.Value, fv.Inserted = st.ClaveUnicaRUN, true
+		}
 		if f.Type == envelope.FieldSignature || f.Type == envelope.FieldFreeSignature {
 			v.Signature = true
 		}
@@ -250,8 +268,8 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
 	v.NeedsFEA, v.FEAAvailable = st.FAOHash, h.Ceremony.FEA != nil
 	v.Digest = st.Digest
-	if st.FEA != nil && st.FEA.FEADigest == st.Digest {
-		v.FEAVerified, v.FEARUT = true, st.FEA.FEARUT
+	if st.FEA != nil && st.FEA.Digest == st.Digest {
+		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
 	}
 	meta, err := json.Marshal(map[string]any{
 		"token": rec.Token,

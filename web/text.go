@@ -31,10 +31,14 @@ type Text struct {
 	CCHeading, CCHelp                                      string
 	Unavailable, UnavailableHelp                           string
 	NotFound, NotFoundHelp                                 string
+	Replaced, ReplacedHelp                                 string
 	ErrorHeading, BackToDocument                           string
 	Continue                                               string
 	Choose                                                 string
 	ClaveUnicaRefused, ClaveUnicaBadRUN                    string
+	CodeLocked, CodeLockedHelp                             string
+	CodeWait                                               string // %d: seconds
+	LinkEnded                                              string // %d: days
 }
 
 var texts = map[envelope.Language]Text{
@@ -74,10 +78,15 @@ var texts = map[envelope.Language]Text{
 		CCHeading:     "Nothing to do", CCHelp: "You receive a copy of this document once everyone has completed it. There is nothing for you to sign.",
 		Unavailable: "Verification not available", UnavailableHelp: "This document asks for a kind of verification that is not available yet. Ask the sender to change it.",
 		NotFound: "Link not found", NotFoundHelp: "This signing link is not valid. Check the link in your email.",
+		Replaced: "This link was replaced", ReplacedHelp: "The sender changed who signs here or how, so this link no longer opens the document. If it is for you, use the link in the newest email.",
 		ErrorHeading: "Something went wrong", BackToDocument: "Back to the document",
 		Continue: "Continue", Choose: "Choose…",
 		ClaveUnicaRefused: "ClaveÚnica's answer could not be accepted (it was unknown, already used, expired or did not verify). Nothing was signed: go back to the signing page and try again.",
 		ClaveUnicaBadRUN:  "ClaveÚnica gave a RUN whose check digit is wrong, so it cannot be used. Nothing was signed.",
+		CodeLocked:        "Code entry locked",
+		CodeLockedHelp:    "Too many wrong codes were typed on this link, so it takes no more codes. The sender has been told. Ask them to send you the document again: their new email lets you enter a code again.",
+		CodeWait:          "Too many wrong codes: wait %d seconds before asking for or entering another code.",
+		LinkEnded:         "This link no longer shows the document: a signing link shows it for %d days after the document is finished or the link expires. Ask the sender if you need a copy.",
 	},
 	envelope.LanguageSpanish: {
 		Lang:      "es",
@@ -115,10 +124,15 @@ var texts = map[envelope.Language]Text{
 		CCHeading:     "Nada que hacer", CCHelp: "Recibirá una copia de este documento cuando todos lo hayan completado. No tiene nada que firmar.",
 		Unavailable: "Verificación no disponible", UnavailableHelp: "Este documento pide un tipo de verificación que aún no está disponible. Pida al remitente que lo cambie.",
 		NotFound: "Enlace no encontrado", NotFoundHelp: "Este enlace de firma no es válido. Revise el enlace de su correo.",
+		Replaced: "Este enlace fue reemplazado", ReplacedHelp: "El remitente cambió quién firma aquí o cómo, así que este enlace ya no abre el documento. Si es para usted, use el enlace del correo más reciente.",
 		ErrorHeading: "Algo salió mal", BackToDocument: "Volver al documento",
 		Continue: "Continuar", Choose: "Elija…",
 		ClaveUnicaRefused: "No pudimos aceptar la respuesta de ClaveÚnica (era desconocida, ya usada, vencida o no se pudo verificar). No se firmó nada: vuelva a la página de firma e inténtelo de nuevo.",
 		ClaveUnicaBadRUN:  "ClaveÚnica entregó un RUN con dígito verificador incorrecto, que no se puede usar. No se firmó nada.",
+		CodeLocked:        "Ingreso de código bloqueado",
+		CodeLockedHelp:    "Se ingresaron demasiados códigos incorrectos en este enlace, así que ya no acepta códigos. Avisamos al remitente. Pídale que le envíe el documento de nuevo: su nuevo correo le permitirá ingresar un código otra vez.",
+		CodeWait:          "Demasiados códigos incorrectos: espere %d segundos antes de pedir o ingresar otro código.",
+		LinkEnded:         "Este enlace ya no muestra el documento: un enlace de firma lo muestra durante %d días después de que el documento termina o el enlace vence. Si necesita una copia, pídasela al remitente.",
 	},
 }
 

@@ -103,8 +103,9 @@ func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendReques
 	return c.update(ctx, envelopeID, UpdateResend, req)
 }
 
-// Refresh tells a running workflow that the envelope's recipients changed. An envelope without
-// a running workflow (a draft) needs no telling.
+// Refresh tells a running workflow that the envelope's recipients changed, or that a
+// recipient's access-code entry locked (the workflow then mails the owner). An envelope without
+// a running workflow (a draft, a finished envelope) needs no telling.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
 	err := c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
 	var notFound *serviceerror.NotFound
@@ -149,7 +150,9 @@ func isDomainCode(t string) bool {
 	for _, c := range []envelope.Code{envelope.CodeInvalidBody, envelope.CodeInvalidRequest, envelope.CodeNotFound,
 		envelope.CodeRecipientOutOfTurn, envelope.CodeRecipientExpired, envelope.CodeRecipientAlreadySigned,
 		envelope.CodeRecipientHasUnsignedFields, envelope.CodeEnvelopeDraft, envelope.CodeEnvelopeCompleted,
-		envelope.CodeEnvelopeRejected, envelope.CodeEnvelopeCancelled, envelope.CodeMissingSignatureField} {
+		envelope.CodeEnvelopeRejected, envelope.CodeEnvelopeCancelled, envelope.CodeMissingSignatureField,
+		// What the completion's proof check refuses (persistence.CompleteRecipient).
+		envelope.CodeUnauthorized, envelope.CodeAuthUnavailable, envelope.CodeRUTMismatch, envelope.CodeLinkReplaced} {
 		if string(c) == t {
 			return true
 		}

@@ -23,7 +23,7 @@ const (
 	UpdateCancel     = "cancel"       // the owner cancels
 	UpdateDelete     = "delete"       // the owner deletes a PENDING envelope: it ends and is removed
 	UpdateResend     = "redistribute" // send the envelope again to recipients who have not acted
-	SignalRefresh    = "refresh"      // the API changed recipients: read them again
+	SignalRefresh    = "refresh"      // the API changed recipients, or a code entry locked: read them again
 	SignalRetrySeal  = "retry-seal"   // an operator: try the seal again after it gave up
 	QueryState       = "state"        // the workflow's view, for ops
 )
@@ -56,6 +56,13 @@ type CompleteRequest struct {
 	RecipientID int64
 	NextSigner  *persistence.NextSigner
 	Actor       persistence.Actor
+	// SessionID names the signing session completing (never its secret): the completion checks
+	// the proofs that session holds and records them as the recipient's identity.
+	SessionID string `json:",omitempty"`
+	// LinkVersion is the version of the signing link the request came through: a link replaced
+	// since then completes nothing. Nil (a request of a release before link versions) is not
+	// checked.
+	LinkVersion *int `json:",omitempty"`
 }
 
 // RejectRequest is the argument of UpdateReject.
@@ -65,6 +72,9 @@ type RejectRequest struct {
 	Actor       persistence.Actor
 	External    bool
 	OnBehalfOf  *persistence.Actor
+	// LinkVersion is the version of the signing link a recipient's own rejection came through
+	// (not External): a link replaced since then rejects nothing. Nil is not checked.
+	LinkVersion *int `json:",omitempty"`
 }
 
 // ResendRequest is the argument of UpdateResend.
@@ -138,9 +148,11 @@ type run struct {
 	end         *ending
 	outbox      []outgoing
 	reminders   []reminder
-	resends     int     // requests sent again, numbering their Message-IDs
-	notified    []int64 // recipients whose expiry was handled
-	requested   []int64 // recipients sent their request (a recipient who opened a link early still gets it)
+	resends     int                    // requests sent again, numbering their Message-IDs
+	notified    []int64                // recipients whose expiry was handled
+	requested   []int64                // recipients sent their request (a recipient who opened a link early still gets it)
+	codeLocks   []persistence.CodeLock // locked code entries the owner was mailed about
+	mismatches  map[int64]int          // by recipient, how many refused RUNs the owner was mailed about
 	mu          workflow.Mutex
 	legacy      bool // started before "mail-outside-lock": replays the first release's steps
 }
@@ -412,7 +424,8 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if err := envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)); err != nil {
 		return 0, appError(err)
 	}
-	in := persistence.CompleteInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx)}
+	in := persistence.CompleteInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
+		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
@@ -484,7 +497,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 		return err
 	}
 	in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
-		External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx)}
+		External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
 	var snap persistence.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
 		r.mu.Unlock()
@@ -602,6 +615,13 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 		r.mu.Unlock()
 		return err
 	}
+	// The requests just queued mail each renewed recipient's current link, replaced or not.
+	if r.snap.LinkVersions == nil {
+		r.snap.LinkVersions = map[int64]int{}
+	}
+	for _, rec := range renewed {
+		r.snap.LinkVersions[rec.ID] = snap.LinkVersions[rec.ID]
+	}
 	r.replaceSnapshot(snap)
 	r.version++
 	v := r.version
@@ -645,8 +665,11 @@ func (r *run) step(ctx workflow.Context) error {
 			return err
 		}
 		r.noticeRemoved(snap)
+		r.noticeReplacedLinks(snap)
 		r.snap = snap
 	}
+	r.noticeCodeLocks()
+	r.noticeIdentityMismatches()
 	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
 		r.end = &ending{status: envelope.StatusCompleted, actor: persistence.SystemActor()}
 	}
@@ -677,8 +700,31 @@ func (r *run) step(ctx workflow.Context) error {
 func (r *run) replaceSnapshot(snap persistence.Snapshot) {
 	if !r.legacy {
 		r.noticeRemoved(snap)
+		r.noticeReplacedLinks(snap)
 	}
 	r.snap = snap
+}
+
+// replacedLinkSeq numbers the signing request that mails a replaced link (plus the link's
+// version), apart from first requests (0) and resends (100 on).
+const replacedLinkSeq = 10_000
+
+// noticeReplacedLinks queues the signing request again, with its new link, for each recipient
+// who was sent one, has not acted, and whose link was replaced since (its email or
+// authentication changed: envelope.ReplacesLink). The old link only says it was replaced.
+func (r *run) noticeReplacedLinks(snap persistence.Snapshot) {
+	m := snap.Meta
+	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
+		return
+	}
+	for _, rec := range snap.Recipients {
+		v := snap.LinkVersions[rec.ID]
+		if v <= r.snap.LinkVersions[rec.ID] || !slices.Contains(r.requested, rec.ID) ||
+			rec.SigningStatus != envelope.SigningStatusNotSigned || rec.Email == "" {
+			continue
+		}
+		r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: replacedLinkSeq + v}, nil)
+	}
 }
 
 // noticeRemoved queues the "removed" mail for each recipient who was sent the envelope, had not
@@ -693,6 +739,34 @@ func (r *run) noticeRemoved(snap persistence.Snapshot) {
 			continue
 		}
 		r.queue(activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
+	}
+}
+
+// noticeIdentityMismatches queues the owner's mail for each RUN refused to a recipient whose
+// expected RUN it was not (one per RUN: the count in the snapshot numbers them).
+func (r *run) noticeIdentityMismatches() {
+	for _, m := range r.snap.IdentityMismatches {
+		if m.RUNs <= r.mismatches[m.RecipientID] {
+			continue
+		}
+		if r.mismatches == nil {
+			r.mismatches = map[int64]int{}
+		}
+		r.mismatches[m.RecipientID] = m.RUNs
+		r.queue(activities.Notice{Kind: mail.OwnerIdentity, EnvelopeID: r.in.EnvelopeID, ActorID: m.RecipientID, Seq: m.RUNs}, nil)
+	}
+}
+
+// noticeCodeLocks queues the owner's mail for each locked access-code entry in the snapshot that
+// was not mailed about yet: one per lock (its number is the mail's sequence, so a second lock
+// after a redistribute is mailed too, and a retried mail is sent once).
+func (r *run) noticeCodeLocks() {
+	for _, l := range r.snap.CodeLocks {
+		if slices.Contains(r.codeLocks, l) {
+			continue
+		}
+		r.codeLocks = append(r.codeLocks, l)
+		r.queue(activities.Notice{Kind: mail.OwnerCodeLocked, EnvelopeID: r.in.EnvelopeID, ActorID: l.RecipientID, Seq: l.Lock}, nil)
 	}
 }
 

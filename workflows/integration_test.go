@@ -1,18 +1,20 @@
 package workflows_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
@@ -121,7 +123,7 @@ func (s *stack) sign(t testing.TB, id string, r envelope.Recipient) {
 	for _, f := range e.Fields {
 		if f.RecipientID == r.ID {
 			typed := r.Name
-			if _, err := s.store.InsertFieldValue(ctx, r, f.ID, &persistence.FieldValue{CustomText: typed, Typed: &typed}, persistence.Actor{}); err != nil {
+			if _, err := s.store.InsertFieldValue(ctx, r, f.ID, &persistence.FieldValue{CustomText: typed, Typed: &typed}, "", persistence.Actor{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -131,7 +133,7 @@ func (s *stack) sign(t testing.TB, id string, r envelope.Recipient) {
 // A whole life cycle on the real server, and its history replayed through today's code.
 func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	s := newStack(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	id, rs := s.draft(t, envelope.SigningOrderSequential, true)
 	if err := s.flows.Distribute(ctx, id, 1); err != nil {
@@ -176,14 +178,16 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 		t.Errorf("EnvelopeStatus = %q, want COMPLETED", v)
 	}
 
-	iter := s.c.GetWorkflowHistory(ctx, id, "", false, 0)
-	hist := &historypb.History{}
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		if err != nil {
-			t.Fatal(err)
+	hist := temporaltest.History(t, s.c, id)
+	// The history is kept by Temporal and shown in its Web UI: no signing token may be in it.
+	raw, err := proto.Marshal(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if r.Token == "" || bytes.Contains(raw, []byte(r.Token)) {
+			t.Errorf("the workflow's history holds recipient %d's signing token (or the test has none: %q)", r.ID, r.Token)
 		}
-		hist.Events = append(hist.Events, ev)
 	}
 	replayer := worker.NewWorkflowReplayer()
 	replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
@@ -209,4 +213,61 @@ func testSeal(t testing.TB) *seal.Signer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// The complete Update is decided by the activity that records it, under the envelope's lock:
+// without the session that holds the recipient's proofs, with another recipient's session, or
+// through a link replaced since, it completes nothing.
+func TestTheCompleteUpdateChecksTheSessionsProofs(t *testing.T) {
+	s := newStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
+	next := rs[0]
+	next.AuthOptions.ActionAuth = []envelope.ActionAuth{envelope.ActionAuthClaveUnica}
+	if err := s.store.InTx(ctx, func(tx *persistence.Tx) error {
+		_, err := tx.UpdateRecipient(ctx, next)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	signer, err := s.store.RecipientByID(ctx, rs[0].ID)
+	if err != nil || signer.LinkVersion != 1 {
+		t.Fatalf("after the auth change: link version %d, %v", signer.LinkVersion, err)
+	}
+	if err := s.flows.Distribute(ctx, id, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.sign(t, id, signer)
+	other := []byte("another-recipients-session-00000")
+	if err := s.store.StartCeremony(ctx, other, rs[1].ID, rs[1].Token, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	otherSession, err := s.store.CeremonyByHash(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, replaced := 1, 0
+	for _, c := range []struct {
+		name string
+		req  workflows.CompleteRequest
+		want envelope.Code
+	}{
+		{"no session", workflows.CompleteRequest{RecipientID: signer.ID, LinkVersion: &current}, envelope.CodeUnauthorized},
+		{"an unknown session", workflows.CompleteRequest{RecipientID: signer.ID, LinkVersion: &current, SessionID: strings.Repeat("ab", 32)}, envelope.CodeUnauthorized},
+		{"another recipient's session", workflows.CompleteRequest{RecipientID: signer.ID, LinkVersion: &current, SessionID: otherSession.ID}, envelope.CodeUnauthorized},
+		{"a replaced link", workflows.CompleteRequest{RecipientID: signer.ID, LinkVersion: &replaced}, envelope.CodeLinkReplaced},
+	} {
+		if err := s.flows.Complete(ctx, id, c.req); envelope.ErrorCode(err) != c.want {
+			t.Errorf("%s: %v, want %s", c.name, err, c.want)
+		}
+	}
+	if snap, err := s.store.LoadSnapshot(ctx, id); err != nil || snap.Recipient(signer.ID).SigningStatus != envelope.SigningStatusNotSigned {
+		t.Fatalf("after the refusals the signer is %v (%v)", snap.Recipient(signer.ID).SigningStatus, err)
+	}
+	// The recipient without proofs to give completes through its link as before.
+	s.sign(t, id, rs[1])
+	if err := s.flows.Complete(ctx, id, workflows.CompleteRequest{RecipientID: rs[1].ID}); err != nil {
+		t.Fatalf("the other signer: %v", err)
+	}
 }

@@ -2,14 +2,16 @@
 // electrónica avanzada, Ley 19.799) over a digest of what they sign. The digest covers the
 // envelope's documents as distributed and the recipient's field values, in the canonical form
 // written down here and in docs/fao-hash.md; the signer returns a detached CMS (PKCS#7)
-// signature over the digest's hex text; Verify checks the signature, the certificate's chain to
-// the configured trust roots and its validity now, and reads the holder's RUT from the
+// signature over the digest's hex text; Verify checks the signature and its algorithms (no SHA-1,
+// no MD5), the certificate's key usage, extended key usage and policy, its chain to the configured
+// trust roots, its validity now and its revocation by OCSP, and reads the holder's RUT from the
 // certificate (Decreto 181: subjectAltName otherName 1.3.6.1.4.1.8321.1).
 //
 // This meaning of FAO_HASH (Firma Avanzada Online over a hash) is Sobre's own; no public source
 // defines the name.
 //
-// It may import the domain (envelope) and the CMS library; nothing else of Sobre's.
+// It may import the domain (envelope), the CMS library and golang.org/x/crypto/ocsp; nothing else
+// of Sobre's. Package featest makes test CAs, holders and OCSP responders for its tests.
 package fea
 
 import (

@@ -1,6 +1,7 @@
 package fea_test
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -49,6 +50,13 @@ func TestDigestExample(t *testing.T) {
 // sign makes a detached CMS signature over content with openssl and a certificate of the test CA.
 func sign(t *testing.T, content, holder string, form string) []byte {
 	t.Helper()
+	return opensslSign(t, content, filepath.Join(dir, holder), filepath.Join(dir, "intermediate.pem"), "sha256", form)
+}
+
+// opensslSign signs content with openssl cms: the certificate base+".pem", its key base+".key",
+// the chain certfile, the digest md, in form DER, PEM or DER-attached.
+func opensslSign(t *testing.T, content, base, certfile, md, form string) []byte {
+	t.Helper()
 	if _, err := exec.LookPath("openssl"); err != nil {
 		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
 			t.Fatal("openssl is missing")
@@ -61,8 +69,8 @@ func sign(t *testing.T, content, holder string, form string) []byte {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "sig")
-	args := []string{"cms", "-sign", "-binary", "-md", "sha256", "-in", in, "-signer", filepath.Join(dir, holder+".pem"),
-		"-inkey", filepath.Join(dir, holder+".key"), "-certfile", filepath.Join(dir, "intermediate.pem"), "-outform", form, "-out", out}
+	args := []string{"cms", "-sign", "-binary", "-md", md, "-in", in, "-signer", base + ".pem",
+		"-inkey", base + ".key", "-certfile", certfile, "-outform", form, "-out", out}
 	if form == "DER-attached" {
 		args[len(args)-3] = "DER"
 		args = append(args, "-nodetach")
@@ -106,7 +114,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := v.Verify(c.cms, digest, now)
+			h, err := v.Verify(context.Background(), c.cms, digest, now)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("Verify = %+v, %v; want %v", h, err, c.want)
 			}
@@ -115,14 +123,14 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
-	h, err := v.Verify(sign(t, digest, "holder-55555555-5", "DER"), digest, now)
+	h, err := v.Verify(context.Background(), sign(t, digest, "holder-55555555-5", "DER"), digest, now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := fea.CheckRUT(h, "44444444-4"); !errors.Is(err, fea.ErrRUTMismatch) {
 		t.Fatalf("another RUT: %v", err)
 	}
-	if _, err := (fea.Verifier{}).Verify(sign(t, digest, "holder-44444444-4", "DER"), digest, now); !errors.Is(err, fea.ErrUntrusted) {
+	if _, err := (fea.Verifier{}).Verify(context.Background(), sign(t, digest, "holder-44444444-4", "DER"), digest, now); !errors.Is(err, fea.ErrUntrusted) {
 		t.Fatalf("no roots configured: %v", err)
 	}
 }

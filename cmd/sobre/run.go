@@ -52,6 +52,9 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 	if err := pdf.ConfigureEngine(pdf.EngineConfig{Instances: cfg.PDFiumInstances, MemoryMiB: cfg.PDFiumMemoryMiB, Deadline: cfg.PDFiumDeadline}); err != nil {
 		return nil, err
 	}
+	if err := pdf.ConfigureReader(pdf.ReaderConfig{MemoryMiB: cfg.PDFReadMemoryMiB, Timeout: cfg.PDFReadTimeout, Processes: cfg.PDFReaders}); err != nil {
+		return nil, err
+	}
 	store, err := persistence.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -116,7 +119,8 @@ func (p *process) httpServer(ctx context.Context, h http.Handler) error {
 }
 
 func (p *process) apiHandler() (http.Handler, error) {
-	cer, err := p.ceremony()
+	flows := &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue}
+	cer, err := p.ceremony(flows)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +130,7 @@ func (p *process) apiHandler() (http.Handler, error) {
 		Log:       p.log,
 		Store:     p.store,
 		Temporal:  p.temporal,
-		Workflows: &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue},
+		Workflows: flows,
 		Registry:  p.registry,
 		Checks:    p.checks(),
 	})
@@ -202,6 +206,7 @@ func (p *process) runWorker(ctx context.Context) error {
 			Seal:      signer,
 
 			SealRefusals: refusals,
+			ProofMaxAge:  p.cfg.ActionProofMaxAge,
 		},
 	})
 	if err != nil {
@@ -254,9 +259,10 @@ func publicHost(public string) string {
 	return u.Hostname()
 }
 
-// ceremony builds the signing ceremony's service: mail for access codes, Clave Única and the
-// FAO_HASH trust roots when configured.
-func (p *process) ceremony() (*ceremony.Service, error) {
+// ceremony builds the signing ceremony's service: mail for access codes, the envelope workflows
+// it tells of a locked code entry, Clave Única and the FAO_HASH verifier (trust roots, accepted
+// policies, revocation mode) when configured.
+func (p *process) ceremony(flows *workflows.Client) (*ceremony.Service, error) {
 	sender, err := mail.NewSender(p.cfg.SMTPURL, p.cfg.MailFrom)
 	if err != nil {
 		return nil, err
@@ -267,6 +273,10 @@ func (p *process) ceremony() (*ceremony.Service, error) {
 		MailHost:  publicHost(p.cfg.PublicURL),
 		PublicURL: p.cfg.PublicURL,
 		Log:       p.log,
+
+		ProofMaxAge:     p.cfg.ActionProofMaxAge,
+		MaxCodeFailures: p.cfg.AccessCodeMaxFailures,
+		TellOwner:       flows.Refresh,
 	}
 	if p.cfg.ClaveUnicaIssuerURL != "" {
 		s.ClaveUnica = claveunica.New(claveunica.Config{
@@ -279,7 +289,15 @@ func (p *process) ceremony() (*ceremony.Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.FEA = &fea.Verifier{Roots: roots}
+		policies, err := fea.ParsePolicies(p.cfg.FEAPolicyOIDs)
+		if err != nil {
+			return nil, err
+		}
+		mode, err := fea.ParseRevocationMode(p.cfg.FEARevocation)
+		if err != nil {
+			return nil, err
+		}
+		s.FEA = &fea.Verifier{Roots: roots, Policies: policies, Revocation: mode}
 	}
 	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/sobre-sign/sobre/worker"
@@ -56,4 +57,19 @@ func TaskQueue(t testing.TB) string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return "test-" + hex.EncodeToString(b)
+}
+
+// History reads the whole history of workflow id (its latest run).
+func History(t testing.TB, c client.Client, id string) *historypb.History {
+	t.Helper()
+	iter := c.GetWorkflowHistory(context.Background(), id, "", false, 0)
+	hist := &historypb.History{}
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatalf("read the history of %s: %v", id, err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	return hist
 }

@@ -30,6 +30,7 @@ import (
 const (
 	mib = 1024 * 1024
 
+	arrayBombNumbers   = 30_000_000
 	objStmBombSize     = 400 * mib
 	contentBombSize    = 300 * mib
 	nestedBombSize     = 1024 * mib
@@ -59,6 +60,7 @@ func main() {
 		{"embedded.pdf", genEmbedded},
 		{"xfa.pdf", genXFA},
 		{"objstm-bomb.pdf", genObjStmBomb},
+		{"array-bomb.pdf", genArrayBomb},
 		{"content-bomb.pdf", genContentBomb},
 		{"content-bomb-nested.pdf", genContentBombNested},
 		{"image-bomb.pdf", genImageBomb},
@@ -471,21 +473,50 @@ func genObjStmBomb(name string) []byte {
 		resources: "/ExtGState << /GS0 7 0 R >>",
 		content:   "/GS0 gs\n" + textLines("OBJECT STREAM BOMB"),
 	})
-	header := "7 0 "
 	object := "<< /Type /ExtGState /CA 1 /ca 1 >>"
+	w.packObjectSeven(func(z io.Writer, header string) {
+		io.WriteString(z, object)
+		writeRepeated(z, ' ', objStmBombSize-len(header)-len(object))
+	})
+	return w.bytes()
+}
+
+// packObjectSeven ends a one-page file whose object 7 lives only in an object stream (6),
+// Flate-compressed at best: body writes the object (after its header), then a cross-reference
+// stream (8) lists it.
+func (w *writer) packObjectSeven(body func(z io.Writer, header string)) {
+	header := "7 0 "
 	var comp bytes.Buffer
 	z, err := zlib.NewWriterLevel(&comp, zlib.BestCompression)
 	if err != nil {
 		log.Fatal(err)
 	}
-	io.WriteString(z, header+object)
-	writeRepeated(z, ' ', objStmBombSize-len(header)-len(object))
+	io.WriteString(z, header)
+	body(z, header)
 	if err := z.Close(); err != nil {
 		log.Fatal(err)
 	}
 	w.stream(6, fmt.Sprintf("/Type /ObjStm /N 1 /First %d /Filter /FlateDecode", len(header)), comp.Bytes())
 	w.compressed[7] = [2]int{6, 0}
 	w.xrefStream(8, "/Root 1 0 R")
+}
+
+// genArrayBomb packs one array of 30 million numbers into an object stream: 60 MB decoded,
+// under any per-stream limit, about 60 KB on disk, and gigabytes for a parser that holds each
+// number as an object.
+func genArrayBomb(name string) []byte {
+	w := newWriter(name, "1.5")
+	w.onePage(page{
+		resources: "/Properties << /P0 7 0 R >>",
+		content:   textLines("ARRAY BOMB"),
+	})
+	w.packObjectSeven(func(z io.Writer, _ string) {
+		io.WriteString(z, "[")
+		for range arrayBombNumbers / 1000 {
+			io.WriteString(z, strings.Repeat("0 ", 1000))
+		}
+		io.WriteString(z, "]")
+	})
 	return w.bytes()
 }
 

@@ -1,0 +1,107 @@
+package pdf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/internal/testpdf"
+)
+
+// parserBomb is a small-looking document whose parsing costs far more memory than its size: one
+// array of n numbers (a font's widths, which normalising keeps), which pdfcpu holds as n boxed
+// values.
+func parserBomb(n int) []byte {
+	numbers := strings.Repeat("0 ", n)
+	return testpdf.File([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> >>",
+		"[" + numbers + "]",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FirstChar 0 /LastChar 0 /Widths 4 0 R >>",
+	}, 1)
+}
+
+func TestReadingProcessIsCapped(t *testing.T) {
+	c := ReaderConfig{MemoryMiB: 256, Timeout: time.Minute, Processes: 1}
+
+	// Reading an ordinary document in the child gives what reading it here gives.
+	plain := testpdf.Pages(3, "hello")
+	want, err := normalize(plain, Limits{}.orDefault(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readInChild(t.Context(), plain, Limits{}.orDefault(), c)
+	if err != nil {
+		t.Fatalf("read a plain document in a child: %v", err)
+	}
+	if len(got.Pages) != 3 || fmt.Sprint(got.Pages) != fmt.Sprint(want.Pages) || len(got.Data) == 0 {
+		t.Errorf("child read %v (%d bytes), want %v", got.Pages, len(got.Data), want.Pages)
+	}
+
+	// The package's errors come back as themselves, with their messages.
+	_, err = readInChild(t.Context(), []byte("%PDF-1.7\nnot really"), Limits{}.orDefault(), c)
+	if !errors.Is(err, ErrNotPDF) {
+		t.Errorf("a broken file: %v, want ErrNotPDF", err)
+	}
+
+	// Eight million numbers in 16 MB: no stream, nothing to inflate, yet gigabytes to parse.
+	start := time.Now()
+	_, err = readInChild(t.Context(), parserBomb(8_000_000), Limits{}.orDefault(), c)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "256 MiB of memory") {
+		t.Fatalf("a parser bomb: %v, want ErrLimit naming the memory cap", err)
+	}
+	t.Logf("parser bomb refused in %v: %v", time.Since(start).Round(time.Millisecond), err)
+
+	// Fewer numbers, which a capped reading can hold, still over the entries limit: what the
+	// seal's readings of the document would cost later is refused now, with its reason.
+	few := Limits{Entries: 100_000}.orDefault()
+	_, err = readInChild(t.Context(), parserBomb(few.Entries+10), few, c)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "100000 array and dictionary entries") {
+		t.Errorf("an array of %d numbers: %v, want ErrLimit naming the entries", few.Entries+10, err)
+	}
+
+	// A reading that passes its deadline is stopped.
+	c.Timeout = time.Millisecond
+	_, err = readInChild(t.Context(), plain, Limits{}.orDefault(), c)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "longer than 1ms") {
+		t.Errorf("past the deadline: %v, want ErrLimit naming the deadline", err)
+	}
+
+	// A request that ends stops its reading, and says so: it is not the document's fault.
+	ctx, cancel := contextCanceled(t)
+	cancel()
+	_, err = readInChild(ctx, plain, Limits{}.orDefault(), ReaderConfig{MemoryMiB: 256, Timeout: time.Minute, Processes: 1})
+	if err == nil || IsDocumentError(err) {
+		t.Errorf("a cancelled request: %v, want an error that is not about the document", err)
+	}
+}
+
+func contextCanceled(t *testing.T) (context.Context, context.CancelFunc) {
+	return context.WithCancel(t.Context())
+}
+
+// BenchmarkReadingProcess is what reading an upload in a process of its own costs over reading
+// it in this one, for a one-page document (where the start of the process weighs most).
+func BenchmarkReadingProcess(b *testing.B) {
+	doc := testpdf.Pages(1, "hello")
+	l := Limits{}.orDefault()
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := normalize(doc, l, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("child", func(b *testing.B) {
+		c := ReaderConfig{MemoryMiB: 512, Timeout: time.Minute, Processes: 1}
+		for b.Loop() {
+			if _, err := readInChild(b.Context(), doc, l, c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
