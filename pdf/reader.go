@@ -218,10 +218,14 @@ func readInChild(ctx context.Context, data []byte, limits Limits, c ReaderConfig
 		return Normalized{}, fmt.Errorf("pdf: reading stopped: %w", context.Cause(ctx))
 	case runCtx.Err() != nil:
 		return Normalized{}, fmt.Errorf("%w: reading it takes longer than %v", ErrLimit, c.Timeout)
-	case runErr != nil && outOfMemory(cmd.ProcessState, stderr.String()):
-		return Normalized{}, fmt.Errorf("%w: reading it needs more than %d MiB of memory", ErrLimit, c.MemoryMiB)
 	case runErr != nil:
-		return Normalized{}, fmt.Errorf("pdf: the reading process failed: %w: %s", runErr, strings.TrimSpace(stderr.String()))
+		var status *syscall.WaitStatus
+		if cmd.ProcessState != nil {
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+				status = &ws
+			}
+		}
+		return Normalized{}, whyStopped(status, runErr, stderr.String(), c)
 	}
 	var res readerResult
 	if err := gob.NewDecoder(&stdout).Decode(&res); err != nil {
@@ -250,19 +254,48 @@ func executable() (string, error) {
 	return exe, nil
 }
 
-// outOfMemory reports whether a reading process ended for want of memory: the Go runtime's own
-// report when the kernel refused it memory, or a kill by the out-of-memory killer.
-func outOfMemory(ps *os.ProcessState, stderr string) bool {
-	// The Go runtime's words, the C library's, and ThreadSanitizer's (a race-detector build).
-	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") ||
-		strings.Contains(stderr, "failed to allocate") {
-		return true
+// whyStopped is the error of a reading process that ended without an answer. The process
+// started, so the document is the cause, except when the process says itself that it was not
+// asked properly (exit code 3) or never ran:
+//
+//   - it ran out of memory under its cap: the Go runtime's "out of memory" or "cannot allocate
+//     memory", a thread it could not start ("pthread_create failed", "failed to create new OS
+//     thread": thread stacks are writable memory too, so which allocation fails first is
+//     chance), ThreadSanitizer's "failed to allocate" (a race-detector build), or a kill by the
+//     out-of-memory killer (SIGKILL): ErrLimit, naming the cap;
+//   - the Go runtime stopped it otherwise (exit code 2: a stack overflow on a deeply nested
+//     document, say) or a signal did: ErrUnsupported, with the runtime's first line, since the
+//     same reader reads other documents;
+//   - anything else is not the document's doing, and wraps runErr.
+//
+// status is nil when the process never started.
+func whyStopped(status *syscall.WaitStatus, runErr error, stderr string, c ReaderConfig) error {
+	if status == nil || (!status.Signaled() && status.ExitStatus() != 2) {
+		return fmt.Errorf("pdf: the reading process failed: %w: %s", runErr, firstLine(stderr))
 	}
-	if ps == nil {
-		return false
+	for _, words := range []string{"out of memory", "cannot allocate memory", "failed to allocate",
+		"pthread_create failed", "failed to create new OS thread"} {
+		if strings.Contains(stderr, words) {
+			return fmt.Errorf("%w: reading it needs more than %d MiB of memory", ErrLimit, c.MemoryMiB)
+		}
 	}
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+	if status.Signaled() && status.Signal() == syscall.SIGKILL {
+		return fmt.Errorf("%w: reading it needs more than %d MiB of memory", ErrLimit, c.MemoryMiB)
+	}
+	if status.Signaled() {
+		return fmt.Errorf("%w: reading it stopped the reader (%v)", ErrUnsupported, status.Signal())
+	}
+	return fmt.Errorf("%w: reading it stopped the reader (%s)", ErrUnsupported, firstLine(stderr))
+}
+
+// firstLine is the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }
 
 // head keeps the first max bytes written to it.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,4 +105,45 @@ func BenchmarkReadingProcess(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestWhyStopped(t *testing.T) {
+	c := ReaderConfig{MemoryMiB: 512, Timeout: time.Minute}
+	exited := func(code int) *syscall.WaitStatus { ws := syscall.WaitStatus(code << 8); return &ws }
+	killed := func(sig syscall.Signal) *syscall.WaitStatus { ws := syscall.WaitStatus(sig); return &ws }
+	runErr := errors.New("exit status")
+	tests := []struct {
+		name   string
+		status *syscall.WaitStatus
+		stderr string
+		want   error // nil: not the document's doing
+		words  string
+	}{
+		{"the heap is refused memory", exited(2), "fatal error: runtime: cannot allocate memory\n\nruntime stack:", ErrLimit, "512 MiB of memory"},
+		{"an arena is refused", exited(2), "fatal error: runtime: out of memory", ErrLimit, "512 MiB of memory"},
+		{"a thread cannot start (cgo)", exited(2), "runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort", ErrLimit, "512 MiB of memory"},
+		{"a thread cannot start", exited(2), "runtime: failed to create new OS thread (have 5 already; errno=11)\nfatal error: newosproc", ErrLimit, "512 MiB of memory"},
+		{"ThreadSanitizer", exited(66), "", nil, ""},
+		{"ThreadSanitizer is refused memory", killed(syscall.SIGABRT), "==1==ERROR: ThreadSanitizer failed to allocate 0x1000 bytes", ErrLimit, "512 MiB of memory"},
+		{"the out-of-memory killer", killed(syscall.SIGKILL), "", ErrLimit, "512 MiB of memory"},
+		{"a stack overflow", exited(2), "runtime: goroutine stack exceeds 1000000000-byte limit\nfatal error: stack overflow", ErrUnsupported, "goroutine stack exceeds"},
+		{"another signal", killed(syscall.SIGSEGV), "", ErrUnsupported, "segmentation fault"},
+		{"a bad job", exited(3), `pdf reader: bad job "x"`, nil, "bad job"},
+		{"never started", nil, "", nil, "exit status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := whyStopped(tt.status, runErr, tt.stderr, c)
+			if tt.want == nil {
+				if IsDocumentError(err) || !errors.Is(err, runErr) {
+					t.Errorf("got %v, want an error wrapping the run's, not about the document", err)
+				}
+			} else if !errors.Is(err, tt.want) {
+				t.Errorf("got %v, want %v", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.words) {
+				t.Errorf("got %q, want it to say %q", err, tt.words)
+			}
+		})
+	}
 }
