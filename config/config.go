@@ -2,13 +2,18 @@ package config
 
 import (
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 // Config is every setting of Sobre's processes.
@@ -45,6 +50,10 @@ type Config struct {
 	SealKeyFile     string // SOBRE_SEAL_KEY_FILE
 	SealDevDir      string // SOBRE_SEAL_DEV_DIR: where a self-signed development seal is kept when no seal is given
 	TSAURL          string // SOBRE_TSA_URL
+
+	// PayloadKeysFile is the key file of the secrets only Sobre reads (Temporal payloads, signing
+	// tokens kept for their owners); empty: a development key file in SealDevDir.
+	PayloadKeysFile string // SOBRE_PAYLOAD_KEYS_FILE
 
 	PDFMaxStreamMiB   int           // SOBRE_PDF_MAX_STREAM_MIB: decoded size of one stream of an upload
 	PDFMaxDocumentMiB int           // SOBRE_PDF_MAX_DOCUMENT_MIB: decoded size of all streams of an upload
@@ -98,6 +107,7 @@ func Vars() []Var {
 		{"SOBRE_SEAL_KEY_FILE", "", "with `SOBRE_SEAL_CERT_FILE`: PEM file of the seal's private key"},
 		{"SOBRE_SEAL_DEV_DIR", ".data", "when no seal is given, a self-signed development seal is made and kept here (logged once; PDF readers show it as an unknown issuer)"},
 		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
+		{"SOBRE_PAYLOAD_KEYS_FILE", "", "AES-256 keys of what only Sobre reads (Temporal payloads, signing tokens kept for their owners): one `<id> <base64 of 32 bytes>` per line, the first encrypts, all decrypt (rotation adds a first line; `sobre keygen` prints one); empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
 		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
 		{"SOBRE_FEA_POLICY_OIDS", "", "comma-separated certificate policy OIDs (e.g. an accredited provider's advanced-signature policy); a FAO_HASH certificate must carry one of them; empty: any policy is accepted ([docs/fao-hash.md](docs/fao-hash.md))"},
 		{"SOBRE_FEA_REVOCATION", "prefer", "OCSP revocation check of FAO_HASH certificates: `require` (no good answer from the responder the certificate names: refused), `prefer` (revoked: refused; no usable answer: accepted, recorded as not checked) or `off`"},
@@ -120,6 +130,42 @@ func Vars() []Var {
 
 // LinkRead is how long a signing link shows the document after it ended (SOBRE_LINK_READ_DAYS).
 func (c Config) LinkRead() time.Duration { return time.Duration(c.LinkReadDays) * 24 * time.Hour }
+
+// devKeysFile is the name of the development key file, in SealDevDir.
+const devKeysFile = "payload-keys.dev"
+
+// Keyring loads the keys of SOBRE_PAYLOAD_KEYS_FILE or, when it is empty, those of a development
+// key file kept in SealDevDir (made on first use; created reports that). Every process of one
+// deployment must load the same keys.
+func (c Config) Keyring() (ring *keyring.Ring, created bool, err error) {
+	if c.PayloadKeysFile != "" {
+		ring, err = keyring.Load(c.PayloadKeysFile)
+		return ring, false, err
+	}
+	path := filepath.Join(c.SealDevDir, devKeysFile)
+	ring, err = keyring.Load(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return ring, false, err
+	}
+	if err := os.MkdirAll(c.SealDevDir, 0o700); err != nil {
+		return nil, false, fmt.Errorf("config: development key file: %w", err)
+	}
+	line := "# development keys of Sobre: SOBRE_PAYLOAD_KEYS_FILE replaces them in production\n" + keyring.NewKeyLine("dev1") + "\n"
+	// Written aside, then linked into place: of two processes starting at once, one makes the
+	// file and both read it whole.
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(line), 0o600); err != nil {
+		return nil, false, fmt.Errorf("config: development key file: %w", err)
+	}
+	err = os.Link(tmp, path)
+	_ = os.Remove(tmp)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, false, fmt.Errorf("config: development key file: %w", err)
+	}
+	created = err == nil
+	ring, err = keyring.Load(path)
+	return ring, created, err
+}
 
 // Getenv is the lookup used by Load; tests pass their own.
 type Getenv func(string) string
@@ -174,6 +220,7 @@ func Load(getenv Getenv) (Config, error) {
 		SealKeyFile:     get("SOBRE_SEAL_KEY_FILE"),
 		SealDevDir:      get("SOBRE_SEAL_DEV_DIR"),
 		TSAURL:          get("SOBRE_TSA_URL"),
+		PayloadKeysFile: get("SOBRE_PAYLOAD_KEYS_FILE"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 func env(m map[string]string) Getenv { return func(k string) string { return m[k] } }
@@ -93,5 +95,38 @@ func TestREADMEListsEveryVariable(t *testing.T) {
 		if !strings.Contains(string(readme), row) {
 			t.Errorf("README lacks the row %q", row)
 		}
+	}
+}
+
+// Without SOBRE_PAYLOAD_KEYS_FILE, the first process makes a development key file and every
+// later one reads the same keys; with it, that file's keys are used.
+func TestKeyring(t *testing.T) {
+	dir := t.TempDir()
+	c := Config{SealDevDir: dir}
+	first, created, err := c.Keyring()
+	if err != nil || !created {
+		t.Fatalf("first: created %v, %v", created, err)
+	}
+	again, created, err := c.Keyring()
+	if err != nil || created {
+		t.Fatalf("again: created %v, %v", created, err)
+	}
+	id, sealed := first.Seal([]byte("x"), nil)
+	if got, err := again.Open(id, sealed, nil); err != nil || string(got) != "x" {
+		t.Errorf("the second load opens %q, %v", got, err)
+	}
+
+	file := filepath.Join(dir, "keys")
+	if err := os.WriteFile(file, []byte(keyring.NewKeyLine("prod1")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.PayloadKeysFile = file
+	ring, created, err := c.Keyring()
+	if err != nil || created || ring.PrimaryID() != "prod1" {
+		t.Errorf("from the file: %v, created %v, %v", ring, created, err)
+	}
+	c.PayloadKeysFile = filepath.Join(dir, "missing")
+	if _, _, err := c.Keyring(); err == nil {
+		t.Error("a missing key file was accepted")
 	}
 }

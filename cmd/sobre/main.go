@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 const usage = `sobre: electronic signature envelopes, Documenso API v2 compatible
@@ -32,6 +34,7 @@ Usage:
   sobre admin revoke-key --team NAME --id ID
   sobre audit verify ENVELOPE_ID
                               recompute the envelope's audit hash chain; exit 1 naming the first broken entry
+  sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
   sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
   sobre help                  this text and the environment variables
 
@@ -72,6 +75,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return admin(ctx, cfg, log, args[1:], stdout)
 	case "audit":
 		return audit(ctx, cfg, args[1:], stdout)
+	case "keygen":
+		id := time.Now().UTC().Format("k20060102")
+		if len(args) > 1 {
+			id = args[1]
+		}
+		line := keyring.NewKeyLine(id)
+		if _, err := keyring.Parse([]byte(line)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, line)
+		return nil
 	case "claveunica-dev":
 		return claveUnicaDev(ctx, cfg, log)
 	default:
