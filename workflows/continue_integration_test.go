@@ -104,9 +104,12 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 	if len(lengths) < 2 {
 		t.Fatalf("%d run(s) of %v events: the workflow never continued as new", len(lengths), lengths)
 	}
+	// Signals keep arriving while a run waits for its handlers, and the loop checks the length
+	// between steps, so a run passes the threshold by what arrives in the meantime (130 to 300
+	// events at the pace of this test): bounded, not exact.
 	for i, l := range lengths {
-		if l > at+200 {
-			t.Errorf("run %d has %d events, far past the threshold %d", i, l, at)
+		if l > 2*at {
+			t.Errorf("run %d has %d events, past twice the threshold %d", i, l, at)
 		}
 	}
 	t.Logf("%d edits in %s; %d runs of %v events, %v bytes", edits, took.Round(time.Millisecond), len(lengths), lengths, sizes)
