@@ -70,6 +70,8 @@ type Config struct {
 	ActionProofMaxAge     time.Duration // SOBRE_ACTION_PROOF_MAX_AGE: how old a Clave Única login or FAO_HASH signature may be at completion
 	AccessCodeMaxFailures int           // SOBRE_ACCESS_CODE_MAX_FAILURES: wrong access codes that lock a recipient's code entry
 	LinkReadDays          int           // SOBRE_LINK_READ_DAYS: days a signing link shows the document after it ended
+
+	APIKeyDays int // SOBRE_API_KEY_DAYS: lifetime of a new API key unless made with --no-expiry
 }
 
 // Var is one documented environment variable.
@@ -125,11 +127,15 @@ func Vars() []Var {
 		{"SOBRE_ACTION_PROOF_MAX_AGE", "15m", "how old a signer's Clave Única login or FAO_HASH signature may be when they complete"},
 		{"SOBRE_ACCESS_CODE_MAX_FAILURES", "20", "wrong access codes, over every session and code, after which a recipient's code entry locks until the envelope is sent to them again (the owner is mailed)"},
 		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
+		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
 	}
 }
 
 // LinkRead is how long a signing link shows the document after it ended (SOBRE_LINK_READ_DAYS).
 func (c Config) LinkRead() time.Duration { return time.Duration(c.LinkReadDays) * 24 * time.Hour }
+
+// APIKeyLifetime is how long a new API key is valid (SOBRE_API_KEY_DAYS).
+func (c Config) APIKeyLifetime() time.Duration { return time.Duration(c.APIKeyDays) * 24 * time.Hour }
 
 // devKeysFile is the name of the development key file, in SealDevDir.
 const devKeysFile = "payload-keys.dev"
@@ -259,6 +265,9 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.LinkReadDays, err = strconv.Atoi(get("SOBRE_LINK_READ_DAYS")); err != nil || c.LinkReadDays < 0 || c.LinkReadDays > 36500 {
 		errs = append(errs, fmt.Sprintf("SOBRE_LINK_READ_DAYS: want a whole number of days from 0 to 36500, got %q", get("SOBRE_LINK_READ_DAYS")))
+	}
+	if c.APIKeyDays, err = strconv.Atoi(get("SOBRE_API_KEY_DAYS")); err != nil || c.APIKeyDays < 1 || c.APIKeyDays > 36500 {
+		errs = append(errs, fmt.Sprintf("SOBRE_API_KEY_DAYS: want a whole number of days from 1 to 36500, got %q", get("SOBRE_API_KEY_DAYS")))
 	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {

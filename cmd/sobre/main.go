@@ -26,9 +26,10 @@ Usage:
   sobre worker                run the Temporal worker (envelope workflows and activities)
   sobre dev                   migrate, then run the API and the worker in one process
   sobre migrate               apply database migrations and exit
-  sobre admin create-key --team NAME --email EMAIL [--role MEMBER|MANAGER|ADMIN] [--name N] [--expires-in 720h]
+  sobre admin create-key --team NAME --email EMAIL [--role MEMBER|MANAGER|ADMIN] [--name N] [--expires-in 720h | --no-expiry]
                               create the team and user if missing; print a new API key on the last line
-  sobre admin ensure-key --file PATH --team NAME --email EMAIL [--role ROLE]
+                              (it expires after SOBRE_API_KEY_DAYS days unless --expires-in or --no-expiry)
+  sobre admin ensure-key --file PATH --team NAME --email EMAIL [--role ROLE] [--expires-in D | --no-expiry]
                               print the key stored in PATH if it is still valid, else create one and store it
   sobre admin list-keys --team NAME
   sobre admin revoke-key --team NAME --id ID
