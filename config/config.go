@@ -72,6 +72,8 @@ type Config struct {
 	LinkReadDays          int           // SOBRE_LINK_READ_DAYS: days a signing link shows the document after it ended
 
 	APIKeyDays int // SOBRE_API_KEY_DAYS: lifetime of a new API key unless made with --no-expiry
+
+	MetricsAddr string // SOBRE_METRICS_ADDR: the operations listener (/healthz, /readyz, /metrics)
 }
 
 // Var is one documented environment variable.
@@ -127,6 +129,7 @@ func Vars() []Var {
 		{"SOBRE_ACTION_PROOF_MAX_AGE", "15m", "how old a signer's Clave Única login or FAO_HASH signature may be when they complete"},
 		{"SOBRE_ACCESS_CODE_MAX_FAILURES", "20", "wrong access codes, over every session and code, after which a recipient's code entry locks until the envelope is sent to them again (the owner is mailed)"},
 		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
+		{"SOBRE_METRICS_ADDR", "127.0.0.1:9090", "address of the operations listener: liveness `/healthz`, readiness `/readyz` and Prometheus `/metrics` (the API listener serves only `/healthz` of these); keep it off the public network"},
 		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
 	}
 }
@@ -227,6 +230,7 @@ func Load(getenv Getenv) (Config, error) {
 		SealDevDir:      get("SOBRE_SEAL_DEV_DIR"),
 		TSAURL:          get("SOBRE_TSA_URL"),
 		PayloadKeysFile: get("SOBRE_PAYLOAD_KEYS_FILE"),
+		MetricsAddr:     get("SOBRE_METRICS_ADDR"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))
@@ -291,6 +295,9 @@ func Load(getenv Getenv) (Config, error) {
 	case "require", "prefer", "off":
 	default:
 		errs = append(errs, fmt.Sprintf("SOBRE_FEA_REVOCATION: want require, prefer or off, got %q", c.FEARevocation))
+	}
+	if c.MetricsAddr == c.HTTPAddr {
+		errs = append(errs, fmt.Sprintf("SOBRE_METRICS_ADDR: %q is SOBRE_HTTP_ADDR; the operations listener needs an address of its own", c.MetricsAddr))
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Sprintf("SOBRE_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))

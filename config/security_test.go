@@ -20,3 +20,14 @@ func TestLoadAPIKeyDays(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadMetricsAddr(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil || c.MetricsAddr != "127.0.0.1:9090" {
+		t.Fatalf("default: %q, %v", c.MetricsAddr, err)
+	}
+	_, err = Load(env(map[string]string{"SOBRE_HTTP_ADDR": "0.0.0.0:8080", "SOBRE_METRICS_ADDR": "0.0.0.0:8080"}))
+	if err == nil || !strings.Contains(err.Error(), "SOBRE_METRICS_ADDR") {
+		t.Errorf("one address for both listeners: %v", err)
+	}
+}
