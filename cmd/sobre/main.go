@@ -34,7 +34,8 @@ Usage:
   sobre admin list-keys --team NAME
   sobre admin revoke-key --team NAME --id ID
   sobre audit verify ENVELOPE_ID
-                              recompute the envelope's audit hash chain; exit 1 naming the first broken entry
+                              recompute the envelope's audit hash chain and check its HMACs (SOBRE_AUDIT_KEY_FILE);
+                              exit 1 naming the first broken entry
   sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
   sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
   sobre help                  this text and the environment variables
@@ -75,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "admin":
 		return admin(ctx, cfg, log, args[1:], stdout)
 	case "audit":
-		return audit(ctx, cfg, args[1:], stdout)
+		return audit(ctx, cfg, log, args[1:], stdout)
 	case "keygen":
 		id := time.Now().UTC().Format("k20060102")
 		if len(args) > 1 {

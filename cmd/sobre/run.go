@@ -55,7 +55,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 	if err := pdf.ConfigureReader(pdf.ReaderConfig{MemoryMiB: cfg.PDFReadMemoryMiB, Timeout: cfg.PDFReadTimeout, Processes: cfg.PDFReaders}); err != nil {
 		return nil, err
 	}
-	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +71,28 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 		return nil, err
 	}
 	return p, nil
+}
+
+// openStore connects to PostgreSQL with the audit key (SOBRE_AUDIT_KEY_FILE, or the development
+// key file, said once in the log), so that every audit entry written or verified is keyed.
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*persistence.Store, error) {
+	path, created, err := cfg.AuditKeyPath()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := persistence.LoadAuditKeys(path)
+	if err != nil {
+		return nil, fmt.Errorf("SOBRE_AUDIT_KEY_FILE: %w", err)
+	}
+	if cfg.AuditKeyFile == "" {
+		log.Warn("no SOBRE_AUDIT_KEY_FILE: keying the audit log with a development key; every process must share it", "file", path, "created", created)
+	}
+	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	store.SetAuditKeys(keys)
+	return store, nil
 }
 
 func (p *process) close() {
