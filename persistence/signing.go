@@ -123,7 +123,7 @@ func SystemActor() Actor {
 // RecipientActor is the audit actor of a recipient acting through their signing link.
 func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
 	name, email := r.Name, r.Email
-	return Actor{Name: &name, Email: &email, UserAgent: nonEmpty(userAgent), IPAddress: nonEmpty(ip)}
+	return Actor{Name: &name, Email: &email, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
 }
 
 // MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
@@ -229,9 +229,14 @@ func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*e
 	return e, nil
 }
 
+// ViewEvery is how often DOCUMENT_VIEWED is recorded at most for one signing session.
+const ViewEvery = 10 * time.Minute
+
 // MarkOpened records that the recipient opened the envelope: OPENED (and SENT, for envelopes
-// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED every time.
-func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) error {
+// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED at most once in
+// ViewEvery for each signing session (sessionID, its public id; a caller without one, "", counts
+// as one session of the recipient), so that reloading a link in a loop adds no rows.
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -246,6 +251,15 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) e
 			if err := tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_OPENED", data, a); err != nil {
 				return err
 			}
+		}
+		view, err := tx.q.Exec(ctx, `INSERT INTO document_views (recipient_id, session_id, viewed_at) VALUES ($1, $2, now())
+			ON CONFLICT (recipient_id, session_id) DO UPDATE SET viewed_at = EXCLUDED.viewed_at
+			WHERE document_views.viewed_at <= now() - $3::interval`, r.ID, sessionID, ViewEvery.String())
+		if err != nil {
+			return fmt.Errorf("record a view of recipient %d: %w", r.ID, err)
+		}
+		if view.RowsAffected() == 0 {
+			return nil // viewed in this session less than ViewEvery ago
 		}
 		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_VIEWED", data, a)
 	})
@@ -616,7 +630,8 @@ const (
 // earlier attempt left it in (MailSending when this is the first).
 func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (MailState, error) {
 	var state MailState
-	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state) VALUES ($1, $2, $3, $4, 'sending')
+	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id)
+		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2))
 		ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id RETURNING state`, messageID, envelopeID, kind, to).Scan(&state)
 	if err != nil {
 		return "", fmt.Errorf("claim mail %s: %w", messageID, err)
