@@ -76,6 +76,12 @@ func checkReset(t *testing.T, l limited, window time.Duration, policy string) {
 	}
 }
 
+// unlimited is c without rate limits or mail quota (benchmarks make more requests than a client).
+func unlimited(c config.Config) config.Config {
+	c.RateLimitIP, c.RateLimitAPIKey, c.RateLimitLink, c.MailQuota = config.RateLimit{}, config.RateLimit{}, config.RateLimit{}, 0
+	return c
+}
+
 func limitedAPI(t *testing.T, configure func(c *config.Config)) *testAPI {
 	return newTestAPIWith(t, func(d *Deps) {
 		d.Config.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
