@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -189,9 +188,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 			t.Errorf("the workflow's history holds recipient %d's signing token (or the test has none: %q)", r.ID, r.Token)
 		}
 	}
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
-	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+	if err := temporaltest.Replayer(t).ReplayWorkflowHistory(nil, hist); err != nil {
 		t.Fatalf("today's code does not replay the history it just wrote: %v", err)
 	}
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
