@@ -106,7 +106,7 @@ func Vars() []Var {
 		{"TEMPORAL_TLS_SERVER_NAME", "", "name Temporal's server certificate must carry, when not the host of `TEMPORAL_ADDRESS`"},
 		{"TEMPORAL_API_KEY", "", "API key sent to Temporal with every call (Temporal Cloud); turns TLS on; use `TEMPORAL_API_KEY_FILE` in production"},
 		{"SOBRE_CODEC_ADDR", "127.0.0.1:8234", "where `sobre codec-server` (decrypts payloads for the Temporal Web UI and CLI) listens; never expose it publicly"},
-		{"SOBRE_CODEC_CORS_ORIGINS", "http://127.0.0.1:8233", "comma-separated origins of the Temporal Web UI allowed to call `sobre codec-server` from the browser"},
+		{"SOBRE_CODEC_CORS_ORIGINS", "http://127.0.0.1:8233,http://localhost:8233", "comma-separated origins of the Temporal Web UI allowed to call `sobre codec-server` from the browser"},
 		{"SOBRE_CODEC_TOKEN", "", "when set, `sobre codec-server` requires `Authorization: Bearer <token>` (or `SOBRE_CODEC_TOKEN_FILE`)"},
 		{"SMTP_URL", "smtp://127.0.0.1:1025", "mail relay: smtp:// (plain), smtp+starttls:// (STARTTLS required) or smtps:// (TLS on connect), with optional user:password@"},
 		{"SOBRE_MAIL_FROM", "Sobre <no-reply@sobre.localhost>", "From address of the mails Sobre sends"},

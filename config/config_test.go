@@ -145,7 +145,7 @@ func TestTemporalTLSAndCodecServer(t *testing.T) {
 		strings.Join(c.CodecCORSOrigins, " ") != "https://temporal.example.cl http://127.0.0.1:8233" {
 		t.Errorf("got %+v", c)
 	}
-	if c, _ := Load(env(nil)); strings.Join(c.CodecCORSOrigins, " ") != "http://127.0.0.1:8233" || c.CodecToken != "" {
+	if c, _ := Load(env(nil)); strings.Join(c.CodecCORSOrigins, " ") != "http://127.0.0.1:8233 http://localhost:8233" || c.CodecToken != "" {
 		t.Errorf("codec server defaults: origins %v, token %q", c.CodecCORSOrigins, c.CodecToken)
 	}
 	for name, bad := range map[string]map[string]string{
