@@ -15,8 +15,9 @@ import (
 
 // codecServer serves Temporal's codec-server protocol with the payload keys, so that the
 // Temporal Web UI (its codec endpoint) and `temporal workflow show --codec-endpoint` show the
-// envelopes' payloads decrypted. Whoever reaches it reads them all: beyond loopback it requires
-// SOBRE_CODEC_TOKEN, and belongs behind a proxy that authenticates operators.
+// envelopes' payloads decrypted. Whoever reaches it reads them all: it listens on loopback by
+// default, says so in its log when it does not without SOBRE_CODEC_TOKEN, and belongs behind a
+// proxy that authenticates operators when it is shared.
 func codecServer(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	ring, err := payloadKeys(cfg, log)
 	if err != nil {
@@ -27,8 +28,10 @@ func codecServer(ctx context.Context, cfg config.Config, log *slog.Logger) error
 		return fmt.Errorf("codec server: listen on %s: %w", cfg.CodecAddr, err)
 	}
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && cfg.CodecToken == "" {
-		ln.Close()
-		return fmt.Errorf("codec server: SOBRE_CODEC_ADDR %s is not a loopback address and SOBRE_CODEC_TOKEN is not set: it would decrypt every payload for anyone who reaches it", cfg.CodecAddr)
+		// In a container it listens on every interface and only the published port decides who
+		// reaches it: said at start, as it decrypts every payload for anyone who does.
+		log.Warn("codec server listening beyond loopback without SOBRE_CODEC_TOKEN: whoever reaches it reads every envelope's payloads; keep it on a private network or behind a proxy that authenticates operators",
+			"addr", ln.Addr().String())
 	}
 	srv := &http.Server{
 		Handler:           payloadcodec.Handler(payloadcodec.New(ring), payloadcodec.ServerOptions{Origins: cfg.CodecCORSOrigins, Token: cfg.CodecToken}),
