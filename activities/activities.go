@@ -50,15 +50,15 @@ type MarkPendingInput struct {
 }
 
 // MarkPending moves the envelope to PENDING and returns its snapshot.
-func (a *Activities) MarkPending(ctx context.Context, in MarkPendingInput) (persistence.Snapshot, error) {
+func (a *Activities) MarkPending(ctx context.Context, in MarkPendingInput) (Snapshot, error) {
 	snap, err := a.Store.MarkPending(ctx, in.EnvelopeID, in.ExpiresAt)
-	return snap.WithoutTokens(), domainError(err)
+	return SnapshotOf(snap), domainError(err)
 }
 
 // LoadSnapshot reads the envelope again (after the API changed its recipients).
-func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (persistence.Snapshot, error) {
+func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (Snapshot, error) {
 	snap, err := a.Store.LoadSnapshot(ctx, envelopeID)
-	return snap.WithoutTokens(), domainError(err)
+	return SnapshotOf(snap), domainError(err)
 }
 
 // MarkSentInput is MarkSent's argument.
@@ -78,16 +78,16 @@ func (a *Activities) MarkSent(ctx context.Context, in MarkSentInput) error {
 }
 
 // CompleteRecipient records a recipient's completion and returns the new snapshot.
-func (a *Activities) CompleteRecipient(ctx context.Context, in persistence.CompleteInput) (persistence.Snapshot, error) {
+func (a *Activities) CompleteRecipient(ctx context.Context, in persistence.CompleteInput) (Snapshot, error) {
 	in.ProofMaxAge = a.ProofMaxAge
 	snap, err := a.Store.CompleteRecipient(ctx, in)
-	return snap.WithoutTokens(), domainError(err)
+	return SnapshotOf(snap), domainError(err)
 }
 
 // RejectRecipient records a recipient's rejection and returns the new snapshot.
-func (a *Activities) RejectRecipient(ctx context.Context, in persistence.RejectInput) (persistence.Snapshot, error) {
+func (a *Activities) RejectRecipient(ctx context.Context, in persistence.RejectInput) (Snapshot, error) {
 	snap, err := a.Store.RejectRecipient(ctx, in)
-	return snap.WithoutTokens(), domainError(err)
+	return SnapshotOf(snap), domainError(err)
 }
 
 // FinishInput is FinishEnvelope's argument.
@@ -106,9 +106,9 @@ func (a *Activities) FinishEnvelope(ctx context.Context, in FinishInput) error {
 }
 
 // ExpireRecipients records the recipients whose time ran out and returns them.
-func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]envelope.Recipient, error) {
+func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]Recipient, error) {
 	list, err := a.Store.ExpireRecipients(ctx, envelopeID, now)
-	return persistence.WithoutTokens(list), domainError(err)
+	return RecipientsOf(list), domainError(err)
 }
 
 // Notice is one mail the workflow asks for: a kind, the envelope, who receives it (a recipient,
@@ -141,7 +141,8 @@ func MessageID(n Notice, host string) string {
 }
 
 // SendNotice renders and sends a notice once: a notice already recorded as sent is not sent
-// again, so a retried activity never mails twice.
+// again, so a retried activity never mails twice. It reads the envelope, the addresses and the
+// recipient's signing link from PostgreSQL by id: the notice carries none of them.
 func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 	snap, err := a.Store.LoadSnapshot(ctx, n.EnvelopeID)
 	if err != nil {
@@ -163,6 +164,7 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 		}
 		to, toName = r.Email, r.Name
 		data.RecipientName, data.Role = r.Name, r.Role
+		// The signing link is read here, from PostgreSQL: it never passes through the workflow.
 		data.URL = a.PublicURL + "/sign/" + r.Token
 	}
 	if n.ActorID != 0 {
@@ -252,7 +254,7 @@ type RenewInput struct {
 }
 
 // RenewDeadlines gives recipients sent the envelope again a new deadline and returns them.
-func (a *Activities) RenewDeadlines(ctx context.Context, in RenewInput) ([]envelope.Recipient, error) {
+func (a *Activities) RenewDeadlines(ctx context.Context, in RenewInput) ([]Recipient, error) {
 	list, err := a.Store.RenewDeadlines(ctx, in.EnvelopeID, in.RecipientIDs, in.ExpiresAt)
-	return persistence.WithoutTokens(list), domainError(err)
+	return RecipientsOf(list), domainError(err)
 }

@@ -2,6 +2,10 @@
 // PostgreSQL guarded by the expected state, audit entries, and mail sent through go-mail with a
 // stable Message-ID and a sent-record so that a retried activity never mails twice.
 //
+// What an activity takes and returns is kept in the workflow's history: the results are the
+// workflow's view (Snapshot, Recipient), without signing tokens or other secrets, and the mail
+// activity reads the signing link from PostgreSQL itself.
+//
 // Activities are methods on a struct holding their dependencies; the workflow refers to them
 // through a nil pointer of that struct. It imports envelope and persistence.
 package activities

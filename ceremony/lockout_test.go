@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/worker"
-
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
@@ -298,9 +296,7 @@ func TestAccessCodeLockout(t *testing.T) {
 
 	// The workflow's history, the lock's mail included, replays through today's code.
 	hist := temporaltest.History(t, flows.Temporal, e.ID)
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
-	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+	if err := temporaltest.Replayer(t).ReplayWorkflowHistory(nil, hist); err != nil {
 		t.Fatalf("the history does not replay: %v", err)
 	}
 }

@@ -36,6 +36,18 @@ type Config struct {
 	// X-Forwarded-For is read only from them (see api: the client address).
 	TrustedProxies []netip.Prefix
 
+	// The Temporal client's TLS (all empty: a plain connection) and API key.
+	TemporalTLSCertFile   string // TEMPORAL_TLS_CERT_FILE
+	TemporalTLSKeyFile    string // TEMPORAL_TLS_KEY_FILE
+	TemporalTLSCAFile     string // TEMPORAL_TLS_CA_FILE
+	TemporalTLSServerName string // TEMPORAL_TLS_SERVER_NAME
+	TemporalAPIKey        string // TEMPORAL_API_KEY (or TEMPORAL_API_KEY_FILE)
+	// `sobre codec-server`: where it listens, the Web UI origins it answers, and the bearer
+	// token it requires (empty: none).
+	CodecAddr        string   // SOBRE_CODEC_ADDR
+	CodecCORSOrigins []string // SOBRE_CODEC_CORS_ORIGINS
+	CodecToken       string   // SOBRE_CODEC_TOKEN (or SOBRE_CODEC_TOKEN_FILE)
+
 	ClaveUnicaIssuerURL    string // CLAVEUNICA_ISSUER_URL
 	ClaveUnicaClientID     string // CLAVEUNICA_CLIENT_ID
 	ClaveUnicaClientSecret string // CLAVEUNICA_CLIENT_SECRET
@@ -128,6 +140,14 @@ func Vars() []Var {
 		{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 		{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
 		{"SOBRE_TASK_QUEUE", "sobre-envelopes", "Temporal task queue of the envelope workflows"},
+		{"TEMPORAL_TLS_CERT_FILE", "", "PEM client certificate for mutual TLS to Temporal (with `TEMPORAL_TLS_KEY_FILE`); any `TEMPORAL_TLS_*` turns TLS on"},
+		{"TEMPORAL_TLS_KEY_FILE", "", "PEM private key of `TEMPORAL_TLS_CERT_FILE`"},
+		{"TEMPORAL_TLS_CA_FILE", "", "PEM certification authority of Temporal's server certificate; empty: the system's roots"},
+		{"TEMPORAL_TLS_SERVER_NAME", "", "name Temporal's server certificate must carry, when not the host of `TEMPORAL_ADDRESS`"},
+		{"TEMPORAL_API_KEY", "", "API key sent to Temporal with every call (Temporal Cloud); turns TLS on; use `TEMPORAL_API_KEY_FILE` in production"},
+		{"SOBRE_CODEC_ADDR", "127.0.0.1:8234", "where `sobre codec-server` (decrypts payloads for the Temporal Web UI and CLI) listens; never expose it publicly"},
+		{"SOBRE_CODEC_CORS_ORIGINS", "http://127.0.0.1:8233,http://localhost:8233", "comma-separated origins of the Temporal Web UI allowed to call `sobre codec-server` from the browser"},
+		{"SOBRE_CODEC_TOKEN", "", "when set, `sobre codec-server` requires `Authorization: Bearer <token>` (or `SOBRE_CODEC_TOKEN_FILE`)"},
 		{"SMTP_URL", "smtp://127.0.0.1:1025", "mail relay: smtp:// (plain), smtp+starttls:// (STARTTLS required) or smtps:// (TLS on connect), with optional user:password@"},
 		{"SOBRE_MAIL_FROM", "Sobre <no-reply@sobre.localhost>", "From address of the mails Sobre sends"},
 		{"SOBRE_LOG_LEVEL", "info", "debug, info, warn or error"},
@@ -327,6 +347,14 @@ func Load(getenv Getenv) (Config, error) {
 		PayloadKeysFile: get("SOBRE_PAYLOAD_KEYS_FILE"),
 		MetricsAddr:     get("SOBRE_METRICS_ADDR"),
 		AuditKeyFile:    get("SOBRE_AUDIT_KEY_FILE"),
+
+		TemporalTLSCertFile:   get("TEMPORAL_TLS_CERT_FILE"),
+		TemporalTLSKeyFile:    get("TEMPORAL_TLS_KEY_FILE"),
+		TemporalTLSCAFile:     get("TEMPORAL_TLS_CA_FILE"),
+		TemporalTLSServerName: get("TEMPORAL_TLS_SERVER_NAME"),
+		TemporalAPIKey:        get("TEMPORAL_API_KEY"),
+		CodecAddr:             get("SOBRE_CODEC_ADDR"),
+		CodecToken:            get("SOBRE_CODEC_TOKEN"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))
@@ -413,6 +441,19 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.MetricsAddr == c.HTTPAddr {
 		errs = append(errs, fmt.Sprintf("SOBRE_METRICS_ADDR: %q is SOBRE_HTTP_ADDR; the operations listener needs an address of its own", c.MetricsAddr))
+	}
+	if (c.TemporalTLSCertFile == "") != (c.TemporalTLSKeyFile == "") {
+		errs = append(errs, "TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE: give both or neither")
+	}
+	for _, o := range strings.Split(get("SOBRE_CODEC_CORS_ORIGINS"), ",") {
+		if o = strings.TrimRight(strings.TrimSpace(o), "/"); o == "" {
+			continue
+		}
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+			errs = append(errs, fmt.Sprintf("SOBRE_CODEC_CORS_ORIGINS: %q is not an origin like https://temporal.example.cl", o))
+			continue
+		}
+		c.CodecCORSOrigins = append(c.CodecCORSOrigins, o)
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Sprintf("SOBRE_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))

@@ -161,3 +161,31 @@ func TestTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+func TestTemporalTLSAndCodecServer(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "temporal-api-key")
+	if err := os.WriteFile(key, []byte("tk_123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(env(map[string]string{"TEMPORAL_TLS_CERT_FILE": "c.pem", "TEMPORAL_TLS_KEY_FILE": "k.pem", "TEMPORAL_API_KEY_FILE": key,
+		"SOBRE_CODEC_CORS_ORIGINS": "https://temporal.example.cl/, http://127.0.0.1:8233"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TemporalAPIKey != "tk_123" || c.TemporalTLSCertFile != "c.pem" || c.CodecAddr != "127.0.0.1:8234" ||
+		strings.Join(c.CodecCORSOrigins, " ") != "https://temporal.example.cl http://127.0.0.1:8233" {
+		t.Errorf("got %+v", c)
+	}
+	if c, _ := Load(env(nil)); strings.Join(c.CodecCORSOrigins, " ") != "http://127.0.0.1:8233 http://localhost:8233" || c.CodecToken != "" {
+		t.Errorf("codec server defaults: origins %v, token %q", c.CodecCORSOrigins, c.CodecToken)
+	}
+	for name, bad := range map[string]map[string]string{
+		"TEMPORAL_TLS_KEY_FILE":    {"TEMPORAL_TLS_CERT_FILE": "c.pem"},
+		"TEMPORAL_TLS_CERT_FILE":   {"TEMPORAL_TLS_KEY_FILE": "k.pem"},
+		"SOBRE_CODEC_CORS_ORIGINS": {"SOBRE_CODEC_CORS_ORIGINS": "https://ui.example.cl/namespaces"},
+	} {
+		if _, err := Load(env(bad)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: error %v does not name %s", bad, err, name)
+		}
+	}
+}

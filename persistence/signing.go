@@ -44,26 +44,6 @@ func (s Snapshot) Participants() []envelope.Participant {
 	return out
 }
 
-// WithoutTokens is the snapshot with every recipient's signing token blanked: what may leave
-// the process (a workflow's history keeps every activity's result).
-func (s Snapshot) WithoutTokens() Snapshot {
-	s.Recipients = WithoutTokens(s.Recipients)
-	return s
-}
-
-// WithoutTokens is a copy of list with the signing tokens blanked.
-func WithoutTokens(list []envelope.Recipient) []envelope.Recipient {
-	if list == nil {
-		return nil
-	}
-	out := make([]envelope.Recipient, len(list))
-	for i, r := range list {
-		r.Token = ""
-		out[i] = r
-	}
-	return out
-}
-
 // Recipient returns the recipient with id, or nil.
 func (s Snapshot) Recipient(id int64) *envelope.Recipient {
 	for i := range s.Recipients {

@@ -10,12 +10,17 @@ cleanup() {
   trap - INT TERM EXIT
   if [ -n "${SOBRE_PID:-}" ]; then stop_pid "$SOBRE_PID" "Sobre"; fi
   if [ -n "${CLAVEUNICA_PID:-}" ]; then stop_pid "$CLAVEUNICA_PID" "local Clave Única"; fi
+  if [ -n "${CODEC_PID:-}" ]; then stop_pid "$CODEC_PID" "codec server"; fi
   stack_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 started=$(date +%s)
+# Temporal's payloads are encrypted: its Web UI decrypts them through `sobre codec-server`.
+export SOBRE_CODEC_ADDR="${SOBRE_CODEC_ADDR:-127.0.0.1:8234}"
+export SOBRE_CODEC_CORS_ORIGINS="${SOBRE_CODEC_CORS_ORIGINS:-http://127.0.0.1:$STACK_TEMPORAL_UI_PORT,http://localhost:$STACK_TEMPORAL_UI_PORT}"
+STACK_UI_CODEC_ENDPOINT="${STACK_UI_CODEC_ENDPOINT:-http://$SOBRE_CODEC_ADDR}"
 stack_up
 go build -o bin/sobre ./cmd/sobre
 
@@ -37,6 +42,11 @@ if [ "$CLAVEUNICA_ISSUER_URL" = "http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid" ]; th
   CLAVEUNICA_PID=$!
 fi
 
+if [ "$STACK_UI" = 1 ]; then
+  bin/sobre codec-server &
+  CODEC_PID=$!
+fi
+
 bin/sobre dev &
 SOBRE_PID=$!
 for _ in $(seq 1 100); do
@@ -51,7 +61,7 @@ cat <<EOT
 
   API            http://$SOBRE_HTTP_ADDR/api/v2        (OpenAPI: /api/v2/openapi.json)
   Readiness      http://$SOBRE_METRICS_ADDR/readyz        metrics: /metrics (liveness: /healthz on both)
-  Temporal UI    $( [ -n "${STACK_UI:-}" ] && [ "$STACK_UI" = 1 ] && echo "http://127.0.0.1:$STACK_TEMPORAL_UI_PORT" || echo "(headless)")
+  Temporal UI    $( [ -n "${STACK_UI:-}" ] && [ "$STACK_UI" = 1 ] && echo "http://127.0.0.1:$STACK_TEMPORAL_UI_PORT  (payloads decrypted by the codec server on http://$SOBRE_CODEC_ADDR)" || echo "(headless)")
   Mail UI        ${MAILPIT_URL:-(SMTP_URL points elsewhere)}
   Clave Única    $CLAVEUNICA_ISSUER_URL  (signing pages: {SOBRE_PUBLIC_URL}/sign/{token}, links in the mails)
   Dev API key    $key

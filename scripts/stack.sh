@@ -12,6 +12,7 @@
 #   STACK_PG_FAST    1: fsync off (tests only)       [0]
 #   STACK_TEMPORAL_PORT / STACK_TEMPORAL_UI_PORT     [7233 / 8233]
 #   STACK_UI         1: Temporal Web UI on           [1]
+#   STACK_UI_CODEC_ENDPOINT  codec server the Web UI decrypts payloads with  [none]
 #   STACK_SMTP_PORT / STACK_MAIL_HTTP_PORT           [1025 / 8025]
 # DATABASE_URL, TEMPORAL_ADDRESS and SMTP_URL, when set, replace the matching local service.
 
@@ -25,6 +26,7 @@ STACK_PG_FAST="${STACK_PG_FAST:-0}"
 STACK_TEMPORAL_PORT="${STACK_TEMPORAL_PORT:-7233}"
 STACK_TEMPORAL_UI_PORT="${STACK_TEMPORAL_UI_PORT:-8233}"
 STACK_UI="${STACK_UI:-1}"
+STACK_UI_CODEC_ENDPOINT="${STACK_UI_CODEC_ENDPOINT:-}"
 STACK_SMTP_PORT="${STACK_SMTP_PORT:-1025}"
 STACK_MAIL_HTTP_PORT="${STACK_MAIL_HTTP_PORT:-8025}"
 STACK_STARTED=()
@@ -146,6 +148,8 @@ temporal_up() {
   else
     local ui=(--headless)
     [ "$STACK_UI" = 1 ] && ui=(--ui-ip 127.0.0.1 --ui-port "$STACK_TEMPORAL_UI_PORT")
+    # The Web UI asks this codec server (`sobre codec-server`) to decrypt the payloads it shows.
+    [ "$STACK_UI" = 1 ] && [ -n "$STACK_UI_CODEC_ENDPOINT" ] && ui+=(--ui-codec-endpoint "$STACK_UI_CODEC_ENDPOINT")
     "$cli" server start-dev --ip 127.0.0.1 --port "$STACK_TEMPORAL_PORT" "${ui[@]}" \
       --db-filename "$STACK_DIR/temporal.db" \
       --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -12,6 +14,9 @@ import (
 	"go.temporal.io/sdk/client"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	tlog "go.temporal.io/sdk/log"
+
+	"github.com/sobre-sign/sobre/internal/keyring"
+	"github.com/sobre-sign/sobre/internal/payloadcodec"
 )
 
 // ClientOptions are what Dial needs.
@@ -21,15 +26,33 @@ type ClientOptions struct {
 	Log       *slog.Logger
 	Registry  prometheus.Registerer // Temporal SDK metrics (temporal_*) are registered here
 	Lazy      bool                  // connect on first use instead of now
+	// Keys seal every payload the client writes and open those it reads (payloadcodec):
+	// required, so that no client of Sobre writes a clear payload to Temporal.
+	Keys *keyring.Ring
+	// TLS, when set, secures the connection (TLSFiles.Config builds it).
+	TLS *tls.Config
+	// APIKey, when set, is sent with every call as a bearer token; without TLS set, it turns
+	// TLS on with the system's roots.
+	APIKey string
 }
 
-// Dial returns a Temporal client. The SDK's metrics go to the Prometheus registry through the
-// OpenTelemetry bridge.
+// Dial returns a Temporal client whose payloads are sealed with o.Keys. The SDK's metrics go to
+// the Prometheus registry through the OpenTelemetry bridge.
 func Dial(ctx context.Context, o ClientOptions) (client.Client, error) {
+	if o.Keys == nil {
+		return nil, errors.New("temporal client: no payload keys")
+	}
+	dc := payloadcodec.DataConverter(o.Keys)
 	opts := client.Options{
-		HostPort:  o.Address,
-		Namespace: o.Namespace,
-		Logger:    tlog.NewStructuredLogger(o.Log.With("component", "temporal")),
+		HostPort:          o.Address,
+		Namespace:         o.Namespace,
+		Logger:            tlog.NewStructuredLogger(o.Log.With("component", "temporal")),
+		DataConverter:     dc,
+		FailureConverter:  payloadcodec.FailureConverter(dc),
+		ConnectionOptions: client.ConnectionOptions{TLS: o.TLS},
+	}
+	if o.APIKey != "" {
+		opts.Credentials = client.NewAPIKeyStaticCredentials(o.APIKey)
 	}
 	if o.Registry != nil {
 		exporter, err := otelprom.New(otelprom.WithRegisterer(o.Registry), otelprom.WithoutScopeInfo())

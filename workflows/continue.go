@@ -5,6 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
@@ -29,7 +30,7 @@ var errContinue = errors.New("continue as new")
 // Continuation is what a run hands to the next when it continues as new: the state its main
 // loop and handlers act on.
 type Continuation struct {
-	Snapshot   persistence.Snapshot
+	Snapshot   activities.Snapshot
 	Reminders  []Reminder
 	Outbox     []Outgoing `json:",omitempty"`
 	Resends    int

@@ -145,7 +145,7 @@ type ending struct {
 // run is one envelope workflow's state.
 type run struct {
 	in          Input
-	snap        persistence.Snapshot
+	snap        activities.Snapshot
 	initialized bool
 	finished    bool
 	refresh     bool
@@ -301,7 +301,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	}
 	log := workflow.GetLogger(ctx)
 
-	var current persistence.Snapshot
+	var current activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
 		return err
 	}
@@ -521,7 +521,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
-	var snap persistence.Snapshot
+	var snap activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.CompleteRecipient, in).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
@@ -593,7 +593,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 	}
 	in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
 		External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
-	var snap persistence.Snapshot
+	var snap activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
 		r.mu.Unlock()
 		return err
@@ -684,7 +684,7 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 	}
 	now := workflow.Now(ctx)
 	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
-	var renewed []envelope.Recipient
+	var renewed []activities.Recipient
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		r.mu.Unlock()
 		return err
@@ -711,7 +711,7 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
-	var snap persistence.Snapshot
+	var snap activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		r.mu.Unlock()
 		return err
@@ -760,7 +760,7 @@ func (r *run) step(ctx workflow.Context) error {
 	v := r.version
 	if r.refresh {
 		r.refresh = false
-		var snap persistence.Snapshot
+		var snap activities.Snapshot
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			r.mu.Unlock()
 			return err
@@ -798,7 +798,7 @@ func (r *run) step(ctx workflow.Context) error {
 
 // replaceSnapshot takes snap as the envelope's state, first queuing the "removed" mail for
 // recipients it no longer holds (workflows of the first release did not, on this path).
-func (r *run) replaceSnapshot(snap persistence.Snapshot) {
+func (r *run) replaceSnapshot(snap activities.Snapshot) {
 	if !r.legacy {
 		r.noticeRemoved(snap)
 		r.noticeReplacedLinks(snap)
@@ -813,7 +813,7 @@ const replacedLinkSeq = 10_000
 // noticeReplacedLinks queues the signing request again, with its new link, for each recipient
 // who was sent one, has not acted, and whose link was replaced since (its email or
 // authentication changed: envelope.ReplacesLink). The old link only says it was replaced.
-func (r *run) noticeReplacedLinks(snap persistence.Snapshot) {
+func (r *run) noticeReplacedLinks(snap activities.Snapshot) {
 	m := snap.Meta
 	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
 		return
@@ -830,7 +830,7 @@ func (r *run) noticeReplacedLinks(snap persistence.Snapshot) {
 
 // noticeRemoved queues the "removed" mail for each recipient who was sent the envelope, had not
 // acted and is no longer in snap.
-func (r *run) noticeRemoved(snap persistence.Snapshot) {
+func (r *run) noticeRemoved(snap activities.Snapshot) {
 	m := snap.Meta
 	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientRemoved {
 		return
@@ -1070,7 +1070,7 @@ func (r *run) timersDue(ctx workflow.Context) error {
 		}
 	}
 	if len(expired) > 0 {
-		var list []envelope.Recipient
+		var list []activities.Recipient
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 			r.mu.Unlock()
 			return err

@@ -33,7 +33,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 	}
 	now := workflow.Now(ctx)
 	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
-	var renewed []envelope.Recipient
+	var renewed []activities.Recipient
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
-	var snap persistence.Snapshot
+	var snap activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (r *run) legacyStep(ctx workflow.Context) error {
 	v := r.version
 	if r.refresh {
 		r.refresh = false
-		var snap persistence.Snapshot
+		var snap activities.Snapshot
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 		}
 	}
 	if len(expired) > 0 {
-		var list []envelope.Recipient
+		var list []activities.Recipient
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 			return err
 		}

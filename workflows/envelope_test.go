@@ -59,20 +59,19 @@ func newBackend(so envelope.SigningOrder, recipients ...envelope.Recipient) *fak
 	return &fakeBackend{snap: persistence.Snapshot{EnvelopeID: "envelope_test", Status: envelope.StatusDraft, Meta: meta, Recipients: recipients}}
 }
 
-func (b *fakeBackend) copy() persistence.Snapshot {
-	s := b.snap
-	s.Recipients = slices.Clone(b.snap.Recipients)
-	return s
+// copy is the snapshot as the activities answer it (without the recipients' secrets).
+func (b *fakeBackend) copy() activities.Snapshot {
+	return activities.SnapshotOf(b.snap)
 }
 
 func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
-	env.OnActivity(acts.LoadSnapshot, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) (persistence.Snapshot, error) {
+	env.OnActivity(acts.LoadSnapshot, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) (activities.Snapshot, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.loads++
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.MarkPending, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkPendingInput) (persistence.Snapshot, error) {
+	env.OnActivity(acts.MarkPending, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkPendingInput) (activities.Snapshot, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.snap.Status == envelope.StatusDraft {
@@ -113,7 +112,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return nil
 	})
-	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.CompleteInput) (persistence.Snapshot, error) {
+	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.CompleteInput) (activities.Snapshot, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.nextIDs = append(b.nextIDs, in.NextID)
@@ -128,7 +127,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.RejectInput) (persistence.Snapshot, error) {
+	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.RejectInput) (activities.Snapshot, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for i := range b.snap.Recipients {
@@ -163,14 +162,14 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.finished = append(b.finished, in.Status)
 		return nil
 	})
-	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]envelope.Recipient, error) {
+	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]activities.Recipient, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		var out []envelope.Recipient
+		var out []activities.Recipient
 		for _, r := range b.snap.Recipients {
 			if r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(b.expired, r.ID) {
 				b.expired = append(b.expired, r.ID)
-				out = append(out, r)
+				out = append(out, activities.RecipientOf(r))
 			}
 		}
 		return out, nil

@@ -11,13 +11,15 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/payloadcodec"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/internal/testpdf"
 	"github.com/sobre-sign/sobre/mail"
@@ -189,17 +191,29 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 			t.Errorf("the workflow's history holds recipient %d's signing token (or the test has none: %q)", r.ID, r.Token)
 		}
 	}
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
-	if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+	if err := temporaltest.Replayer(t).ReplayWorkflowHistory(nil, hist); err != nil {
 		t.Fatalf("today's code does not replay the history it just wrote: %v", err)
 	}
+	// SOBRE_RECORD_HISTORY=1 records the history for the replay test, its payloads decrypted
+	// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(hist)
+		plain := proto.Clone(hist).(*historypb.History)
+		codec := payloadcodec.New(temporaltest.Keys())
+		eachPayload(plain.ProtoReflect(), false, func(p *commonpb.Payload, _ bool) {
+			if !payloadcodec.Encrypted(p) {
+				return
+			}
+			d, err := codec.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Metadata, p.Data = d.Metadata, d.Data
+		})
+		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(plain)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v1.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,6 +37,8 @@ Usage:
                               recompute the envelope's audit hash chain and check its HMACs (SOBRE_AUDIT_KEY_FILE);
                               exit 1 naming the first broken entry
   sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
+  sobre codec-server          serve Temporal's codec-server protocol on SOBRE_CODEC_ADDR, so that the Temporal
+                              Web UI and CLI show the encrypted payloads decoded (never expose it publicly)
   sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
   sobre help                  this text and the environment variables
 
@@ -90,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return nil
 	case "claveunica-dev":
 		return claveUnicaDev(ctx, cfg, log)
+	case "codec-server":
+		return codecServer(ctx, cfg, log)
 	default:
 		printUsage(stderr)
 		return errors.New("unknown command " + args[0])

@@ -21,6 +21,7 @@ import (
 	"github.com/sobre-sign/sobre/auth/fea"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/internal/keyring"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/pdf"
 	"github.com/sobre-sign/sobre/persistence"
@@ -60,7 +61,12 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 		return nil, err
 	}
 	p.store = store
-	opts := worker.ClientOptions{Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, Log: log, Registry: p.registry, Lazy: lazyTemporal}
+	opts, err := temporalOptions(cfg, log)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	opts.Registry, opts.Lazy = p.registry, lazyTemporal
 	if lazyTemporal {
 		p.temporal, err = worker.Dial(ctx, opts)
 	} else {
@@ -93,6 +99,36 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*persi
 	}
 	store.SetAuditKeys(keys)
 	return store, nil
+}
+
+// temporalOptions are the Temporal client's settings: address, the keys that seal its payloads,
+// TLS and API key.
+func temporalOptions(cfg config.Config, log *slog.Logger) (worker.ClientOptions, error) {
+	ring, err := payloadKeys(cfg, log)
+	if err != nil {
+		return worker.ClientOptions{}, err
+	}
+	tlsCfg, err := worker.TLSFiles{CertFile: cfg.TemporalTLSCertFile, KeyFile: cfg.TemporalTLSKeyFile,
+		CAFile: cfg.TemporalTLSCAFile, ServerName: cfg.TemporalTLSServerName}.Config()
+	if err != nil {
+		return worker.ClientOptions{}, err
+	}
+	return worker.ClientOptions{Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, Log: log,
+		Keys: ring, TLS: tlsCfg, APIKey: cfg.TemporalAPIKey}, nil
+}
+
+// payloadKeys loads the keyring that seals Temporal payloads; the development key file is said
+// in the log.
+func payloadKeys(cfg config.Config, log *slog.Logger) (*keyring.Ring, error) {
+	ring, created, err := cfg.Keyring()
+	if err != nil {
+		return nil, fmt.Errorf("payload keys: %w", err)
+	}
+	if cfg.PayloadKeysFile == "" {
+		log.Warn("no SOBRE_PAYLOAD_KEYS_FILE: Temporal payloads are sealed with a development key kept in SOBRE_SEAL_DEV_DIR",
+			"dir", cfg.SealDevDir, "created", created, "key", ring.PrimaryID())
+	}
+	return ring, nil
 }
 
 func (p *process) close() {

@@ -16,9 +16,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	sdkworker "go.temporal.io/sdk/worker"
 
+	"github.com/sobre-sign/sobre/internal/keyring"
+	"github.com/sobre-sign/sobre/internal/payloadcodec"
 	"github.com/sobre-sign/sobre/worker"
+	"github.com/sobre-sign/sobre/workflows"
 )
+
+// keys seal the payloads of every client of this test process: fresh for each process, as
+// each test package runs its own workers on its own task queues.
+var keys = func() *keyring.Ring {
+	r, err := keyring.Parse([]byte(keyring.NewKeyLine("test1")))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+// Keys is the keyring of this process's Temporal clients (Client).
+func Keys() *keyring.Ring { return keys }
+
+// DataConverter is the data converter of this process's Temporal clients: what a replayer of
+// their histories needs.
+func DataConverter() converter.DataConverter { return payloadcodec.DataConverter(keys) }
 
 // Address returns the dev server's host:port, or skips the test (fails it when services are
 // required, as in `make test`).
@@ -34,7 +56,8 @@ func Address(t testing.TB) string {
 	return addr
 }
 
-// Client dials the dev server; its metrics go to reg when not nil. It is closed with the test.
+// Client dials the dev server with this process's payload keys (Keys); its metrics go to reg
+// when not nil. It is closed with the test.
 func Client(t testing.TB, reg prometheus.Registerer) client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -44,6 +67,7 @@ func Client(t testing.TB, reg prometheus.Registerer) client.Client {
 		Namespace: "default",
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Registry:  reg,
+		Keys:      keys,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -72,4 +96,17 @@ func History(t testing.TB, c client.Client, id string) *historypb.History {
 		hist.Events = append(hist.Events, ev)
 	}
 	return hist
+}
+
+// Replayer returns a replayer of EnvelopeWorkflow that reads the histories of this process's
+// clients (their payloads sealed with Keys).
+func Replayer(t testing.TB) sdkworker.WorkflowReplayer {
+	t.Helper()
+	dc := DataConverter()
+	r, err := sdkworker.NewWorkflowReplayerWithOptions(sdkworker.WorkflowReplayerOptions{DataConverter: dc, FailureConverter: payloadcodec.FailureConverter(dc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.RegisterWorkflow(workflows.EnvelopeWorkflow)
+	return r
 }
