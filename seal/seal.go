@@ -265,27 +265,31 @@ func drawMark(pdf *gopdf.GoPdf, m Mark, page Size) error {
 	return fitText(pdf, font, text, x, y, w, h, m.FontSize)
 }
 
-// fitText writes text in the box, in the largest size up to max (or the box's height) that
-// fits its width.
+// fitText writes text in the box, in the largest size up to max (or 70% of the box's height)
+// whose width fits inside the box. There is no smallest size: text drawn past its box would be
+// outside every field, which the seal's proof refuses, so a long name in a small box is drawn
+// small rather than left unsealable.
 func fitText(pdf *gopdf.GoPdf, font, text string, x, y, w, h, max float64) error {
+	pad := min(1, w*0.1)
 	size := h * 0.7
 	if max > 0 && max < size {
 		size = max
 	}
-	for ; size > 4; size -= 0.5 {
-		if err := pdf.SetFont(font, "", size); err != nil {
+	if err := pdf.SetFont(font, "", size); err != nil {
+		return err
+	}
+	tw, err := pdf.MeasureTextWidth(text)
+	if err != nil {
+		return err
+	}
+	if room := w - 2*pad; tw > room && tw > 0 {
+		// Width grows with the size in proportion; 2% spare for rounding in the font's metrics.
+		if err := pdf.SetFont(font, "", size*room/tw*0.98); err != nil {
 			return err
-		}
-		tw, err := pdf.MeasureTextWidth(text)
-		if err != nil {
-			return err
-		}
-		if tw <= w-2 {
-			break
 		}
 	}
-	pdf.SetXY(x+1, y)
-	return pdf.CellWithOption(&gopdf.Rect{W: w - 2, H: h}, text, gopdf.CellOption{Align: gopdf.Left | gopdf.Middle})
+	pdf.SetXY(x+pad, y)
+	return pdf.CellWithOption(&gopdf.Rect{W: w - 2*pad, H: h}, text, gopdf.CellOption{Align: gopdf.Left | gopdf.Middle})
 }
 
 // drawImage fits a PNG in the box, keeping its shape, centred.

@@ -259,3 +259,15 @@ func hexSHA256(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// A name longer than its box can hold at a readable size is drawn smaller, inside the box: the
+// seal's proof refuses anything drawn outside the fields, and a signer's long name must not make
+// an envelope unsealable.
+func TestLongTextInASmallFieldSeals(t *testing.T) {
+	in := input(t)
+	in.Marks = append(in.Marks, seal.Mark{ItemID: "item1", Page: 1, X: 70, Y: 20, W: 2, H: 0.8,
+		Type: envelope.FieldSignature, Text: "Bartolomé Undurraga Firmante de la Fuente y Errázuriz"})
+	if _, err := seal.Seal(in, signer(t)); err != nil {
+		t.Fatalf("a long name in a small field: %v", err)
+	}
+}
