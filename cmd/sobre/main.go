@@ -57,6 +57,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	switch args[0] {
+	case "serve", "worker", "dev":
+		if err := cfg.CheckProduction(); err != nil {
+			return err
+		}
+	}
 	log := newLogger(cfg, stderr)
 	slog.SetDefault(log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,154 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The environments of SOBRE_ENV.
+const (
+	// EnvDevelopment runs on whatever is configured, development defaults included.
+	EnvDevelopment = "development"
+	// EnvProduction refuses to start on a development setting (CheckProduction).
+	EnvProduction = "production"
+)
+
+// TestFEAAuthorities are the SHA-256 fingerprints (of the DER certificate, lower-case hex) of the
+// test certification authorities of testdata/fea, by file. The keys of the certificates they
+// issue are committed to this repository: whoever trusts one of them accepts a FAO_HASH signature
+// anybody can make. A production process recognises them by fingerprint, wherever the file is.
+var TestFEAAuthorities = map[string]string{
+	"46f035c52794fc96840f88fc09eaaad01c1be68590c7644429e4fa25a087805a": "testdata/fea/root.pem",
+	"f5d3feea495f4cad5515582a5ecd4ef3fe136902b633160df93d573e2e7d8059": "testdata/fea/intermediate.pem",
+	"b44a52103c1048ecfb5b099abe54413ff2d2c17443bf598814f4a31a838814ea": "testdata/fea/untrusted-root.pem",
+}
+
+// CheckProduction refuses, when Env is production, every setting that is only fit for
+// development, and names the variable of each in one error (nil in development, or when nothing
+// is refused):
+//
+//   - SOBRE_PUBLIC_URL, CLAVEUNICA_ISSUER_URL and CLAVEUNICA_LOGOUT_URL not https://;
+//   - CLAVEUNICA_CLIENT_SECRET left at the secret of `sobre claveunica-dev` (or empty) while
+//     Clave Única is configured;
+//   - no seal (SOBRE_SEAL_P12 or SOBRE_SEAL_CERT_FILE): the self-signed development seal;
+//   - SOBRE_FEA_TRUST_ROOTS holding a test authority of testdata/fea (TestFEAAuthorities), or
+//     unreadable;
+//   - DATABASE_URL not verifying the server: every TCP connection it may make must be
+//     sslmode=verify-full (libpq's default, prefer, falls back to plain text; require encrypts
+//     without checking whom to; verify-ca checks the chain but not the host name, so any server
+//     with a certificate of the same CA passes, which for a managed database is often every
+//     customer's); a Unix socket needs no TLS;
+//   - no SOBRE_PAYLOAD_KEYS_FILE: the development key file.
+func (c Config) CheckProduction() error {
+	if c.Env != EnvProduction {
+		return nil
+	}
+	var refusals []string
+	refuse := func(name, format string, args ...any) {
+		refusals = append(refusals, name+": "+fmt.Sprintf(format, args...))
+	}
+	if !isHTTPS(c.PublicURL) {
+		refuse("SOBRE_PUBLIC_URL", "must be an https:// URL, got %q", c.PublicURL)
+	}
+	if c.ClaveUnicaIssuerURL != "" {
+		if !isHTTPS(c.ClaveUnicaIssuerURL) {
+			refuse("CLAVEUNICA_ISSUER_URL", "must be an https:// URL (https://accounts.claveunica.gob.cl/openid), got %q", c.ClaveUnicaIssuerURL)
+		}
+		if c.ClaveUnicaClientSecret == "" || c.ClaveUnicaClientSecret == defaultOf("CLAVEUNICA_CLIENT_SECRET") {
+			refuse("CLAVEUNICA_CLIENT_SECRET", "is the development secret of `sobre claveunica-dev` (or empty); set the secret Clave Única registered (CLAVEUNICA_CLIENT_SECRET_FILE)")
+		}
+	}
+	if c.ClaveUnicaLogoutURL != "" && !isHTTPS(c.ClaveUnicaLogoutURL) {
+		refuse("CLAVEUNICA_LOGOUT_URL", "must be an https:// URL, got %q", c.ClaveUnicaLogoutURL)
+	}
+	if c.SealP12 == "" && c.SealCertFile == "" && c.SealKeyFile == "" {
+		refuse("SOBRE_SEAL_P12", "no seal is configured (SOBRE_SEAL_P12, or SOBRE_SEAL_CERT_FILE and SOBRE_SEAL_KEY_FILE): the self-signed development seal is not for production")
+	}
+	if c.FEATrustRoots != "" {
+		if found, err := testAuthoritiesIn(c.FEATrustRoots); err != nil {
+			refuse("SOBRE_FEA_TRUST_ROOTS", "%v", err)
+		} else if len(found) > 0 {
+			refuse("SOBRE_FEA_TRUST_ROOTS", "holds the test certification authority %s, whose holders' keys are public", strings.Join(found, ", "))
+		}
+	}
+	if err := checkDatabaseTLS(c.DatabaseURL); err != nil {
+		refuse("DATABASE_URL", "%v", err)
+	}
+	if c.PayloadKeysFile == "" {
+		refuse("SOBRE_PAYLOAD_KEYS_FILE", "is required: without it a development key file is made in SOBRE_SEAL_DEV_DIR (`sobre keygen` prints a key line)")
+	}
+	if len(refusals) == 0 {
+		return nil
+	}
+	return fmt.Errorf("SOBRE_ENV=production refuses to start on %d development setting(s): %s", len(refusals), strings.Join(refusals, "; "))
+}
+
+func defaultOf(name string) string {
+	for _, v := range Vars() {
+		if v.Name == name {
+			return v.Default
+		}
+	}
+	return ""
+}
+
+func isHTTPS(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != ""
+}
+
+// testAuthoritiesIn names the test authorities (TestFEAAuthorities) among the certificates of
+// the PEM file at path.
+func testAuthoritiesIn(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read trust roots: %w", err)
+	}
+	var found []string
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		sum := sha256.Sum256(block.Bytes)
+		if name, ok := TestFEAAuthorities[hex.EncodeToString(sum[:])]; ok {
+			found = append(found, fmt.Sprintf("%s (SHA-256 %x)", name, sum))
+		}
+	}
+	return found, nil
+}
+
+// checkDatabaseTLS fails unless every connection the store may make with dsn (its hosts and
+// fallbacks, as pgx reads them, PG* environment variables included) is a Unix socket or TLS
+// that verifies the server's certificate and host name (sslmode=verify-full, or
+// sslrootcert=system). The connection string is never quoted: it may hold a password.
+func checkDatabaseTLS(dsn string) error {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("is not a connection string pgx can read")
+	}
+	targets := append([]*pgconn.FallbackConfig{{Host: cfg.Host, Port: cfg.Port, TLSConfig: cfg.TLSConfig}}, cfg.Fallbacks...)
+	for _, t := range targets {
+		if network, _ := pgconn.NetworkAddress(t.Host, t.Port); network == "unix" {
+			continue
+		}
+		switch {
+		case t.TLSConfig == nil:
+			return fmt.Errorf("connects to %s without TLS (sslmode disable, allow or prefer, the default): want sslmode=verify-full", t.Host)
+		case t.TLSConfig.InsecureSkipVerify:
+			return fmt.Errorf("connects to %s without checking its certificate's host name (sslmode require or verify-ca): want sslmode=verify-full", t.Host)
+		}
+	}
+	return nil
+}
