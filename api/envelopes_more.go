@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -403,7 +402,7 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre sealed documents; download version=original"))
 			return
 		}
-		writePDF(w, strings.TrimSuffix(pdfFileName(item.Title), ".pdf")+"_signed.pdf", data)
+		writePDF(w, pdfName(item.Title, "_signed.pdf"), data)
 		return
 	}
 	data, err := s.store.OriginalFile(r.Context(), item.ID)
@@ -411,14 +410,12 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePDF(w, pdfFileName(item.Title), data)
+	writePDF(w, pdfName(item.Title, ".pdf"), data)
 }
 
+// writePDF sends a PDF to download (writeFile).
 func writePDF(w http.ResponseWriter, name string, data []byte) {
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name))
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	_, _ = w.Write(data)
+	writeFile(w, "application/pdf", "attachment", name, data)
 }
 
 // downloadCertificate answers GET /envelope/{envelopeId}/certificate/download: the certificate
@@ -438,7 +435,7 @@ func (s *Server) downloadCertificate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre made certificates"))
 		return
 	}
-	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_certificate.pdf", data)
+	writePDF(w, pdfName(e.Title, "_certificate.pdf"), data)
 }
 
 // downloadAuditLog answers GET /envelope/{envelopeId}/audit-log/download: the audit trail as a
@@ -467,7 +464,7 @@ func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_audit_log.pdf", data)
+	writePDF(w, pdfName(e.Title, "_audit_log.pdf"), data)
 }
 
 // updateAttachment answers POST /envelope/attachment/update {id, data:{label, data}}.

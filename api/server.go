@@ -76,6 +76,7 @@ func NewServer(d Deps) (*Server, error) {
 	}
 	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Log: d.Log, ClientIP: s.clientIP,
 		PageCacheBytes: int64(d.Config.PageCacheMiB) << 20, LinkRead: d.Config.LinkRead()}
+	s.pages.ClaveUnicaOrigin = origin(d.Config.ClaveUnicaIssuerURL)
 	return s, nil
 }
 
@@ -87,6 +88,7 @@ func NewOpsServer(d Deps) (http.Handler, error) {
 		return nil, err
 	}
 	r := chi.NewRouter()
+	r.Use(nosniff)
 	r.Use(withRequestID, s.observe, s.recoverPanics)
 	s.opsRoutes(r)
 	return r, nil
@@ -107,6 +109,7 @@ func (s *Server) opsRoutes(r chi.Router) {
 // Handler returns the HTTP handler with every route of Sobre.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
+	r.Use(nosniff)
 	r.Use(withRequestID, s.observe, s.recoverPanics, s.limitBodies)
 	s.opsRoutes(r)
 
