@@ -83,7 +83,7 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 	var session persistence.Ceremony
 	found := false
 	for _, ck := range r.Cookies() {
-		if !strings.HasPrefix(ck.Name, cookiePrefix) || len(ck.Value) > 100 {
+		if !strings.HasPrefix(ck.Name, s.cookiePrefix()) || len(ck.Value) > 100 {
 			continue
 		}
 		l, err := s.Store.TakeClaveUnica(ctx, hash(state), hash(ck.Value))
