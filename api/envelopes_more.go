@@ -438,17 +438,37 @@ func (s *Server) downloadCertificate(w http.ResponseWriter, r *http.Request) {
 	writePDF(w, pdfName(e.Title, "_certificate.pdf"), data)
 }
 
+// MaxAuditPDFEntries is the most entries the audit log's PDF holds. The PDF is built in memory
+// by the API process, about 1.3 to 2 ms of CPU and 130 KiB of allocations per entry (10,000
+// entries: 13 to 23 s and 1.3 GiB); a longer log is read page by page with GET
+// /envelope/{envelopeId}/audit-log.
+const MaxAuditPDFEntries = 5000
+
+// codeAuditLogLimit answers a PDF asked of a longer audit log (400, as Documenso answers its
+// limits).
+const codeAuditLogLimit = envelope.Code("AUDIT_LOG_LIMIT_EXCEEDED")
+
 // downloadAuditLog answers GET /envelope/{envelopeId}/audit-log/download: the audit trail as a
-// PDF, with the hash chain's final hash.
+// PDF, with the hash chain's final hash, for logs of at most MaxAuditPDFEntries entries.
 func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
 	e, err := s.store.GetEnvelope(r.Context(), scope(r), chi.URLParam(r, "envelopeId"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	entries, _, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, 100000, true)
+	limit := s.auditPDFLimit
+	if limit == 0 {
+		limit = MaxAuditPDFEntries
+	}
+	entries, count, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, limit, true)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if count > limit {
+		s.writeError(w, r, envelope.Errorf(codeAuditLogLimit,
+			"The audit log has %d entries; its PDF holds at most %d. Read the entries page by page with GET /api/v2/envelope/%s/audit-log",
+			count, limit, e.ID))
 		return
 	}
 	_, hash, err := s.store.VerifyAudit(r.Context(), e.ID)

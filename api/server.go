@@ -39,6 +39,8 @@ type Server struct {
 	flows    *workflows.Client
 	ceremony *ceremony.Service
 	pages    *web.Handler
+	// auditPDFLimit is the most entries of an audit log's PDF (MaxAuditPDFEntries when 0).
+	auditPDFLimit int
 }
 
 // Deps are the dependencies of a Server.
