@@ -119,9 +119,10 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	if !decodeEnvelopeID(w, r, s, &in, func() *string { return in.EnvelopeID }) {
 		return
 	}
-	if len(in.Recipients) == 0 {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "recipients", Message: "must list at least one recipient id"}}})
+	var bad envelope.Problems
+	ids := envelope.ResendIDs(&bad, "recipients", in.Recipients) // without repeats, at most MaxResendRecipients
+	if err := bad.Err(); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	e, err := s.store.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID)
@@ -147,12 +148,12 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.flows.Resend(r.Context(), e.ID, workflows.ResendRequest{RecipientIDs: in.Recipients}); err != nil {
+	if err := s.flows.Resend(r.Context(), e.ID, workflows.ResendRequest{RecipientIDs: ids}); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	recipients := []distributeRecipientView{}
-	for _, id := range in.Recipients {
+	for _, id := range ids {
 		recipients = append(recipients, s.newDistributeRecipientView(*findRecipient(e, id)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})

@@ -4,6 +4,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -56,7 +57,6 @@ func TestSecurityHeaders(t *testing.T) {
 		disposition string // "": not a file
 	}{
 		{"/healthz", "", 200, ""},
-		{"/metrics", "", 200, ""},
 		{"/api/v2/nowhere", key, 404, ""},
 		{"/api/v2/envelope", "", 401, ""},
 		{"/api/v2/envelope/" + id, key, 200, ""},
@@ -87,6 +87,14 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 		if h.Get("Content-Disposition") != c.disposition || h.Get("Content-Security-Policy") != "sandbox" {
 			t.Errorf("%s: Content-Disposition %s, CSP %q; want %s and sandbox", c.path, h.Get("Content-Disposition"), h.Get("Content-Security-Policy"), c.disposition)
+		}
+	}
+
+	ops := httptest.NewServer(a.server.OpsHandler())
+	defer ops.Close()
+	for _, path := range []string{"/metrics", "/readyz", "/nowhere"} {
+		if _, h, _ := get(t, http.DefaultClient, ops.URL+path); h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("operations listener %s: nosniff %q", path, h.Get("X-Content-Type-Options"))
 		}
 	}
 

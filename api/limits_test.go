@@ -302,3 +302,21 @@ func TestCreateWithoutFiles(t *testing.T) {
 		t.Errorf("fields without a file: %d %v", status, body)
 	}
 }
+
+// A redistribute lists at most envelope.MaxResendRecipients ids: a longer list (of repeats, say)
+// is refused with the field named, before anything is read or sent to the workflow.
+func TestRedistributeRecipientsAreCapped(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleAdmin)
+	ids := strings.TrimSuffix(strings.Repeat("1,", envelope.MaxResendRecipients+1), ",")
+	status, body := a.do("POST", "/api/v2/envelope/redistribute", key, `{"envelopeId":"envelope_abcdefghijklmnop","recipients":[`+ids+`]}`)
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
+	issues, _ := body["issues"].([]any)
+	if len(issues) != 1 || issues[0].(map[string]any)["path"] != "recipients" {
+		t.Fatalf("issues %v, want one naming recipients", body["issues"])
+	}
+	// At the cap the request goes on: here to the envelope lookup, which finds none.
+	ids = strings.TrimSuffix(strings.Repeat("1,", envelope.MaxResendRecipients), ",")
+	status, body = a.do("POST", "/api/v2/envelope/redistribute", key, `{"envelopeId":"envelope_abcdefghijklmnop","recipients":[`+ids+`]}`)
+	wantError(t, status, body, http.StatusNotFound, envelope.CodeNotFound)
+}

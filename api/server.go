@@ -82,38 +82,47 @@ func NewServer(d Deps) (*Server, error) {
 	return s, nil
 }
 
-// NewOpsServer returns the handler of a process that serves no API (the worker): /healthz,
-// /readyz and /metrics.
+// NewOpsServer returns the operations handler of a process that serves no API (the worker):
+// /healthz, /readyz and /metrics, for SOBRE_METRICS_ADDR.
 func NewOpsServer(d Deps) (http.Handler, error) {
 	s, err := NewServer(d)
 	if err != nil {
 		return nil, err
 	}
+	return s.OpsHandler(), nil
+}
+
+// OpsHandler returns the handler of the operations listener (SOBRE_METRICS_ADDR, apart from the
+// API's): liveness /healthz, readiness /readyz and Prometheus /metrics. It is meant for the
+// kubelet and Prometheus, not for the API's clients.
+func (s *Server) OpsHandler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(nosniff)
 	r.Use(withRequestID, s.observe, s.recoverPanics)
-	s.opsRoutes(r)
-	return r, nil
+	s.fallbackRoutes(r)
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	return r
 }
 
-func (s *Server) opsRoutes(r chi.Router) {
+func (s *Server) fallbackRoutes(r chi.Router) {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeNotFound, "No route for %s %s", r.Method, r.URL.Path))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
 }
 
-// Handler returns the HTTP handler with every route of Sobre.
+// Handler returns the HTTP handler of the API listener: every route of Sobre, and liveness
+// /healthz. Readiness and metrics are on OpsHandler only.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(nosniff)
 	r.Use(withRequestID, s.observe, s.recoverPanics, s.limitBodies)
-	s.opsRoutes(r)
+	s.fallbackRoutes(r)
+	r.Get("/healthz", s.healthz)
 
 	v2 := s.v2Routes()
 	r.Mount("/api/v2", v2)
@@ -144,22 +153,21 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz runs every readiness check and answers 503 naming those that fail.
+// readyz runs every readiness check and answers 503 naming those that fail. Each failure's
+// error is logged, never answered: it may name hosts, users or addresses.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	results := map[string]string{}
-	ready := true
 	for _, c := range s.checks {
 		if err := c.Run(r.Context()); err != nil {
-			ready = false
-			results[c.Name] = err.Error()
+			results[c.Name] = "failing"
 			s.log.WarnContext(r.Context(), "readiness check failed", "check", c.Name, "err", err)
 			continue
 		}
 		results[c.Name] = "ok"
 	}
-	if !ready {
+	if failed := countFailed(results); failed > 0 {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"message": fmt.Sprintf("Not ready: %d of %d checks fail", countFailed(results), len(s.checks)),
+			"message": fmt.Sprintf("Not ready: %d of %d checks fail", failed, len(s.checks)),
 			"code":    envelope.CodeUnavailable,
 			"checks":  results,
 		})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -202,33 +203,65 @@ func TestRoutingErrorsHaveTheErrorBody(t *testing.T) {
 	}
 }
 
+// Liveness is on both listeners; readiness and metrics only on the operations listener
+// (SOBRE_METRICS_ADDR), and readiness names a failing check without its error.
 func TestHealthReadinessAndMetrics(t *testing.T) {
-	failing := Check{Name: "temporal", Run: func(context.Context) error { return errors.New("connection refused") }}
+	failing := Check{Name: "temporal", Run: func(context.Context) error {
+		return errors.New("dial tcp 10.1.2.3:7233: connect: connection refused (user sobre_admin)")
+	}}
 	a := newTestAPI(t)
-	if status, body := a.do("GET", "/healthz", "", ""); status != 200 || body["status"] != "ok" {
-		t.Errorf("healthz: %d %v", status, body)
+	ops := a.ops()
+	for _, h := range []*testAPI{a, ops} {
+		if status, body := h.do("GET", "/healthz", "", ""); status != 200 || body["status"] != "ok" {
+			t.Errorf("healthz: %d %v", status, body)
+		}
 	}
-	if status, body := a.do("GET", "/readyz", "", ""); status != 200 {
+	for _, path := range []string{"/readyz", "/metrics"} {
+		if status, body := a.do("GET", path, "", ""); status != http.StatusNotFound {
+			t.Errorf("%s on the API listener: %d %v, want 404", path, status, body)
+		}
+	}
+	if status, body := ops.do("GET", "/readyz", "", ""); status != 200 || body["checks"].(map[string]any)["postgresql"] != "ok" {
 		t.Errorf("readyz: %d %v", status, body)
 	}
-	down := newTestAPI(t, Check{Name: "postgresql", Run: func(ctx context.Context) error { return nil }}, failing)
+	var logged bytes.Buffer
+	down := newTestAPIWith(t, func(d *Deps) {
+		d.Checks = []Check{{Name: "postgresql", Run: func(ctx context.Context) error { return nil }}, failing}
+		d.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	}).ops()
 	status, body := down.do("GET", "/readyz", "", "")
-	if status != http.StatusServiceUnavailable || body["checks"].(map[string]any)["temporal"] != "connection refused" {
+	if status != http.StatusServiceUnavailable || body["checks"].(map[string]any)["temporal"] != "failing" || body["checks"].(map[string]any)["postgresql"] != "ok" {
 		t.Errorf("readyz with temporal down: %d %v", status, body)
+	}
+	if raw, _ := json.Marshal(body); strings.Contains(string(raw), "10.1.2.3") || strings.Contains(string(raw), "refused") {
+		t.Errorf("readyz answers the error text: %s", raw)
+	}
+	if !strings.Contains(logged.String(), "connection refused") || !strings.Contains(logged.String(), "check=temporal") {
+		t.Errorf("the failing check's error is not logged: %s", logged.String())
 	}
 
 	a.do("GET", "/api/v2/envelope", "", "")
-	_, body = a.do("GET", "/metrics", "", "")
+	_, body = ops.do("GET", "/metrics", "", "")
 	text := body["_raw"].(string)
 	for _, want := range []string{
 		`sobre_http_request_duration_seconds_count{method="GET",route="/api/v2/envelope",status="401"} 1`,
-		`sobre_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 1`,
+		`sobre_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 2`,
 		"sobre_http_requests_in_flight",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}
+}
+
+// ops returns a testAPI whose requests go to the same server's operations listener.
+func (a *testAPI) ops() *testAPI {
+	a.t.Helper()
+	srv := httptest.NewServer(a.server.OpsHandler())
+	a.t.Cleanup(srv.Close)
+	o := *a
+	o.srv = srv
+	return &o
 }
 
 func TestPanicIsA500WithTheErrorBody(t *testing.T) {

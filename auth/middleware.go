@@ -28,7 +28,7 @@ func MemberFrom(ctx context.Context) (envelope.Member, bool) {
 type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 
 // Middleware authenticates every request with an API key. A missing, unknown, expired or
-// revoked key is answered 401 with code UNAUTHORIZED.
+// revoked key is answered 401 with code UNAUTHORIZED; the last three with the same body.
 func (k *Keys) Middleware(writeError ErrorWriter, log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -37,8 +37,13 @@ func (k *Keys) Middleware(writeError ErrorWriter, log *slog.Logger) func(http.Ha
 				switch {
 				case errors.Is(err, ErrNoKey):
 					writeError(w, r, envelope.Errorf(envelope.CodeUnauthorized, "Invalid session or API token."))
-				case errors.Is(err, ErrUnknownKey), errors.Is(err, ErrExpiredKey), errors.Is(err, ErrRevokedKey):
-					writeError(w, r, envelope.Errorf(envelope.CodeUnauthorized, "%s", capitalise(err.Error())))
+				case errors.Is(err, ErrUnknownKey):
+					writeError(w, r, envelope.Errorf(envelope.CodeUnauthorized, "%s", capitalise(ErrUnknownKey.Error())))
+				case errors.Is(err, ErrExpiredKey), errors.Is(err, ErrRevokedKey):
+					// The same answer as an unknown key: the caller learns nothing of which keys
+					// exist; the log says which key it was.
+					log.InfoContext(r.Context(), "api key refused", "key_id", key.ID, "reason", err.Error())
+					writeError(w, r, envelope.Errorf(envelope.CodeUnauthorized, "%s", capitalise(ErrUnknownKey.Error())))
 				default:
 					writeError(w, r, err)
 				}

@@ -71,6 +71,14 @@ type Config struct {
 	ActionProofMaxAge     time.Duration // SOBRE_ACTION_PROOF_MAX_AGE: how old a Clave Única login or FAO_HASH signature may be at completion
 	AccessCodeMaxFailures int           // SOBRE_ACCESS_CODE_MAX_FAILURES: wrong access codes that lock a recipient's code entry
 	LinkReadDays          int           // SOBRE_LINK_READ_DAYS: days a signing link shows the document after it ended
+
+	APIKeyDays int // SOBRE_API_KEY_DAYS: lifetime of a new API key unless made with --no-expiry
+
+	MetricsAddr string // SOBRE_METRICS_ADDR: the operations listener (/healthz, /readyz, /metrics)
+
+	// AuditKeyFile is the key file of the audit chain's HMAC; empty: a development key file in
+	// SealDevDir (see AuditKeys).
+	AuditKeyFile string // SOBRE_AUDIT_KEY_FILE
 }
 
 // Var is one documented environment variable.
@@ -127,11 +135,17 @@ func Vars() []Var {
 		{"SOBRE_ACTION_PROOF_MAX_AGE", "15m", "how old a signer's Clave Única login or FAO_HASH signature may be when they complete"},
 		{"SOBRE_ACCESS_CODE_MAX_FAILURES", "20", "wrong access codes, over every session and code, after which a recipient's code entry locks until the envelope is sent to them again (the owner is mailed)"},
 		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
+		{"SOBRE_METRICS_ADDR", "127.0.0.1:9090", "address of the operations listener: liveness `/healthz`, readiness `/readyz` and Prometheus `/metrics` (the API listener serves only `/healthz` of these); keep it off the public network"},
+		{"SOBRE_AUDIT_KEY_FILE", "", "key of the HMAC on every audit entry (kept outside the database, so that a database writer cannot rewrite an audit log unnoticed): one `<id> <base64 of 32 bytes>` per line, the first signs, all verify (`sobre keygen` prints one); every process and `sobre audit verify` need the same file; empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
+		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
 	}
 }
 
 // LinkRead is how long a signing link shows the document after it ended (SOBRE_LINK_READ_DAYS).
 func (c Config) LinkRead() time.Duration { return time.Duration(c.LinkReadDays) * 24 * time.Hour }
+
+// APIKeyLifetime is how long a new API key is valid (SOBRE_API_KEY_DAYS).
+func (c Config) APIKeyLifetime() time.Duration { return time.Duration(c.APIKeyDays) * 24 * time.Hour }
 
 // devKeysFile is the name of the development key file, in SealDevDir.
 const devKeysFile = "payload-keys.dev"
@@ -167,6 +181,38 @@ func (c Config) Keyring() (ring *keyring.Ring, created bool, err error) {
 	created = err == nil
 	ring, err = keyring.Load(path)
 	return ring, created, err
+}
+
+// devAuditKeyFile is the name of the development audit key file, in SealDevDir.
+const devAuditKeyFile = "audit-key.dev"
+
+// AuditKeyPath returns the audit key file: SOBRE_AUDIT_KEY_FILE or, when it is empty, a
+// development key file kept in SealDevDir (made on first use; created reports that). Every
+// process of one deployment must use the same keys.
+func (c Config) AuditKeyPath() (path string, created bool, err error) {
+	if c.AuditKeyFile != "" {
+		return c.AuditKeyFile, false, nil
+	}
+	path = filepath.Join(c.SealDevDir, devAuditKeyFile)
+	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return path, false, err
+	}
+	if err := os.MkdirAll(c.SealDevDir, 0o700); err != nil {
+		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+	}
+	text := "# development audit key of Sobre: SOBRE_AUDIT_KEY_FILE replaces it in production\n" + keyring.NewKeyLine("dev1") + "\n"
+	// Written aside, then linked into place: of two processes starting at once, one makes the
+	// file and both read it whole.
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+	}
+	err = os.Link(tmp, path)
+	_ = os.Remove(tmp)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+	}
+	return path, err == nil, nil
 }
 
 // Getenv is the lookup used by Load; tests pass their own.
@@ -224,6 +270,8 @@ func Load(getenv Getenv) (Config, error) {
 		SealDevDir:      get("SOBRE_SEAL_DEV_DIR"),
 		TSAURL:          get("SOBRE_TSA_URL"),
 		PayloadKeysFile: get("SOBRE_PAYLOAD_KEYS_FILE"),
+		MetricsAddr:     get("SOBRE_METRICS_ADDR"),
+		AuditKeyFile:    get("SOBRE_AUDIT_KEY_FILE"),
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))
@@ -266,6 +314,9 @@ func Load(getenv Getenv) (Config, error) {
 	if c.LinkReadDays, err = strconv.Atoi(get("SOBRE_LINK_READ_DAYS")); err != nil || c.LinkReadDays < 0 || c.LinkReadDays > 36500 {
 		errs = append(errs, fmt.Sprintf("SOBRE_LINK_READ_DAYS: want a whole number of days from 0 to 36500, got %q", get("SOBRE_LINK_READ_DAYS")))
 	}
+	if c.APIKeyDays, err = strconv.Atoi(get("SOBRE_API_KEY_DAYS")); err != nil || c.APIKeyDays < 1 || c.APIKeyDays > 36500 {
+		errs = append(errs, fmt.Sprintf("SOBRE_API_KEY_DAYS: want a whole number of days from 1 to 36500, got %q", get("SOBRE_API_KEY_DAYS")))
+	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", get("SOBRE_SHUTDOWN_TIMEOUT")))
@@ -288,6 +339,9 @@ func Load(getenv Getenv) (Config, error) {
 	case "require", "prefer", "off":
 	default:
 		errs = append(errs, fmt.Sprintf("SOBRE_FEA_REVOCATION: want require, prefer or off, got %q", c.FEARevocation))
+	}
+	if c.MetricsAddr == c.HTTPAddr {
+		errs = append(errs, fmt.Sprintf("SOBRE_METRICS_ADDR: %q is SOBRE_HTTP_ADDR; the operations listener needs an address of its own", c.MetricsAddr))
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Sprintf("SOBRE_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))

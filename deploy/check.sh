@@ -2,7 +2,8 @@
 # Offline checks of the deployment files: no Docker engine, cluster or network needed. Each check
 # runs when its tool is installed and is skipped with a note otherwise; the checks that only need
 # python3 with PyYAML hold the files to what Sobre needs (loopback-only ports, pinned images,
-# probes, non-root, dashboard metric names that Sobre exports). Run by `make test`; exits non-zero
+# probes on the operations port, non-root, secrets only as files where needed, NetworkPolicies,
+# PostgreSQL's certificate verified, dashboard metric names that Sobre exports). Run by `make test`; exits non-zero
 # when a check fails.
 #
 #   bash deploy/check.sh
@@ -136,6 +137,10 @@ for name, svc in services.items():
     if build:
         need(os.path.exists(os.path.join(build.get("context", "."), build.get("dockerfile", "Dockerfile"))),
              f"compose: {name} builds from a missing Dockerfile")
+for name, sec in (compose.get("secrets") or {}).items():
+    need(os.path.exists(sec.get("file", "")), f"compose: secret {name} names a missing file")
+for name in ("api", "worker"):
+    need("audit-key" in ((services.get(name) or {}).get("secrets") or []), f"compose: {name} lacks the shared audit key")
 commands = {name: (services.get(name) or {}).get("command") for name in ("migrate", "api", "worker")}
 need(commands == {"migrate": ["migrate"], "api": ["serve"], "worker": ["worker"]}, f"compose: sobre commands {commands}")
 for name in ("api", "worker"):
@@ -180,13 +185,18 @@ def pod_checks(what, spec, want_probes):
     for c in spec.get("containers", []) if want_probes else []:
         paths = {p: (c.get(p) or {}).get("httpGet", {}).get("path") for p in ("readinessProbe", "livenessProbe")}
         need(paths == {"readinessProbe": "/readyz", "livenessProbe": "/healthz"}, f"kubernetes: {what}/{c['name']} probes {paths}")
+        # Readiness (and metrics) are served on the operations listener only: SOBRE_METRICS_ADDR.
+        ports = {p.get("name"): p.get("containerPort") for p in c.get("ports", [])}
+        need(ports.get("ops") == 9090 and (c.get("readinessProbe") or {}).get("httpGet", {}).get("port") == "ops",
+             f"kubernetes: {what}/{c['name']} readiness is not probed on the operations port 9090")
 args = {}
 for dep in kinds.get("Deployment", []):
     tpl = dep["spec"]["template"]
     pod_checks(dep["metadata"]["name"], tpl["spec"], True)
     ann = tpl.get("metadata", {}).get("annotations", {})
-    need(ann.get("prometheus.io/scrape") == "true" and ann.get("prometheus.io/path") == "/metrics",
-         f"kubernetes: {dep['metadata']['name']} has no Prometheus scrape annotations")
+    need(ann.get("prometheus.io/scrape") == "true" and ann.get("prometheus.io/path") == "/metrics"
+         and ann.get("prometheus.io/port") == "9090",
+         f"kubernetes: {dep['metadata']['name']} has no Prometheus scrape annotations for the operations port 9090")
     for c in tpl["spec"]["containers"]:
         args[dep["metadata"]["name"]] = c.get("args")
 need(sorted(args.values()) == [["serve"], ["worker"]], f"kubernetes: deployments run {args}")
@@ -202,13 +212,121 @@ def selects(selector):
 need(any(selects(s["spec"].get("selector")) for s in kinds.get("Service", [])), "kubernetes: no Service selects the API pods")
 need(any(selects(p["spec"].get("selector", {}).get("matchLabels")) for p in kinds.get("PodDisruptionBudget", [])),
      "kubernetes: no PodDisruptionBudget covers the API pods")
+for svc in kinds.get("Service", []):
+    for port in svc["spec"].get("ports", []):
+        need(port.get("targetPort") != "ops" and port.get("targetPort") != 9090, "kubernetes: a Service exposes the operations port")
+secret_keys = ("DATABASE_URL", "SMTP_URL", "CLAVEUNICA_CLIENT_SECRET", "SOBRE_SEAL_P12_PASSWORD", "SOBRE_AUDIT_KEY", "SOBRE_PAYLOAD_KEYS")
 for cm in kinds.get("ConfigMap", []):
-    for key in ("DATABASE_URL", "SMTP_URL"):
-        need(key not in cm.get("data", {}), f"kubernetes: {key} belongs in the Secret, not the ConfigMap")
+    for key in cm.get("data", {}):
+        need(not key.startswith(secret_keys), f"kubernetes: {key} belongs in a Secret, not the ConfigMap")
+    metrics = cm.get("data", {}).get("SOBRE_METRICS_ADDR", "")
+    need(metrics.endswith(":9090"), f"kubernetes: SOBRE_METRICS_ADDR {metrics!r} is not the operations port 9090")
 for sec in kinds.get("Secret", []):
-    values = sec.get("stringData", {})
-    for key in ("DATABASE_URL", "SMTP_URL"):
-        need("REPLACE_ME" in values.get(key, ""), f"kubernetes: the example Secret's {key} is not a marked placeholder")
+    for key, value in (sec.get("stringData") or {}).items():
+        need("REPLACE_ME" in str(value), f"kubernetes: the example Secret {sec['metadata']['name']}'s {key} is not a marked placeholder")
+    url = (sec.get("stringData") or {}).get("DATABASE_URL")
+    if url is not None:
+        need(re.search(r"[?&]sslmode=verify-full(&|$)", url), "kubernetes: DATABASE_URL does not verify the server (sslmode=verify-full)")
+
+# Secrets: files only, each mounted only in the pods that read it. A pod mounts a Secret only
+# when one of its containers names a file under it (a *_FILE variable, or SOBRE_SEAL_P12 or
+# sslrootcert through the ConfigMap and the database URL), and the Secrets land exactly here:
+want_secrets = {
+    "sobre-migrate": {"sobre-database"},
+    "sobre-api": {"sobre-database", "sobre-smtp", "sobre-claveunica", "sobre-keys"},
+    "sobre-worker": {"sobre-database", "sobre-smtp", "sobre-keys", "sobre-seal"},
+}
+configmap_data = {}
+for cm in kinds.get("ConfigMap", []):
+    configmap_data.update(cm.get("data", {}))
+pods = [(d["metadata"]["name"], d["spec"]["template"]["spec"]) for d in kinds.get("Deployment", []) + kinds.get("Job", [])]
+for name, spec in pods:
+    volumes = {v["name"]: v["secret"]["secretName"] for v in spec.get("volumes", []) if "secret" in v}
+    need(set(volumes.values()) == want_secrets.get(name, set()),
+         f"kubernetes: {name} mounts the Secrets {sorted(volumes.values())}, want {sorted(want_secrets.get(name, set()))}")
+    for v in spec.get("volumes", []):
+        if "secret" in v:
+            need(v["secret"].get("defaultMode") in (0o400, 0o440), f"kubernetes: {name} mounts {v['name']} readable by others")
+    used = set()
+    for c in spec.get("initContainers", []) + spec.get("containers", []):
+        for src in c.get("envFrom", []):
+            need("secretRef" not in src, f"kubernetes: {name}/{c['name']} takes a Secret as environment variables")
+        for e in c.get("env", []):
+            need("secretKeyRef" not in (e.get("valueFrom") or {}), f"kubernetes: {name}/{c['name']} takes {e['name']} from a Secret as a variable")
+        mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts", []) if m["name"] in volumes}
+        for m in c.get("volumeMounts", []):
+            if m["name"] in volumes:
+                need(m.get("readOnly") is True, f"kubernetes: {name}/{c['name']} mounts {m['name']} writable")
+        paths = [e.get("value", "") for e in c.get("env", []) if e["name"].endswith("_FILE")]
+        paths += [configmap_data.get("SOBRE_SEAL_P12", "")] if "SOBRE_SEAL_P12_PASSWORD_FILE" in [e["name"] for e in c.get("env", [])] else []
+        for e in c.get("env", []):
+            if e["name"].endswith("_FILE"):
+                need(any(e.get("value", "").startswith(mp + "/") for mp in mounts), f"kubernetes: {name}/{c['name']} reads {e['name']} outside its mounted Secrets")
+        for mp, vol in mounts.items():
+            if any(p.startswith(mp + "/") for p in paths):
+                used.add(vol)
+            else:
+                problems.append(f"kubernetes: {name}/{c['name']} mounts {vol} but reads no file of it")
+    need(used == set(volumes), f"kubernetes: {name} mounts Secrets no container reads: {sorted(set(volumes) - used)}")
+
+# NetworkPolicy: everything denied by default; the API reachable on its port from the ingress
+# controller only; the worker from nothing but the metrics scrape; egress only on named ports.
+policies = kinds.get("NetworkPolicy", [])
+need(any(p["spec"].get("podSelector") == {} and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
+         and not p["spec"].get("ingress") and not p["spec"].get("egress") for p in policies),
+     "kubernetes: no default-deny NetworkPolicy for ingress and egress")
+def policy_selects(policy, component):
+    sel = policy["spec"].get("podSelector", {})
+    labels = {"app.kubernetes.io/name": "sobre", "app.kubernetes.io/component": component}
+    if any(labels.get(k) != v for k, v in (sel.get("matchLabels") or {}).items()):
+        return False
+    for ex in sel.get("matchExpressions") or []:
+        if ex.get("operator") != "In" or labels.get(ex["key"]) not in ex.get("values", []):
+            return False
+    return True
+private = {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16"}
+def allowed(component, direction):
+    rules = []
+    for p in policies:
+        if policy_selects(p, component) and direction.capitalize() in p["spec"].get("policyTypes", []):
+            rules += p["spec"].get(direction) or []
+    return rules
+def ports_of(rules):
+    return {port.get("port") for r in rules for port in r.get("ports", [])}
+for component in ("api", "worker", "migrate"):
+    for direction in ("ingress", "egress"):
+        for r in allowed(component, direction):
+            need(r.get("ports"), f"kubernetes: a NetworkPolicy allows {component} {direction} on every port")
+            peers = r.get("from" if direction == "ingress" else "to") or []
+            need(peers, f"kubernetes: a NetworkPolicy allows {component} {direction} from or to anywhere")
+            for peer in peers:
+                block = peer.get("ipBlock")
+                if block and block.get("cidr") == "0.0.0.0/0":
+                    need(private <= set(block.get("except", [])), f"kubernetes: {component} {direction} to 0.0.0.0/0 reaches private or metadata addresses")
+    ingress = allowed(component, "ingress")
+    need(all(not r.get("from") or all("ipBlock" not in peer for peer in r["from"]) for r in ingress),
+         f"kubernetes: {component} ingress allowed from address blocks")
+need(ports_of(allowed("api", "ingress")) == {8080, 9090}, f"kubernetes: the API's ingress ports {ports_of(allowed('api', 'ingress'))}, want 8080 and 9090")
+need(any(8080 in ports_of([r]) and all("namespaceSelector" in peer for peer in r.get("from", [])) for r in allowed("api", "ingress")),
+     "kubernetes: the API's port 8080 is not limited to the ingress controller's namespace")
+need(ports_of(allowed("worker", "ingress")) <= {9090}, f"kubernetes: the worker accepts ingress on {ports_of(allowed('worker', 'ingress'))}")
+need(not allowed("migrate", "ingress"), "kubernetes: the migration Job accepts ingress")
+want_egress = {"migrate": {53, 5432}, "api": {53, 5432, 7233, 587, 465, 443, 80}, "worker": {53, 5432, 7233, 587, 465, 443, 80}}
+for component, want in want_egress.items():
+    got = ports_of(allowed(component, "egress"))
+    need(got == want, f"kubernetes: {component} egress ports {sorted(got)}, want {sorted(want)}")
+
+# Images: pinned by tag and digest in the kustomization; no container runs "latest".
+kust = yaml.safe_load(open("deploy/kubernetes/kustomization.yaml"))
+for img in kust.get("images", []):
+    need(img.get("newTag") and img.get("newTag") != "latest", f"kubernetes: image {img.get('name')} has no pinned tag")
+    need(re.fullmatch(r"sha256:[0-9a-f]{64}", str(img.get("digest", ""))), f"kubernetes: image {img.get('name')} has no digest")
+for name, spec in pods:
+    for c in spec.get("initContainers", []) + spec.get("containers", []):
+        image = c.get("image", "")
+        need(not image.endswith(":latest"), f"kubernetes: {name}/{c['name']} runs {image}")
+        if rendered:
+            need("@sha256:" in image, f"kubernetes: {name}/{c['name']} image {image} is not pinned by digest")
 
 # Dashboard: datasource variable, and only metrics that Sobre's processes export. The Temporal
 # SDK's counters reach Prometheus as gauges without a _total suffix; its latency histograms end

@@ -258,19 +258,21 @@ func executable() (string, error) {
 // started, so the document is the cause, except when the process says itself that it was not
 // asked properly (exit code 3) or never ran:
 //
-//   - it ran out of memory under its cap: the Go runtime's "out of memory" or "cannot allocate
-//     memory", a thread it could not start ("pthread_create failed", "failed to create new OS
-//     thread": thread stacks are writable memory too, so which allocation fails first is
-//     chance), ThreadSanitizer's "failed to allocate" (a race-detector build), or a kill by the
-//     out-of-memory killer (SIGKILL): ErrLimit, naming the cap;
+//   - it ran out of memory under its cap, whatever its exit code: the Go runtime's "out of
+//     memory" or "cannot allocate memory", a thread it could not start ("pthread_create
+//     failed", "failed to create new OS thread": thread stacks are writable memory too, so
+//     which allocation fails first is chance), ThreadSanitizer's "failed to allocate" (a
+//     race-detector build), or a kill by the out-of-memory killer (SIGKILL): ErrLimit, naming
+//     the cap;
 //   - the Go runtime stopped it otherwise (exit code 2: a stack overflow on a deeply nested
 //     document, say) or a signal did: ErrUnsupported, with the runtime's first line, since the
 //     same reader reads other documents;
-//   - anything else is not the document's doing, and wraps runErr.
+//   - anything else (ThreadSanitizer's exit code 66 for a data race, say) is not the
+//     document's doing, and wraps runErr.
 //
 // status is nil when the process never started.
 func whyStopped(status *syscall.WaitStatus, runErr error, stderr string, c ReaderConfig) error {
-	if status == nil || (!status.Signaled() && status.ExitStatus() != 2) {
+	if status == nil || (status.Exited() && status.ExitStatus() == 3) {
 		return fmt.Errorf("pdf: the reading process failed: %w: %s", runErr, firstLine(stderr))
 	}
 	for _, words := range []string{"out of memory", "cannot allocate memory", "failed to allocate",
@@ -279,13 +281,15 @@ func whyStopped(status *syscall.WaitStatus, runErr error, stderr string, c Reade
 			return fmt.Errorf("%w: reading it needs more than %d MiB of memory", ErrLimit, c.MemoryMiB)
 		}
 	}
-	if status.Signaled() && status.Signal() == syscall.SIGKILL {
+	switch {
+	case status.Signaled() && status.Signal() == syscall.SIGKILL:
 		return fmt.Errorf("%w: reading it needs more than %d MiB of memory", ErrLimit, c.MemoryMiB)
-	}
-	if status.Signaled() {
+	case status.Signaled():
 		return fmt.Errorf("%w: reading it stopped the reader (%v)", ErrUnsupported, status.Signal())
+	case status.ExitStatus() == 2:
+		return fmt.Errorf("%w: reading it stopped the reader (%s)", ErrUnsupported, firstLine(stderr))
 	}
-	return fmt.Errorf("%w: reading it stopped the reader (%s)", ErrUnsupported, firstLine(stderr))
+	return fmt.Errorf("pdf: the reading process failed: %w: %s", runErr, firstLine(stderr))
 }
 
 // firstLine is the first non-empty line of s, trimmed.

@@ -64,9 +64,17 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any,
 	if err != nil {
 		return err
 	}
-	_, err = tx.q.Exec(ctx, `INSERT INTO audit_logs (id, envelope_id, created_at, type, data, name, email, user_id, user_agent, ip_address, prev_hash, hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, c.ID, envelopeID, created, typ, raw, a.Name, a.Email, a.UserID,
-		a.UserAgent, a.IPAddress, prev, chainHash(prev, content))
+	hash := chainHash(prev, content)
+	var mac []byte
+	var macKey *string
+	if tx.audit != nil {
+		id := tx.audit.PrimaryID()
+		mac, _ = tx.audit.mac(id, envelopeID, hash)
+		macKey = &id
+	}
+	_, err = tx.q.Exec(ctx, `INSERT INTO audit_logs (id, envelope_id, created_at, type, data, name, email, user_id, user_agent, ip_address, prev_hash, hash, mac, mac_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, c.ID, envelopeID, created, typ, raw, a.Name, a.Email, a.UserID,
+		a.UserAgent, a.IPAddress, prev, hash, mac, macKey)
 	if err != nil {
 		return fmt.Errorf("append audit %s to %s: %w", typ, envelopeID, err)
 	}

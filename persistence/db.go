@@ -16,7 +16,8 @@ import (
 
 // Store reads and writes Sobre's state. It is safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	audit *AuditKeys // signs appended audit entries; nil: unkeyed (see SetAuditKeys)
 }
 
 // Open connects to the database at url and checks the connection.
@@ -57,14 +58,15 @@ type querier interface {
 
 // Tx is a Store bound to one open transaction. Its methods are those of Store.
 type Tx struct {
-	q querier
+	q     querier
+	audit *AuditKeys
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A
 // unique constraint the change broke is answered as the domain's ALREADY_EXISTS (alreadyExists).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return alreadyExists(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-		return fn(&Tx{q: ptx})
+		return fn(&Tx{q: ptx, audit: s.audit})
 	}))
 }
 

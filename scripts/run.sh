@@ -21,6 +21,7 @@ go build -o bin/sobre ./cmd/sobre
 
 export SOBRE_HTTP_ADDR="${SOBRE_HTTP_ADDR:-127.0.0.1:8080}"
 export SOBRE_PUBLIC_URL="${SOBRE_PUBLIC_URL:-http://$SOBRE_HTTP_ADDR}"
+export SOBRE_METRICS_ADDR="${SOBRE_METRICS_ADDR:-127.0.0.1:9090}"
 export TEMPORAL_ADDRESS SMTP_URL DATABASE_URL
 
 bin/sobre migrate
@@ -49,7 +50,7 @@ cat <<EOT
   Sobre is running (ready in $(( $(date +%s) - started )) s). Ctrl-C stops everything.
 
   API            http://$SOBRE_HTTP_ADDR/api/v2        (OpenAPI: /api/v2/openapi.json)
-  Health         http://$SOBRE_HTTP_ADDR/readyz        metrics: /metrics
+  Readiness      http://$SOBRE_METRICS_ADDR/readyz        metrics: /metrics (liveness: /healthz on both)
   Temporal UI    $( [ -n "${STACK_UI:-}" ] && [ "$STACK_UI" = 1 ] && echo "http://127.0.0.1:$STACK_TEMPORAL_UI_PORT" || echo "(headless)")
   Mail UI        ${MAILPIT_URL:-(SMTP_URL points elsewhere)}
   Clave Única    $CLAVEUNICA_ISSUER_URL  (signing pages: {SOBRE_PUBLIC_URL}/sign/{token}, links in the mails)

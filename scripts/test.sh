@@ -78,6 +78,8 @@ if part e2e && [ -f e2e/package.json ]; then
   "$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -c "CREATE DATABASE $e2e_db"
   export DATABASE_URL="postgres://sobre@127.0.0.1:$STACK_PG_PORT/$e2e_db?sslmode=disable"
   export SOBRE_HTTP_ADDR="127.0.0.1:${E2E_PORT:-18080}" SOBRE_PUBLIC_URL="http://127.0.0.1:${E2E_PORT:-18080}"
+  # Readiness and metrics are on the operations listener, 20 ports above the API's by default.
+  export SOBRE_METRICS_ADDR="127.0.0.1:${E2E_METRICS_PORT:-$(( ${E2E_PORT:-18080} + 20 ))}"
   export SOBRE_TASK_QUEUE="sobre-e2e-$$" SOBRE_LOG_LEVEL=warn
   # The local Clave Única and the test CA of FAO_HASH.
   export SOBRE_CLAVEUNICA_DEV_ADDR="127.0.0.1:${E2E_CLAVEUNICA_PORT:-18091}"
@@ -87,7 +89,7 @@ if part e2e && [ -f e2e/package.json ]; then
   CLAVEUNICA_PID=$!
   bin/sobre dev 2>"$STACK_DIR/e2e-sobre.log" &
   SOBRE_PID=$!
-  for _ in $(seq 1 200); do curl -fsS "http://$SOBRE_HTTP_ADDR/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq 1 200); do curl -fsS "http://$SOBRE_METRICS_ADDR/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   (cd e2e && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
   export SOBRE_E2E_URL="http://$SOBRE_HTTP_ADDR" SOBRE_E2E_PID="$SOBRE_PID"
   export SOBRE_E2E_ADMIN="$STACK_ROOT/bin/sobre" SOBRE_E2E_ARTIFACTS="$STACK_ROOT/e2e/artifacts" SOBRE_E2E_PSQL="$STACK_PG_BIN/psql"

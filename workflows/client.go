@@ -69,18 +69,27 @@ func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) e
 	return nil
 }
 
-// Complete records a recipient's completion through the workflow, which checks the turn.
+// Complete records a recipient's completion through the workflow, which checks the turn. The
+// actor's strings are cut to their bounds (persistence.Actor.Bounded) first.
 func (c *Client) Complete(ctx context.Context, envelopeID string, req CompleteRequest) error {
+	req.Actor = req.Actor.Bounded()
 	return c.update(ctx, envelopeID, UpdateComplete, req)
 }
 
-// Reject records a recipient's rejection; the workflow ends the envelope REJECTED.
+// Reject records a recipient's rejection; the workflow ends the envelope REJECTED. The actors'
+// strings are cut to their bounds first.
 func (c *Client) Reject(ctx context.Context, envelopeID string, req RejectRequest) error {
+	req.Actor = req.Actor.Bounded()
+	if req.OnBehalfOf != nil {
+		a := req.OnBehalfOf.Bounded()
+		req.OnBehalfOf = &a
+	}
 	return c.update(ctx, envelopeID, UpdateReject, req)
 }
 
-// Cancel ends the envelope CANCELLED.
+// Cancel ends the envelope CANCELLED. The actor's strings are cut to their bounds first.
 func (c *Client) Cancel(ctx context.Context, envelopeID string, req CancelRequest) error {
+	req.Actor = req.Actor.Bounded()
 	return c.update(ctx, envelopeID, UpdateCancel, req)
 }
 

@@ -3,6 +3,10 @@
 // mail signing requests, arms reminder and expiry timers, takes recipient events as validated
 // Updates and Signals, and ends the envelope COMPLETED, REJECTED or CANCELLED.
 //
+// A run's history is bounded: Update validators refuse oversized requests, a burst of refresh
+// signals is read with one reload, and a long run continues as new with its whole state
+// (continue.go).
+//
 // Workflow code is deterministic: no clock, randomness, map iteration or I/O outside the
 // workflow package's own calls and activities. It imports envelope and activities (for the
 // activity method references) only.

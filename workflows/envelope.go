@@ -49,6 +49,12 @@ var DefaultExpiration = envelope.Duration{Unit: envelope.UnitMonth, Amount: 3}
 type Input struct {
 	EnvelopeID string
 	TeamID     int64
+	// Continued is the state of the run before, when this run continues it (continue-as-new,
+	// see continue.go); nil for the first run.
+	Continued *Continuation `json:",omitempty"`
+	// ContinueAsNewAt is the history length, in events, at which a run continues as new even if
+	// Temporal does not suggest it yet; 0 is continueAsNewAt. Tests lower it.
+	ContinueAsNewAt int `json:",omitempty"`
 }
 
 // CompleteRequest is the argument of UpdateComplete.
@@ -155,6 +161,19 @@ type run struct {
 	mismatches  map[int64]int          // by recipient, how many refused RUNs the owner was mailed about
 	mu          workflow.Mutex
 	legacy      bool // started before "mail-outside-lock": replays the first release's steps
+	// bounded: started after "bounded-history": refresh signals are coalesced and the run
+	// continues as new when its history grows (continue.go).
+	bounded      bool
+	urgent       int    // the version of the last event that is not a refresh signal
+	sealAttempts int    // the seal's first attempt number in this run (attempts given up before)
+	sealWait     string // how the seal waits before its next attempt (sealNoWait: it does not)
+	runs         int    // runs before this one
+}
+
+// bump records an event (not a refresh signal) for the main loop to act on.
+func (r *run) bump() {
+	r.version++
+	r.urgent = r.version
 }
 
 var acts *activities.Activities
@@ -194,7 +213,20 @@ const sealRetryAfter = time.Hour
 // an hour. The envelope stays PENDING meanwhile, with every signature recorded.
 func (r *run) seal(ctx workflow.Context) error {
 	retry := workflow.GetSignalChannel(ctx, SignalRetrySeal)
-	for attempt := 0; ; attempt++ {
+	for attempt := r.sealAttempts; ; attempt++ {
+		if r.sealWait != sealNoWait {
+			if r.bounded && r.historyFull(ctx) {
+				// Hourly attempts for weeks grow the history: unless a retry was asked, the
+				// next run waits and tries again.
+				if !retry.ReceiveAsync(nil) {
+					r.sealAttempts = attempt
+					return errContinue
+				}
+			} else if err := r.sealPause(ctx, retry); err != nil {
+				return err
+			}
+			r.sealWait = sealNoWait
+		}
 		err := workflow.ExecuteActivity(sealCtx(ctx), acts.SealEnvelope, r.in.EnvelopeID).Get(ctx, nil)
 		if err == nil {
 			if attempt > 0 {
@@ -218,18 +250,31 @@ func (r *run) seal(ctx workflow.Context) error {
 		}
 		r.queue(activities.Notice{Kind: mail.OwnerSealFailed, EnvelopeID: r.in.EnvelopeID, Seq: attempt, Reason: reason}, nil)
 		r.flush(ctx)
-		waitCtx, stop := workflow.WithCancel(ctx)
-		sel := workflow.NewSelector(waitCtx)
-		sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) { c.Receive(waitCtx, nil) })
-		if !refused {
-			sel.AddFuture(workflow.NewTimer(waitCtx, sealRetryAfter), func(workflow.Future) {})
-		}
-		sel.Select(waitCtx)
-		stop()
-		if ctx.Err() != nil {
-			return ctx.Err()
+		r.sealWait = sealFailed
+		if refused {
+			r.sealWait = sealRefused
 		}
 	}
+}
+
+// How a given-up seal waits before its next attempt.
+const (
+	sealNoWait  = ""
+	sealFailed  = "failed"  // for the retry-seal signal or sealRetryAfter
+	sealRefused = "refused" // for the retry-seal signal only
+)
+
+// sealPause waits for the retry-seal signal or, unless the seal was refused, sealRetryAfter.
+func (r *run) sealPause(ctx workflow.Context, retry workflow.ReceiveChannel) error {
+	waitCtx, stop := workflow.WithCancel(ctx)
+	defer stop()
+	sel := workflow.NewSelector(waitCtx)
+	sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) { c.Receive(waitCtx, nil) })
+	if r.sealWait != sealRefused {
+		sel.AddFuture(workflow.NewTimer(waitCtx, sealRetryAfter), func(workflow.Future) {})
+	}
+	sel.Select(waitCtx)
+	return ctx.Err()
 }
 
 func mailCtx(ctx workflow.Context) workflow.Context {
@@ -249,6 +294,11 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 		return err
 	}
 	r.legacy = workflow.GetVersion(ctx, "mail-outside-lock", workflow.DefaultVersion, 1) == workflow.DefaultVersion
+	r.bounded = workflow.GetVersion(ctx, "bounded-history", workflow.DefaultVersion, 1) == 1
+	if in.Continued != nil {
+		r.resume(*in.Continued)
+		return r.loop(ctx)
+	}
 	log := workflow.GetLogger(ctx)
 
 	var current persistence.Snapshot
@@ -276,21 +326,47 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(envelope.StatusPending))); err != nil {
 		return err
 	}
+	return r.loop(ctx)
+}
+
+// refreshDelay is how long a refresh signal waits for more before the envelope is read again:
+// a burst of recipient changes costs one reload.
+const refreshDelay = time.Second
+
+// loop is the workflow's main loop: it acts on every event and deadline until the envelope ends,
+// or, once its history is long (continue.go), continues as new.
+func (r *run) loop(ctx workflow.Context) error {
 	step, timersDue := r.step, r.timersDue
 	if r.legacy {
 		step, timersDue = r.legacyStep, r.legacyTimersDue
 	}
 	for {
 		if err := step(ctx); err != nil {
+			if errors.Is(err, errContinue) {
+				return r.continueAsNew(ctx)
+			}
 			return err
 		}
 		if r.finished {
 			break
 		}
+		if r.bounded && r.historyFull(ctx) {
+			drained, err := r.drain(ctx)
+			if err != nil {
+				return err
+			}
+			if drained {
+				return r.continueAsNew(ctx)
+			}
+			continue // an event came first: act on it, then try again
+		}
 		cond := func() bool { return r.version > r.processed }
 		deadline := r.nextDeadline()
 		if deadline.IsZero() {
 			if err := workflow.Await(ctx, cond); err != nil {
+				return err
+			}
+			if err := r.coalesce(ctx); err != nil {
 				return err
 			}
 			continue
@@ -302,6 +378,9 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 				return err
 			}
 			if ok {
+				if err := r.coalesce(ctx); err != nil {
+					return err
+				}
 				continue
 			}
 		}
@@ -310,6 +389,16 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 		}
 	}
 	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// coalesce, when only refresh signals are waiting, waits refreshDelay (or until another event
+// arrives) so that the signals of a burst of changes are acted on with one reload.
+func (r *run) coalesce(ctx workflow.Context) error {
+	if !r.bounded || r.urgent > r.processed {
+		return nil
+	}
+	_, err := workflow.AwaitWithTimeout(ctx, refreshDelay, func() bool { return r.urgent > r.processed })
+	return err
 }
 
 func (r *run) register(ctx workflow.Context) error {
@@ -385,12 +474,15 @@ func (r *run) onDistribute(ctx workflow.Context) error {
 		return nil
 	}
 	r.refresh = true
-	r.version++
+	r.bump()
 	r.wait(ctx, r.version)
 	return nil
 }
 
 func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
 	if err := r.acting(); err != nil {
 		return err
 	}
@@ -441,7 +533,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentPending && !envelope.AllDone(r.snap.Participants()) {
 		r.queue(activities.Notice{Kind: mail.DocumentPending, EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID}, nil)
 	}
-	r.version++
+	r.bump()
 	return r.version, nil
 }
 
@@ -463,6 +555,9 @@ func (r *run) nextAfter(id int64) int64 {
 }
 
 func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
 	if err := r.acting(); err != nil {
 		return err
 	}
@@ -505,7 +600,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 	}
 	r.replaceSnapshot(snap)
 	r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
-	r.version++
+	r.bump()
 	v := r.version
 	r.mu.Unlock()
 	r.wait(ctx, v)
@@ -513,6 +608,9 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 }
 
 func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
 	return r.acting()
 }
 
@@ -534,7 +632,7 @@ func (r *run) endWith(ctx workflow.Context, e ending) error {
 		return err
 	}
 	r.end = &e
-	r.version++
+	r.bump()
 	v := r.version
 	r.mu.Unlock()
 	r.wait(ctx, v)
@@ -550,6 +648,9 @@ func (r *run) onDelete(ctx workflow.Context) error {
 }
 
 func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
 	if err := r.acting(); err != nil {
 		return err
 	}
@@ -623,7 +724,7 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 		r.snap.LinkVersions[rec.ID] = snap.LinkVersions[rec.ID]
 	}
 	r.replaceSnapshot(snap)
-	r.version++
+	r.bump()
 	v := r.version
 	r.mu.Unlock()
 	r.wait(ctx, v)

@@ -64,7 +64,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		return err
 	}
 	r.snap = snap
-	r.version++
+	r.bump()
 	return nil
 }
 

@@ -30,7 +30,8 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	userName := fs.String("user-name", "", "user display name")
 	role := fs.String("role", "", "team role: MEMBER, MANAGER or ADMIN (default MEMBER for a new member)")
 	name := fs.String("name", "", "a label for the key")
-	expiresIn := fs.Duration("expires-in", 0, "key lifetime, e.g. 720h (default: no expiry)")
+	expiresIn := fs.Duration("expires-in", 0, "key lifetime, e.g. 720h (default: SOBRE_API_KEY_DAYS days)")
+	noExpiry := fs.Bool("no-expiry", false, "a key that never expires")
 	file := fs.String("file", "", "ensure-key: file holding the key")
 	id := fs.Int64("id", 0, "revoke-key: key id")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -39,6 +40,25 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	teamRole := envelope.TeamRole(strings.ToUpper(*role))
 	if *role != "" && !envelope.OneOf(teamRole, envelope.TeamRoles()) {
 		return fmt.Errorf("admin: --role %q is not one of MEMBER, MANAGER, ADMIN", *role)
+	}
+	if *noExpiry && *expiresIn != 0 {
+		return fmt.Errorf("admin %s: --no-expiry and --expires-in exclude each other", args[0])
+	}
+	if *expiresIn < 0 {
+		return fmt.Errorf("admin %s: --expires-in %v is not a positive duration", args[0], *expiresIn)
+	}
+	// expiry is when a key made now stops working: --expires-in, else SOBRE_API_KEY_DAYS days;
+	// nil with --no-expiry.
+	expiry := func() *time.Time {
+		if *noExpiry {
+			return nil
+		}
+		lifetime := cfg.APIKeyLifetime()
+		if *expiresIn > 0 {
+			lifetime = *expiresIn
+		}
+		t := time.Now().Add(lifetime)
+		return &t
 	}
 	if _, err := persistence.Migrate(ctx, cfg.DatabaseURL, slog.New(slog.DiscardHandler)); err != nil {
 		return err
@@ -63,16 +83,11 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err := need("team", "email"); err != nil {
 			return err
 		}
-		var expires *time.Time
-		if *expiresIn > 0 {
-			t := time.Now().Add(*expiresIn)
-			expires = &t
-		}
-		key, stored, err := keys.Issue(ctx, *team, *email, *userName, teamRole, *name, expires)
+		key, stored, err := keys.Issue(ctx, *team, *email, *userName, teamRole, *name, expiry())
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "API key %d for %s (%s) in team %q; it is shown only now:\n%s\n", stored.ID, stored.Member.UserEmail, stored.Member.Role, stored.Member.TeamName, key)
+		fmt.Fprintf(stdout, "API key %d for %s (%s) in team %q, %s; it is shown only now:\n%s\n", stored.ID, stored.Member.UserEmail, stored.Member.Role, stored.Member.TeamName, expiryText(stored.ExpiresAt), key)
 		return nil
 
 	case "ensure-key":
@@ -87,7 +102,7 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 			}
 			log.Info("stored key no longer valid; making a new one", "file", *file)
 		}
-		key, _, err := keys.Issue(ctx, *team, *email, *userName, teamRole, "dev", nil)
+		key, _, err := keys.Issue(ctx, *team, *email, *userName, teamRole, "dev", expiry())
 		if err != nil {
 			return err
 		}
@@ -130,9 +145,17 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 			case k.ExpiresAt != nil && k.ExpiresAt.Before(time.Now()):
 				state = "expired"
 			}
-			fmt.Fprintf(stdout, "%d\t%s…\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Member.UserEmail, state, k.CreatedAt.Format(time.RFC3339))
+			fmt.Fprintf(stdout, "%d\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.Member.UserEmail, state, k.CreatedAt.Format(time.RFC3339), expiryText(k.ExpiresAt))
 		}
 		return nil
 	}
 	return fmt.Errorf("admin: unknown subcommand %q", args[0])
+}
+
+// expiryText says when a key expires, for the admin commands' output.
+func expiryText(at *time.Time) string {
+	if at == nil {
+		return "no expiry"
+	}
+	return "expires " + at.UTC().Format(time.RFC3339)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sobre-sign/sobre/auth"
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/keyring"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 )
@@ -93,31 +94,60 @@ func TestAdminCreateEnsureListRevoke(t *testing.T) {
 	}
 }
 
+// sobre audit verify checks the hash chain and the HMACs with SOBRE_AUDIT_KEY_FILE, says how far
+// a log is keyed, and names the first entry that does not hold.
 func TestAuditVerifyCommand(t *testing.T) {
 	url := pgtest.NewURL(t)
 	t.Setenv("DATABASE_URL", url)
+	t.Setenv("SOBRE_LOG_LEVEL", "error")
+	keyFile := filepath.Join(t.TempDir(), "audit.key")
+	if err := os.WriteFile(keyFile, []byte(keyring.NewKeyLine("k1")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SOBRE_AUDIT_KEY_FILE", keyFile)
+	keys, err := persistence.LoadAuditKeys(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	keyless, err := persistence.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer keyless.Close()
+	store.SetAuditKeys(keys)
 	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "", envelope.TeamRoleAdmin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var id string
-	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		var err error
-		id, err = tx.CreateEnvelope(ctx, m, persistence.NewEnvelope{Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument,
-			Visibility: envelope.VisibilityEveryone, TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")}}, persistence.Actor{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
+	create := func(s *persistence.Store) string {
+		var id string
+		if err := s.InTx(ctx, func(tx *persistence.Tx) error {
+			var err error
+			id, err = tx.CreateEnvelope(ctx, m, persistence.NewEnvelope{Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument,
+				Visibility: envelope.VisibilityEveryone, TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")}}, persistence.Actor{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return id
 	}
+	id := create(store)
 	var out bytes.Buffer
-	if err := run([]string{"audit", "verify", id}, &out, &out); err != nil || !strings.Contains(out.String(), "1 entries") {
+	if err := run([]string{"audit", "verify", id}, &out, &out); err != nil || !strings.Contains(out.String(), "1 entries") || !strings.Contains(out.String(), "by key k1") {
 		t.Fatalf("verify: %v %s", err, out.String())
+	}
+	// A log written before audit keys existed (a store without them, within the hour after
+	// migration 00015) verifies, said to be unkeyed.
+	old := create(keyless)
+	out.Reset()
+	if err := run([]string{"audit", "verify", old}, &out, &out); err != nil || !strings.Contains(out.String(), "unkeyed up to entry 1") {
+		t.Fatalf("verify an unkeyed log: %v %s", err, out.String())
 	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -127,8 +157,18 @@ func TestAuditVerifyCommand(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET type = 'DOCUMENT_SENT' WHERE envelope_id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := run([]string{"audit", "verify", id}, &out, &out); err == nil || !strings.Contains(err.Error(), "breaks the chain") {
+	if err := run([]string{"audit", "verify", id}, &out, &out); err == nil || !strings.Contains(err.Error(), "audit entry 1 (DOCUMENT_SENT") || !strings.Contains(err.Error(), "breaks the chain") {
 		t.Fatalf("verify after tampering: %v", err)
+	}
+	// The same log with another key file: the HMAC does not hold.
+	if err := os.WriteFile(keyFile, []byte(keyring.NewKeyLine("k1")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET type = 'DOCUMENT_CREATED' WHERE envelope_id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"audit", "verify", id}, &out, &out); err == nil || !strings.Contains(err.Error(), "HMAC does not match") {
+		t.Fatalf("verify with another key: %v", err)
 	}
 	if err := run([]string{"audit", "verify"}, &out, &out); err == nil {
 		t.Error("verify without an id succeeded")

@@ -26,14 +26,16 @@ Usage:
   sobre worker                run the Temporal worker (envelope workflows and activities)
   sobre dev                   migrate, then run the API and the worker in one process
   sobre migrate               apply database migrations and exit
-  sobre admin create-key --team NAME --email EMAIL [--role MEMBER|MANAGER|ADMIN] [--name N] [--expires-in 720h]
+  sobre admin create-key --team NAME --email EMAIL [--role MEMBER|MANAGER|ADMIN] [--name N] [--expires-in 720h | --no-expiry]
                               create the team and user if missing; print a new API key on the last line
-  sobre admin ensure-key --file PATH --team NAME --email EMAIL [--role ROLE]
+                              (it expires after SOBRE_API_KEY_DAYS days unless --expires-in or --no-expiry)
+  sobre admin ensure-key --file PATH --team NAME --email EMAIL [--role ROLE] [--expires-in D | --no-expiry]
                               print the key stored in PATH if it is still valid, else create one and store it
   sobre admin list-keys --team NAME
   sobre admin revoke-key --team NAME --id ID
   sobre audit verify ENVELOPE_ID
-                              recompute the envelope's audit hash chain; exit 1 naming the first broken entry
+                              recompute the envelope's audit hash chain and check its HMACs (SOBRE_AUDIT_KEY_FILE);
+                              exit 1 naming the first broken entry
   sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
   sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
   sobre help                  this text and the environment variables
@@ -80,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "admin":
 		return admin(ctx, cfg, log, args[1:], stdout)
 	case "audit":
-		return audit(ctx, cfg, args[1:], stdout)
+		return audit(ctx, cfg, log, args[1:], stdout)
 	case "keygen":
 		id := time.Now().UTC().Format("k20060102")
 		if len(args) > 1 {

@@ -55,7 +55,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 	if err := pdf.ConfigureReader(pdf.ReaderConfig{MemoryMiB: cfg.PDFReadMemoryMiB, Timeout: cfg.PDFReadTimeout, Processes: cfg.PDFReaders}); err != nil {
 		return nil, err
 	}
-	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +73,28 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 	return p, nil
 }
 
+// openStore connects to PostgreSQL with the audit key (SOBRE_AUDIT_KEY_FILE, or the development
+// key file, said once in the log), so that every audit entry written or verified is keyed.
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*persistence.Store, error) {
+	path, created, err := cfg.AuditKeyPath()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := persistence.LoadAuditKeys(path)
+	if err != nil {
+		return nil, fmt.Errorf("SOBRE_AUDIT_KEY_FILE: %w", err)
+	}
+	if cfg.AuditKeyFile == "" {
+		log.Warn("no SOBRE_AUDIT_KEY_FILE: keying the audit log with a development key; every process must share it", "file", path, "created", created)
+	}
+	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	store.SetAuditKeys(keys)
+	return store, nil
+}
+
 func (p *process) close() {
 	p.temporal.Close()
 	p.store.Close()
@@ -85,11 +107,12 @@ func (p *process) checks() []api.Check {
 	}
 }
 
-// httpServer serves h on the configured address until ctx ends, then drains.
-func (p *process) httpServer(ctx context.Context, h http.Handler) error {
-	ln, err := net.Listen("tcp", p.cfg.HTTPAddr)
+// httpServer serves h on addr until ctx ends, then drains; name tells the listeners apart in
+// the log.
+func (p *process) httpServer(ctx context.Context, name, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", p.cfg.HTTPAddr, err)
+		return fmt.Errorf("listen on %s (%s): %w", addr, name, err)
 	}
 	srv := &http.Server{
 		Handler:           h,
@@ -99,32 +122,48 @@ func (p *process) httpServer(ctx context.Context, h http.Handler) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
 	}
-	p.log.Info("http server listening", "addr", ln.Addr().String(), "public_url", p.cfg.PublicURL)
+	p.log.Info("http server listening", "listener", name, "addr", ln.Addr().String(), "public_url", p.cfg.PublicURL)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("http server: %w", err)
+		return fmt.Errorf("http server (%s): %w", name, err)
 	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("drain http server: %w", err)
+		return fmt.Errorf("drain http server (%s): %w", name, err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("http server: %w", err)
+		return fmt.Errorf("http server (%s): %w", name, err)
 	}
 	return nil
 }
 
-func (p *process) apiHandler() (http.Handler, error) {
+// serveAPI serves the API on SOBRE_HTTP_ADDR and the operations routes (readiness, metrics) on
+// SOBRE_METRICS_ADDR, with work alongside (the worker, in `sobre dev`), until ctx ends.
+func (p *process) serveAPI(ctx context.Context, work ...func(context.Context) error) error {
+	srv, err := p.apiServer()
+	if err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	for _, w := range work {
+		g.Go(func() error { return w(ctx) })
+	}
+	g.Go(func() error { return p.httpServer(ctx, "api", p.cfg.HTTPAddr, srv.Handler()) })
+	g.Go(func() error { return p.httpServer(ctx, "ops", p.cfg.MetricsAddr, srv.OpsHandler()) })
+	return g.Wait()
+}
+
+func (p *process) apiServer() (*api.Server, error) {
 	flows := &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue}
 	cer, err := p.ceremony(flows)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := api.NewServer(api.Deps{
+	return api.NewServer(api.Deps{
 		Ceremony:  cer,
 		Config:    p.cfg,
 		Log:       p.log,
@@ -134,13 +173,10 @@ func (p *process) apiHandler() (http.Handler, error) {
 		Registry:  p.registry,
 		Checks:    p.checks(),
 	})
-	if err != nil {
-		return nil, err
-	}
-	return srv.Handler(), nil
 }
 
-// opsHandler is what a worker-only process serves: health, readiness and metrics.
+// opsHandler is what a worker-only process serves on SOBRE_METRICS_ADDR: health, readiness and
+// metrics.
 func (p *process) opsHandler() (http.Handler, error) {
 	srv, err := api.NewOpsServer(api.Deps{Config: p.cfg, Log: p.log, Registry: p.registry, Checks: p.checks()})
 	if err != nil {
@@ -155,13 +191,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer p.close()
-	h, err := p.apiHandler()
-	if err != nil {
-		return err
-	}
-	return p.httpServer(ctx, h)
+	return p.serveAPI(ctx)
 }
 
+// runWorker runs the worker, and its operations listener on SOBRE_METRICS_ADDR; it serves no API.
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	p, err := open(ctx, cfg, log, false)
 	if err != nil {
@@ -174,7 +207,7 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return p.runWorker(ctx) })
-	g.Go(func() error { return p.httpServer(ctx, h) })
+	g.Go(func() error { return p.httpServer(ctx, "ops", p.cfg.MetricsAddr, h) })
 	return g.Wait()
 }
 
@@ -231,14 +264,7 @@ func dev(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer p.close()
-	h, err := p.apiHandler()
-	if err != nil {
-		return err
-	}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return p.runWorker(ctx) })
-	g.Go(func() error { return p.httpServer(ctx, h) })
-	return g.Wait()
+	return p.serveAPI(ctx, p.runWorker)
 }
 
 func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {

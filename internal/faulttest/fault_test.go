@@ -104,7 +104,7 @@ func newSystem(t *testing.T) *system {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "DATABASE_URL", "TEMPORAL_ADDRESS", "SMTP_URL", "SOBRE_TASK_QUEUE", "SOBRE_PUBLIC_URL", "SOBRE_HTTP_ADDR", "SOBRE_SEAL_DEV_DIR":
+		case "DATABASE_URL", "TEMPORAL_ADDRESS", "SMTP_URL", "SOBRE_TASK_QUEUE", "SOBRE_PUBLIC_URL", "SOBRE_HTTP_ADDR", "SOBRE_METRICS_ADDR", "SOBRE_SEAL_DEV_DIR":
 			continue
 		}
 		s.env = append(s.env, kv)
@@ -143,10 +143,10 @@ func (s *system) start(name string) {
 	switch name {
 	case "api":
 		cmd = s.command("serve")
-		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apiAddr)
+		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apiAddr, "SOBRE_METRICS_ADDR="+freeAddr(s.t))
 	case "worker":
 		cmd = s.command("worker")
-		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+freeAddr(s.t))
+		cmd.Env = append(cmd.Env, "SOBRE_METRICS_ADDR="+freeAddr(s.t))
 	}
 	logFile, err := os.Create(filepath.Join(s.logDir, fmt.Sprintf("%s-%d.log", name, s.starts)))
 	if err != nil {
