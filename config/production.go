@@ -30,23 +30,38 @@ var TestFEAAuthorities = map[string]string{
 	"b44a52103c1048ecfb5b099abe54413ff2d2c17443bf598814f4a31a838814ea": "testdata/fea/untrusted-root.pem",
 }
 
+// Process is what a process does, for CheckProduction: serve the API, run the worker, or both.
+type Process int
+
+// The parts a process may play.
+const (
+	ProcessAPI    Process = 1 << iota // the HTTP API and signing pages (`sobre serve`)
+	ProcessWorker                     // the Temporal worker: mails and seals (`sobre worker`)
+)
+
 // CheckProduction refuses, when Env is production, every setting that is only fit for
-// development, and names the variable of each in one error (nil in development, or when nothing
-// is refused):
+// development among those process p uses, and names the variable of each in one error (nil in
+// development, or when nothing is refused). Every process:
 //
-//   - SOBRE_PUBLIC_URL, CLAVEUNICA_ISSUER_URL and CLAVEUNICA_LOGOUT_URL not https://;
-//   - CLAVEUNICA_CLIENT_SECRET left at the secret of `sobre claveunica-dev` (or empty) while
-//     Clave Única is configured;
-//   - no seal (SOBRE_SEAL_P12 or SOBRE_SEAL_CERT_FILE): the self-signed development seal;
-//   - SOBRE_FEA_TRUST_ROOTS holding a test authority of testdata/fea (TestFEAAuthorities), or
-//     unreadable;
+//   - SOBRE_PUBLIC_URL not https://;
 //   - DATABASE_URL not verifying the server: every TCP connection it may make must be
 //     sslmode=verify-full (libpq's default, prefer, falls back to plain text; require encrypts
 //     without checking whom to; verify-ca checks the chain but not the host name, so any server
 //     with a certificate of the same CA passes, which for a managed database is often every
 //     customer's); a Unix socket needs no TLS;
-//   - no SOBRE_PAYLOAD_KEYS_FILE: the development key file.
-func (c Config) CheckProduction() error {
+//   - no SOBRE_PAYLOAD_KEYS_FILE or SOBRE_AUDIT_KEY_FILE: the development key files.
+//
+// The API (which alone talks to Clave Única and checks FAO_HASH signatures):
+//
+//   - CLAVEUNICA_ISSUER_URL or CLAVEUNICA_LOGOUT_URL not https://;
+//   - CLAVEUNICA_CLIENT_SECRET left at the secret of `sobre claveunica-dev` (or empty) while
+//     Clave Única is configured;
+//   - SOBRE_FEA_TRUST_ROOTS holding a test authority of testdata/fea (TestFEAAuthorities), or
+//     unreadable.
+//
+// The worker (which alone seals): no seal (SOBRE_SEAL_P12 or SOBRE_SEAL_CERT_FILE), that is the
+// self-signed development seal.
+func (c Config) CheckProduction(p Process) error {
 	if c.Env != EnvProduction {
 		return nil
 	}
@@ -57,32 +72,37 @@ func (c Config) CheckProduction() error {
 	if !isHTTPS(c.PublicURL) {
 		refuse("SOBRE_PUBLIC_URL", "must be an https:// URL, got %q", c.PublicURL)
 	}
-	if c.ClaveUnicaIssuerURL != "" {
-		if !isHTTPS(c.ClaveUnicaIssuerURL) {
-			refuse("CLAVEUNICA_ISSUER_URL", "must be an https:// URL (https://accounts.claveunica.gob.cl/openid), got %q", c.ClaveUnicaIssuerURL)
+	if p&ProcessAPI != 0 {
+		if c.ClaveUnicaIssuerURL != "" {
+			if !isHTTPS(c.ClaveUnicaIssuerURL) {
+				refuse("CLAVEUNICA_ISSUER_URL", "must be an https:// URL (https://accounts.claveunica.gob.cl/openid), got %q", c.ClaveUnicaIssuerURL)
+			}
+			if c.ClaveUnicaClientSecret == "" || c.ClaveUnicaClientSecret == defaultOf("CLAVEUNICA_CLIENT_SECRET") {
+				refuse("CLAVEUNICA_CLIENT_SECRET", "is the development secret of `sobre claveunica-dev` (or empty); set the secret Clave Única registered (CLAVEUNICA_CLIENT_SECRET_FILE)")
+			}
 		}
-		if c.ClaveUnicaClientSecret == "" || c.ClaveUnicaClientSecret == defaultOf("CLAVEUNICA_CLIENT_SECRET") {
-			refuse("CLAVEUNICA_CLIENT_SECRET", "is the development secret of `sobre claveunica-dev` (or empty); set the secret Clave Única registered (CLAVEUNICA_CLIENT_SECRET_FILE)")
+		if c.ClaveUnicaLogoutURL != "" && !isHTTPS(c.ClaveUnicaLogoutURL) {
+			refuse("CLAVEUNICA_LOGOUT_URL", "must be an https:// URL, got %q", c.ClaveUnicaLogoutURL)
+		}
+		if c.FEATrustRoots != "" {
+			if found, err := testAuthoritiesIn(c.FEATrustRoots); err != nil {
+				refuse("SOBRE_FEA_TRUST_ROOTS", "%v", err)
+			} else if len(found) > 0 {
+				refuse("SOBRE_FEA_TRUST_ROOTS", "holds the test certification authority %s, whose holders' keys are public", strings.Join(found, ", "))
+			}
 		}
 	}
-	if c.ClaveUnicaLogoutURL != "" && !isHTTPS(c.ClaveUnicaLogoutURL) {
-		refuse("CLAVEUNICA_LOGOUT_URL", "must be an https:// URL, got %q", c.ClaveUnicaLogoutURL)
-	}
-	if c.SealP12 == "" && c.SealCertFile == "" && c.SealKeyFile == "" {
+	if p&ProcessWorker != 0 && c.SealP12 == "" && c.SealCertFile == "" && c.SealKeyFile == "" {
 		refuse("SOBRE_SEAL_P12", "no seal is configured (SOBRE_SEAL_P12, or SOBRE_SEAL_CERT_FILE and SOBRE_SEAL_KEY_FILE): the self-signed development seal is not for production")
-	}
-	if c.FEATrustRoots != "" {
-		if found, err := testAuthoritiesIn(c.FEATrustRoots); err != nil {
-			refuse("SOBRE_FEA_TRUST_ROOTS", "%v", err)
-		} else if len(found) > 0 {
-			refuse("SOBRE_FEA_TRUST_ROOTS", "holds the test certification authority %s, whose holders' keys are public", strings.Join(found, ", "))
-		}
 	}
 	if err := checkDatabaseTLS(c.DatabaseURL); err != nil {
 		refuse("DATABASE_URL", "%v", err)
 	}
 	if c.PayloadKeysFile == "" {
 		refuse("SOBRE_PAYLOAD_KEYS_FILE", "is required: without it a development key file is made in SOBRE_SEAL_DEV_DIR (`sobre keygen` prints a key line)")
+	}
+	if c.AuditKeyFile == "" {
+		refuse("SOBRE_AUDIT_KEY_FILE", "is required: without it a development key file is made in SOBRE_SEAL_DEV_DIR (`sobre keygen` prints a key line)")
 	}
 	if len(refusals) == 0 {
 		return nil
@@ -136,7 +156,7 @@ func testAuthoritiesIn(path string) ([]string, error) {
 func checkDatabaseTLS(dsn string) error {
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
-		return fmt.Errorf("is not a connection string pgx can read")
+		return fmt.Errorf("cannot be read as a PostgreSQL connection string (malformed, or a file it names, such as sslrootcert, is missing)")
 	}
 	targets := append([]*pgconn.FallbackConfig{{Host: cfg.Host, Port: cfg.Port, TLSConfig: cfg.TLSConfig}}, cfg.Fallbacks...)
 	for _, t := range targets {

@@ -52,6 +52,7 @@ func productionEnv(t *testing.T) map[string]string {
 		"CLAVEUNICA_CLIENT_SECRET": "a-registered-secret",
 		"SOBRE_SEAL_P12":           "/run/secrets/seal.p12",
 		"SOBRE_PAYLOAD_KEYS_FILE":  keys,
+		"SOBRE_AUDIT_KEY_FILE":     keys,
 	}
 }
 
@@ -84,42 +85,52 @@ func TestCheckProduction(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	both := ProcessAPI | ProcessWorker
 	tests := []struct {
 		name    string
+		process Process // both when 0
 		change  map[string]string
 		refused []string // variables named, in any order; none: accepted
 	}{
-		{"production as it should be", nil, nil},
-		{"development accepts the defaults", map[string]string{"SOBRE_ENV": "", "SOBRE_PUBLIC_URL": "", "DATABASE_URL": "", "CLAVEUNICA_ISSUER_URL": "",
+		{"production as it should be", 0, nil, nil},
+		{"development accepts the defaults", 0, map[string]string{"SOBRE_ENV": "", "SOBRE_PUBLIC_URL": "", "DATABASE_URL": "", "CLAVEUNICA_ISSUER_URL": "",
 			"CLAVEUNICA_CLIENT_SECRET": "", "SOBRE_SEAL_P12": "", "SOBRE_PAYLOAD_KEYS_FILE": ""}, nil},
-		{"http public URL", map[string]string{"SOBRE_PUBLIC_URL": "http://firma.example.cl"}, []string{"SOBRE_PUBLIC_URL"}},
-		{"http issuer", map[string]string{"CLAVEUNICA_ISSUER_URL": "http://127.0.0.1:8091/openid"}, []string{"CLAVEUNICA_ISSUER_URL"}},
-		{"default issuer and secret", map[string]string{"CLAVEUNICA_ISSUER_URL": "", "CLAVEUNICA_CLIENT_SECRET": ""},
+		{"http public URL", 0, map[string]string{"SOBRE_PUBLIC_URL": "http://firma.example.cl"}, []string{"SOBRE_PUBLIC_URL"}},
+		{"http issuer", 0, map[string]string{"CLAVEUNICA_ISSUER_URL": "http://127.0.0.1:8091/openid"}, []string{"CLAVEUNICA_ISSUER_URL"}},
+		{"default issuer and secret", 0, map[string]string{"CLAVEUNICA_ISSUER_URL": "", "CLAVEUNICA_CLIENT_SECRET": ""},
 			[]string{"CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET"}},
-		{"development secret", map[string]string{"CLAVEUNICA_CLIENT_SECRET": "sobre-dev-secret"}, []string{"CLAVEUNICA_CLIENT_SECRET"}},
-		{"http logout", map[string]string{"CLAVEUNICA_LOGOUT_URL": "http://accounts.claveunica.gob.cl/api/v1/accounts/app/logout"}, []string{"CLAVEUNICA_LOGOUT_URL"}},
-		{"https logout", map[string]string{"CLAVEUNICA_LOGOUT_URL": "https://accounts.claveunica.gob.cl/api/v1/accounts/app/logout"}, nil},
-		{"no seal: the development seal", map[string]string{"SOBRE_SEAL_P12": ""}, []string{"SOBRE_SEAL_P12"}},
-		{"a seal in PEM files", map[string]string{"SOBRE_SEAL_P12": "", "SOBRE_SEAL_CERT_FILE": "/s/cert.pem", "SOBRE_SEAL_KEY_FILE": "/s/key.pem"}, nil},
-		{"the test root among others", map[string]string{"SOBRE_FEA_TRUST_ROOTS": bundle}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
-		{"the test intermediate under another name", map[string]string{"SOBRE_FEA_TRUST_ROOTS": intermediate}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
-		{"a certificate that is no test authority", map[string]string{"SOBRE_FEA_TRUST_ROOTS": holderOnly}, nil},
-		{"trust roots that cannot be read", map[string]string{"SOBRE_FEA_TRUST_ROOTS": filepath.Join(dir, "missing.pem")}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
-		{"sslmode=disable", map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=disable"}, []string{"DATABASE_URL"}},
-		{"no sslmode: prefer", map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre"}, []string{"DATABASE_URL"}},
-		{"sslmode=require", map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=require"}, []string{"DATABASE_URL"}},
-		{"sslmode=verify-ca", map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=verify-ca&sslrootcert=../testdata/fea/root.pem"}, []string{"DATABASE_URL"}},
-		{"keyword/value verify-full", map[string]string{"DATABASE_URL": "host=db.example.cl user=sobre dbname=sobre sslmode=verify-full"}, nil},
-		{"sslrootcert=system is verify-full", map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslrootcert=system"}, nil},
-		{"a second host that falls back to plain text", map[string]string{"DATABASE_URL": "postgres://sobre@db1.example.cl,db2.example.cl/sobre?sslmode=prefer"}, []string{"DATABASE_URL"}},
-		{"a Unix socket", map[string]string{"DATABASE_URL": "host=/var/run/postgresql user=sobre dbname=sobre"}, nil},
-		{"no payload key file", map[string]string{"SOBRE_PAYLOAD_KEYS_FILE": ""}, []string{"SOBRE_PAYLOAD_KEYS_FILE"}},
-		{"everything at once, all reported", map[string]string{"SOBRE_PUBLIC_URL": "", "DATABASE_URL": "", "CLAVEUNICA_ISSUER_URL": "", "CLAVEUNICA_CLIENT_SECRET": "",
-			"SOBRE_SEAL_P12": "", "SOBRE_PAYLOAD_KEYS_FILE": "", "SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"},
-			[]string{"SOBRE_PUBLIC_URL", "DATABASE_URL", "CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET", "SOBRE_SEAL_P12", "SOBRE_PAYLOAD_KEYS_FILE", "SOBRE_FEA_TRUST_ROOTS"}},
+		{"development secret", 0, map[string]string{"CLAVEUNICA_CLIENT_SECRET": "sobre-dev-secret"}, []string{"CLAVEUNICA_CLIENT_SECRET"}},
+		{"http logout", 0, map[string]string{"CLAVEUNICA_LOGOUT_URL": "http://accounts.claveunica.gob.cl/api/v1/accounts/app/logout"}, []string{"CLAVEUNICA_LOGOUT_URL"}},
+		{"https logout", 0, map[string]string{"CLAVEUNICA_LOGOUT_URL": "https://accounts.claveunica.gob.cl/api/v1/accounts/app/logout"}, nil},
+		{"no seal: the development seal", 0, map[string]string{"SOBRE_SEAL_P12": ""}, []string{"SOBRE_SEAL_P12"}},
+		{"a seal in PEM files", 0, map[string]string{"SOBRE_SEAL_P12": "", "SOBRE_SEAL_CERT_FILE": "/s/cert.pem", "SOBRE_SEAL_KEY_FILE": "/s/key.pem"}, nil},
+		{"the test root among others", 0, map[string]string{"SOBRE_FEA_TRUST_ROOTS": bundle}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
+		{"the test intermediate under another name", 0, map[string]string{"SOBRE_FEA_TRUST_ROOTS": intermediate}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
+		{"a certificate that is no test authority", 0, map[string]string{"SOBRE_FEA_TRUST_ROOTS": holderOnly}, nil},
+		{"trust roots that cannot be read", 0, map[string]string{"SOBRE_FEA_TRUST_ROOTS": filepath.Join(dir, "missing.pem")}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
+		{"sslmode=disable", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=disable"}, []string{"DATABASE_URL"}},
+		{"no sslmode: prefer", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre"}, []string{"DATABASE_URL"}},
+		{"sslmode=require", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=require"}, []string{"DATABASE_URL"}},
+		{"sslmode=verify-ca", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslmode=verify-ca&sslrootcert=../testdata/fea/root.pem"}, []string{"DATABASE_URL"}},
+		{"keyword/value verify-full", 0, map[string]string{"DATABASE_URL": "host=db.example.cl user=sobre dbname=sobre sslmode=verify-full"}, nil},
+		{"sslrootcert=system is verify-full", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db.example.cl/sobre?sslrootcert=system"}, nil},
+		{"a second host that falls back to plain text", 0, map[string]string{"DATABASE_URL": "postgres://sobre@db1.example.cl,db2.example.cl/sobre?sslmode=prefer"}, []string{"DATABASE_URL"}},
+		{"a Unix socket", 0, map[string]string{"DATABASE_URL": "host=/var/run/postgresql user=sobre dbname=sobre"}, nil},
+		{"no payload key file", 0, map[string]string{"SOBRE_PAYLOAD_KEYS_FILE": ""}, []string{"SOBRE_PAYLOAD_KEYS_FILE"}},
+		{"no audit key file", 0, map[string]string{"SOBRE_AUDIT_KEY_FILE": ""}, []string{"SOBRE_AUDIT_KEY_FILE"}},
+		{"a worker holds no Clave Única secret and trusts no FAO_HASH root", ProcessWorker,
+			map[string]string{"CLAVEUNICA_CLIENT_SECRET": "", "SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"}, nil},
+		{"a worker needs a seal", ProcessWorker, map[string]string{"SOBRE_SEAL_P12": ""}, []string{"SOBRE_SEAL_P12"}},
+		{"an API process seals nothing", ProcessAPI, map[string]string{"SOBRE_SEAL_P12": ""}, nil},
+		{"an API process needs the Clave Única secret", ProcessAPI, map[string]string{"CLAVEUNICA_CLIENT_SECRET": ""}, []string{"CLAVEUNICA_CLIENT_SECRET"}},
+		{"an API process trusts no test root", ProcessAPI, map[string]string{"SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
+		{"everything at once, all reported", 0, map[string]string{"SOBRE_PUBLIC_URL": "", "DATABASE_URL": "", "CLAVEUNICA_ISSUER_URL": "", "CLAVEUNICA_CLIENT_SECRET": "",
+			"SOBRE_SEAL_P12": "", "SOBRE_PAYLOAD_KEYS_FILE": "", "SOBRE_AUDIT_KEY_FILE": "", "SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"},
+			[]string{"SOBRE_PUBLIC_URL", "DATABASE_URL", "CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET", "SOBRE_SEAL_P12", "SOBRE_PAYLOAD_KEYS_FILE",
+				"SOBRE_AUDIT_KEY_FILE", "SOBRE_FEA_TRUST_ROOTS"}},
 	}
 	all := []string{"SOBRE_PUBLIC_URL", "DATABASE_URL", "CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET", "CLAVEUNICA_LOGOUT_URL",
-		"SOBRE_SEAL_P12", "SOBRE_FEA_TRUST_ROOTS", "SOBRE_PAYLOAD_KEYS_FILE"}
+		"SOBRE_SEAL_P12", "SOBRE_FEA_TRUST_ROOTS", "SOBRE_PAYLOAD_KEYS_FILE", "SOBRE_AUDIT_KEY_FILE"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vars := productionEnv(t)
@@ -130,7 +141,11 @@ func TestCheckProduction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = c.CheckProduction()
+			process := tt.process
+			if process == 0 {
+				process = both
+			}
+			err = c.CheckProduction(process)
 			if len(tt.refused) == 0 {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

@@ -59,9 +59,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch args[0] {
-	case "serve", "worker", "dev":
-		if err := cfg.CheckProduction(); err != nil {
+	if process, ok := map[string]config.Process{"serve": config.ProcessAPI, "worker": config.ProcessWorker,
+		"dev": config.ProcessAPI | config.ProcessWorker}[args[0]]; ok {
+		if err := cfg.CheckProduction(process); err != nil {
 			return err
 		}
 	}
