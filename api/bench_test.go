@@ -99,7 +99,7 @@ func selectOneP50(b *testing.B, url string) time.Duration {
 }
 
 func BenchmarkDraftAPI(b *testing.B) {
-	a := newTestAPI(b)
+	a := newTestAPIWith(b, func(d *Deps) { d.Config = unlimited(d.Config) })
 	key := a.key("Bench", "bench@example.com", envelope.TeamRoleAdmin)
 	start := time.Now()
 	id := seed(b, a, key, seedEnvelopes)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/mail"
@@ -21,8 +22,14 @@ import (
 )
 
 // newTestAPIWithWorkflows is newTestAPI with a real worker on the dev server behind it, for the
-// endpoints that start workflows.
+// endpoints that start workflows; no rate limit or mail quota applies.
 func newTestAPIWithWorkflows(tb testing.TB) *testAPI {
+	return newTestAPIWithWorkflowsConfig(tb, func(c *config.Config) { *c = unlimited(*c) })
+}
+
+// newTestAPIWithWorkflowsConfig is newTestAPIWithWorkflows with the configuration changed by
+// configure.
+func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Config)) *testAPI {
 	a := newTestAPI(tb)
 	smtpURL := os.Getenv("SOBRE_TEST_SMTP_URL")
 	if smtpURL == "" {
@@ -44,7 +51,9 @@ func newTestAPIWithWorkflows(tb testing.TB) *testAPI {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(w.Stop)
-	server, err := NewServer(Deps{Config: testConfig(tb), Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
+	cfg := testConfig(tb)
+	configure(&cfg)
+	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
 		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}})
 	if err != nil {
 		tb.Fatal(err)

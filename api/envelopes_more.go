@@ -148,6 +148,10 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRedistribute(e, ids)); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := s.flows.Resend(r.Context(), e.ID, workflows.ResendRequest{RecipientIDs: ids}); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"regexp"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -127,6 +129,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", elapsed),
 			slog.String("remote", s.clientIP(r)),
+			slog.String("peer", peerIP(r)),
 		}
 		if !strings.Contains(route, "{token}") && route != "unmatched" {
 			attrs = append(attrs, slog.String("path", r.URL.Path))
@@ -172,20 +175,37 @@ func (s *Server) limitBodies(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the caller's address. With SOBRE_TRUST_PROXY set, the first address of
-// X-Forwarded-For (set by the load balancer in front) is taken; otherwise the peer address.
+// withClientIP works out who the client is, once per request, with chi's ClientIPFrom*
+// middleware (read back by clientIP). Without SOBRE_TRUSTED_PROXIES the client is the
+// connection's peer and X-Forwarded-For is ignored. With it, X-Forwarded-For is read only when
+// the peer is one of the trusted proxies: walking it from the right, the first address outside
+// the list is the client; the entries to its left, which the client may have written, are never
+// read. A chain made only of trusted addresses, or with an entry that is not an address before
+// an untrusted one, gives no client from the header, and the peer is taken instead.
+func (s *Server) withClientIP() func(http.Handler) http.Handler {
+	if len(s.cfg.TrustedProxies) == 0 {
+		return middleware.ClientIPFromRemoteAddr
+	}
+	cidrs := make([]string, len(s.cfg.TrustedProxies))
+	for i, p := range s.cfg.TrustedProxies {
+		cidrs[i] = p.String()
+	}
+	return middleware.ClientIPFromXFF(cidrs...)
+}
+
+// clientIP is the caller's address (withClientIP), or the connection's peer when none was found.
 func (s *Server) clientIP(r *http.Request) string {
-	if s.cfg.TrustProxy {
-		if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
-			first, _, _ := strings.Cut(fwd, ",")
-			if ip := strings.TrimSpace(first); ip != "" {
-				return ip
-			}
-		}
+	if ip := middleware.GetClientIP(r.Context()); ip != "" {
+		return ip
 	}
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i > 0 {
-		host = host[:i]
+	return peerIP(r)
+}
+
+// peerIP is the address of the connection's other end: the client, or the last proxy.
+func peerIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
 	}
-	return strings.Trim(host, "[]")
+	return host
 }

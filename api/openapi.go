@@ -383,6 +383,7 @@ func OpenAPI() map[string]any {
 					"200": obj{"description": "Successful response", "content": obj{ct: obj{"schema": op.response}}},
 					"400": errResp("Invalid input data"), "401": errResp("Authorization not provided"),
 					"403": errResp("Insufficient access"), "404": errResp("Not found"), "500": errResp("Internal server error"),
+					"429": errResp("Too many requests: a rate limit, or the team's mail quota; see Retry-After"),
 				},
 			}
 			for status, desc := range op.errors {

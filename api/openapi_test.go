@@ -85,6 +85,10 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	if _, ok := item["410"]; !ok {
 		t.Errorf("signing-item does not document 410 SIGNING_LINK_ENDED")
 	}
+	distribute := doc["paths"].(obj)["/envelope/distribute"].(obj)["post"].(obj)["responses"].(obj)
+	if _, ok := distribute["429"]; !ok {
+		t.Errorf("distribute does not document 429 TOO_MANY_REQUESTS (rate limits, mail quota)")
+	}
 	view := schemas["SigningView"].(obj)["properties"].(obj)
 	if _, ok := view["readableUntil"]; !ok {
 		t.Errorf("SigningView does not document readableUntil")

@@ -41,6 +41,8 @@ type Server struct {
 	pages    *web.Handler
 	// auditPDFLimit is the most entries of an audit log's PDF (MaxAuditPDFEntries when 0).
 	auditPDFLimit int
+
+	limitIP, limitKey, limitLink *limiter // the rate limits (ratelimit.go); nil when off
 }
 
 // Deps are the dependencies of a Server.
@@ -73,6 +75,9 @@ func NewServer(d Deps) (*Server, error) {
 		flows:    d.Workflows,
 		ceremony: d.Ceremony,
 	}
+	s.limitIP = newLimiter(policyIP, d.Config.RateLimitIP)
+	s.limitKey = newLimiter(policyAPIKey, d.Config.RateLimitAPIKey)
+	s.limitLink = newLimiter(policyLink, d.Config.RateLimitLink)
 	if s.ceremony == nil {
 		s.ceremony = &ceremony.Service{Store: d.Store, PublicURL: d.Config.PublicURL, Log: d.Log}
 	}
@@ -98,7 +103,7 @@ func NewOpsServer(d Deps) (http.Handler, error) {
 func (s *Server) OpsHandler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(nosniff)
-	r.Use(withRequestID, s.observe, s.recoverPanics)
+	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics)
 	s.fallbackRoutes(r)
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
@@ -120,7 +125,8 @@ func (s *Server) fallbackRoutes(r chi.Router) {
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(nosniff)
-	r.Use(withRequestID, s.observe, s.recoverPanics, s.limitBodies)
+	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics, s.limitBodies)
+	r.Use(s.limitRequests)
 	s.fallbackRoutes(r)
 	r.Get("/healthz", s.healthz)
 
@@ -144,6 +150,7 @@ func (s *Server) v2Routes() chi.Router {
 	r.Route("/signing/{token}", s.signingRoutes)
 	r.Group(func(r chi.Router) {
 		r.Use(s.keys.Middleware(s.writeError, s.log))
+		r.Use(s.limitByKey)
 		s.envelopeRoutes(r)
 	})
 	return r

@@ -131,7 +131,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rec.Role != envelope.RoleCC {
-		if err := s.store.MarkOpened(r.Context(), rec, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
+		if err := s.store.MarkOpened(r.Context(), rec, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

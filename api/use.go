@@ -115,7 +115,10 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		return checkDistributable(created)
+		if err := checkDistributable(created); err != nil {
+			return err
+		}
+		return s.checkMailQuota(r.Context(), created.TeamID, mailsOnDistribute(created))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -53,6 +53,13 @@ func (s *Service) StartClaveUnica(ctx context.Context, r *http.Request, rec enve
 	return u, nil
 }
 
+// MaxCallbackSessions is how many of a browser's ceremony cookies the Clave Única callback
+// looks at: one per signing link open in the browser, the most recent first.
+const MaxCallbackSessions = 5
+
+var errUnknownLogin = envelope.Errorf(envelope.CodeVerificationFailed,
+	"This ClaveÚnica login is unknown, was already used or has expired; start again from the signing page")
+
 // Verified is the outcome of a Clave Única callback.
 type Verified struct {
 	Recipient envelope.Recipient
@@ -79,29 +86,28 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 	if state == "" || code == "" || len(state) > 200 || len(code) > 500 {
 		return v, envelope.Errorf(envelope.CodeVerificationFailed, "The answer from ClaveÚnica is incomplete; start again from the signing page")
 	}
-	var login persistence.ClaveUnicaLogin
-	var session persistence.Ceremony
-	found := false
-	for _, ck := range r.Cookies() {
-		if !strings.HasPrefix(ck.Name, s.cookiePrefix()) || len(ck.Value) > 100 {
-			continue
+	// The state names its session; the browser's ceremony cookies say which sessions it holds.
+	// The callback answers anyone, so it looks at no more than MaxCallbackSessions of them, the
+	// last the browser sends (browsers send the oldest cookies first), in one query.
+	var sessions [][]byte
+	cookies := r.Cookies()
+	for i := len(cookies) - 1; i >= 0 && len(sessions) < MaxCallbackSessions; i-- {
+		if ck := cookies[i]; strings.HasPrefix(ck.Name, s.cookiePrefix()) && ck.Value != "" && len(ck.Value) <= 100 {
+			sessions = append(sessions, hash(ck.Value))
 		}
-		l, err := s.Store.TakeClaveUnica(ctx, hash(state), hash(ck.Value))
-		if errors.Is(err, persistence.ErrStateUnknown) {
-			continue
-		}
-		if err != nil {
-			return v, err
-		}
-		c, err := s.Store.CeremonyByHash(ctx, hash(ck.Value))
-		if err != nil {
-			return v, envelope.Errorf(envelope.CodeVerificationFailed, "Your signing session has ended; open the signing link again")
-		}
-		login, session, found = l, c, true
-		break
 	}
-	if !found {
-		return v, envelope.Errorf(envelope.CodeVerificationFailed, "This ClaveÚnica login is unknown, was already used or has expired; start again from the signing page")
+	if len(sessions) == 0 {
+		return v, errUnknownLogin
+	}
+	login, session, err := s.Store.TakeClaveUnica(ctx, hash(state), sessions)
+	if errors.Is(err, persistence.ErrStateUnknown) {
+		return v, errUnknownLogin
+	}
+	if err != nil {
+		return v, err
+	}
+	if !session.ExpiresAt.After(time.Now()) {
+		return v, envelope.Errorf(envelope.CodeVerificationFailed, "Your signing session has ended; open the signing link again")
 	}
 	person, err := s.ClaveUnica.Exchange(ctx, code, state, login.Nonce)
 	if err != nil {

@@ -262,3 +262,43 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 	}
 	_ = stB
 }
+
+// The callback looks at the browser's last ceremony.MaxCallbackSessions ceremony cookies only: a
+// login whose session cookie comes before five others is not found (and stays unspent); among
+// the last five, it is.
+func TestClaveUnicaCallbackLooksAtFiveCookies(t *testing.T) {
+	ctx := context.Background()
+	store, _, rec := pending(t, nil, envelope.FieldRUTFirmado)
+	actor := func(r envelope.Recipient) persistence.Actor {
+		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	}
+	s := &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, claveunicadev.Options{}), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
+	var b browser
+	b.begin(t, s, rec)
+	authURL, err := s.StartClaveUnica(ctx, b.request(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := loginAt(t, authURL, "44444444-4")
+	others := func(n int) []*http.Cookie {
+		var out []*http.Cookie
+		for i := range n {
+			out = append(out, &http.Cookie{Name: "sobre_ceremony_" + strconv.Itoa(90000+i), Value: "other-session-" + strconv.Itoa(i)})
+		}
+		return out
+	}
+	own := b.cookies
+	b.cookies = append(append([]*http.Cookie{}, own...), others(ceremony.MaxCallbackSessions)...)
+	if _, err := s.FinishClaveUnica(ctx, b.callback(cb), actor); envelope.ErrorCode(err) != envelope.CodeVerificationFailed {
+		t.Fatalf("own cookie before five others: %v, want VERIFICATION_FAILED", err)
+	}
+	b.cookies = append(others(ceremony.MaxCallbackSessions-1), own...)
+	v, err := s.FinishClaveUnica(ctx, b.callback(cb), actor)
+	if err != nil || v.Person.RUN != "44444444-4" {
+		t.Fatalf("own cookie among the last five: %+v, %v", v, err)
+	}
+	b.cookies = nil
+	if _, err := s.FinishClaveUnica(ctx, b.callback(cb), actor); envelope.ErrorCode(err) != envelope.CodeVerificationFailed {
+		t.Fatalf("no ceremony cookie: %v", err)
+	}
+}

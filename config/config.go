@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,7 +33,9 @@ type Config struct {
 	MaxBodyBytes      int64         // SOBRE_MAX_BODY_BYTES: JSON bodies
 	MaxUploadBytes    int64         // SOBRE_MAX_UPLOAD_BYTES: multipart bodies with files
 	ShutdownTimeout   time.Duration // SOBRE_SHUTDOWN_TIMEOUT
-	TrustProxy        bool          // SOBRE_TRUST_PROXY
+	// TrustedProxies are the addresses of the proxies in front of Sobre (SOBRE_TRUSTED_PROXIES):
+	// X-Forwarded-For is read only from them (see api: the client address).
+	TrustedProxies []netip.Prefix
 
 	ClaveUnicaIssuerURL    string // CLAVEUNICA_ISSUER_URL
 	ClaveUnicaClientID     string // CLAVEUNICA_CLIENT_ID
@@ -79,6 +82,35 @@ type Config struct {
 	// AuditKeyFile is the key file of the audit chain's HMAC; empty: a development key file in
 	// SealDevDir (see AuditKeys).
 	AuditKeyFile string // SOBRE_AUDIT_KEY_FILE
+
+	RateLimitIP     RateLimit     // SOBRE_RATE_LIMIT_IP: requests per client address
+	RateLimitAPIKey RateLimit     // SOBRE_RATE_LIMIT_API_KEY: requests per API key
+	RateLimitLink   RateLimit     // SOBRE_RATE_LIMIT_SIGNING_LINK: requests per signing token
+	MailQuota       int           // SOBRE_MAIL_QUOTA: mails per team in 24 hours; 0: no quota
+	PurgeInterval   time.Duration // SOBRE_PURGE_INTERVAL: how often expired ceremony records are purged
+}
+
+// RateLimit is a number of requests allowed in a sliding window; zero Requests is no limit.
+type RateLimit struct {
+	Requests int
+	Window   time.Duration
+}
+
+// Off reports whether the limit is disabled.
+func (l RateLimit) Off() bool { return l.Requests == 0 }
+
+// parseRateLimit reads "N/WINDOW" (600/1m) or 0 (no limit) from variable name.
+func parseRateLimit(name, v string) (RateLimit, error) {
+	if strings.TrimSpace(v) == "0" {
+		return RateLimit{}, nil
+	}
+	n, w, ok := strings.Cut(strings.TrimSpace(v), "/")
+	requests, err := strconv.Atoi(n)
+	window, werr := time.ParseDuration(w)
+	if !ok || err != nil || werr != nil || requests < 1 || window < time.Second || window%time.Second != 0 || window > 24*time.Hour {
+		return RateLimit{}, fmt.Errorf("%s: want requests per whole-second window like 600/1m, or 0 for no limit, got %q", name, v)
+	}
+	return RateLimit{Requests: requests, Window: window}, nil
 }
 
 // Var is one documented environment variable.
@@ -105,7 +137,7 @@ func Vars() []Var {
 		{"SOBRE_MAX_BODY_BYTES", "1048576", "largest JSON request body, in bytes"},
 		{"SOBRE_MAX_UPLOAD_BYTES", "52428800", "largest multipart request body (files), in bytes"},
 		{"SOBRE_SHUTDOWN_TIMEOUT", "20s", "how long to drain requests and activities on SIGTERM"},
-		{"SOBRE_TRUST_PROXY", "false", "take the client address from X-Forwarded-For (only behind a proxy that sets it)"},
+		{"SOBRE_TRUSTED_PROXIES", "", "comma-separated CIDRs (or addresses) of the proxies in front of Sobre; when the connection comes from one of them, the client is the rightmost `X-Forwarded-For` address outside the list; empty: the connection's address, `X-Forwarded-For` ignored (replaces `SOBRE_TRUST_PROXY`, which is refused when true)"},
 		{"CLAVEUNICA_ISSUER_URL", "http://127.0.0.1:8091/openid", "Clave Única's issuer (production: `https://accounts.claveunica.gob.cl/openid`); the default is the local provider of `sobre claveunica-dev`"},
 		{"CLAVEUNICA_CLIENT_ID", "sobre-dev", "client id registered with Clave Única"},
 		{"CLAVEUNICA_CLIENT_SECRET", "sobre-dev-secret", "client secret registered with Clave Única (or `CLAVEUNICA_CLIENT_SECRET_FILE`)"},
@@ -138,6 +170,11 @@ func Vars() []Var {
 		{"SOBRE_METRICS_ADDR", "127.0.0.1:9090", "address of the operations listener: liveness `/healthz`, readiness `/readyz` and Prometheus `/metrics` (the API listener serves only `/healthz` of these); keep it off the public network"},
 		{"SOBRE_AUDIT_KEY_FILE", "", "key of the HMAC on every audit entry (kept outside the database, so that a database writer cannot rewrite an audit log unnoticed): one `<id> <base64 of 32 bytes>` per line, the first signs, all verify (`sobre keygen` prints one); every process and `sobre audit verify` need the same file; empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
 		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
+		{"SOBRE_RATE_LIMIT_IP", "1000/1m", "requests one client address may make in a sliding window (IPv6: per /64), on every route but `/healthz`, `/readyz` and `/metrics`; counted by each API process on its own; 0: no limit"},
+		{"SOBRE_RATE_LIMIT_API_KEY", "1000/1m", "requests one API key may make in a sliding window, counted by each API process on its own; 0: no limit"},
+		{"SOBRE_RATE_LIMIT_SIGNING_LINK", "300/1m", "requests one signing link (its pages, page images and signing API) may take in a sliding window, counted by each API process on its own; 0: no limit"},
+		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute or redistribute that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
+		{"SOBRE_PURGE_INTERVAL", "1h", "how often the worker's Temporal Schedule purges expired signing sessions, access codes and Clave Única logins"},
 	}
 }
 
@@ -213,6 +250,27 @@ func (c Config) AuditKeyPath() (path string, created bool, err error) {
 		return "", false, fmt.Errorf("config: development audit key file: %w", err)
 	}
 	return path, err == nil, nil
+}
+
+// parseProxies reads SOBRE_TRUSTED_PROXIES: comma-separated CIDRs or single addresses.
+func parseProxies(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("SOBRE_TRUSTED_PROXIES: %q is neither a CIDR like 10.0.0.0/8 nor an address", part)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 // Getenv is the lookup used by Load; tests pass their own.
@@ -317,13 +375,32 @@ func Load(getenv Getenv) (Config, error) {
 	if c.APIKeyDays, err = strconv.Atoi(get("SOBRE_API_KEY_DAYS")); err != nil || c.APIKeyDays < 1 || c.APIKeyDays > 36500 {
 		errs = append(errs, fmt.Sprintf("SOBRE_API_KEY_DAYS: want a whole number of days from 1 to 36500, got %q", get("SOBRE_API_KEY_DAYS")))
 	}
+	for name, dst := range map[string]*RateLimit{"SOBRE_RATE_LIMIT_IP": &c.RateLimitIP, "SOBRE_RATE_LIMIT_API_KEY": &c.RateLimitAPIKey,
+		"SOBRE_RATE_LIMIT_SIGNING_LINK": &c.RateLimitLink} {
+		if *dst, err = parseRateLimit(name, get(name)); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if c.MailQuota, err = strconv.Atoi(get("SOBRE_MAIL_QUOTA")); err != nil || c.MailQuota < 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_MAIL_QUOTA: want a whole number of mails, 0 for no quota, got %q", get("SOBRE_MAIL_QUOTA")))
+	}
+	if c.PurgeInterval, err = time.ParseDuration(get("SOBRE_PURGE_INTERVAL")); err != nil || c.PurgeInterval < time.Minute {
+		errs = append(errs, fmt.Sprintf("SOBRE_PURGE_INTERVAL: want a duration of at least 1m like 1h, got %q", get("SOBRE_PURGE_INTERVAL")))
+	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_SHUTDOWN_TIMEOUT: want a positive duration like 20s, got %q", get("SOBRE_SHUTDOWN_TIMEOUT")))
 	}
 	c.ShutdownTimeout = d
-	if c.TrustProxy, err = strconv.ParseBool(get("SOBRE_TRUST_PROXY")); err != nil {
-		errs = append(errs, fmt.Sprintf("SOBRE_TRUST_PROXY: want true or false, got %q", get("SOBRE_TRUST_PROXY")))
+	if c.TrustedProxies, err = parseProxies(get("SOBRE_TRUSTED_PROXIES")); err != nil {
+		errs = append(errs, err.Error())
+	}
+	// SOBRE_TRUST_PROXY=true trusted any peer and took the leftmost X-Forwarded-For entry, which
+	// the client writes: no list of proxies can be read from it, so it is refused, not mapped.
+	if old := getenv("SOBRE_TRUST_PROXY"); old != "" {
+		if trust, err := strconv.ParseBool(old); err != nil || trust {
+			errs = append(errs, fmt.Sprintf("SOBRE_TRUST_PROXY is no longer read (got %q): set SOBRE_TRUSTED_PROXIES to the CIDRs of the proxies in front of Sobre instead", old))
+		}
 	}
 	for _, oid := range strings.Split(get("SOBRE_FEA_POLICY_OIDS"), ",") {
 		if oid = strings.TrimSpace(oid); oid == "" {

@@ -130,3 +130,34 @@ func TestKeyring(t *testing.T) {
 		t.Error("a missing key file was accepted")
 	}
 }
+
+func TestTrustedProxies(t *testing.T) {
+	c, err := Load(env(map[string]string{"SOBRE_TRUSTED_PROXIES": " 10.0.0.0/8, 192.168.1.7 ,fd00::/8,10.1.2.3/16", "SOBRE_TRUST_PROXY": "false"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, " ") != "10.0.0.0/8 192.168.1.7/32 fd00::/8 10.1.0.0/16" {
+		t.Errorf("trusted proxies %v", got)
+	}
+	if c, err := Load(env(nil)); err != nil || c.TrustedProxies != nil {
+		t.Errorf("default: %v, %v", c.TrustedProxies, err)
+	}
+	for _, bad := range []map[string]string{
+		{"SOBRE_TRUSTED_PROXIES": "10.0.0.0/33"}, {"SOBRE_TRUSTED_PROXIES": "proxy.internal"}, {"SOBRE_TRUSTED_PROXIES": "fe80::1%eth0"},
+	} {
+		if _, err := Load(env(bad)); err == nil || !strings.Contains(err.Error(), "SOBRE_TRUSTED_PROXIES") {
+			t.Errorf("%v: error %v does not name SOBRE_TRUSTED_PROXIES", bad, err)
+		}
+	}
+	// The old variable trusted every peer's leftmost entry: true is refused, naming the new one.
+	for _, old := range []string{"true", "1", "yes"} {
+		_, err := Load(env(map[string]string{"SOBRE_TRUST_PROXY": old}))
+		if err == nil || !strings.Contains(err.Error(), "SOBRE_TRUST_PROXY") || !strings.Contains(err.Error(), "SOBRE_TRUSTED_PROXIES") {
+			t.Errorf("SOBRE_TRUST_PROXY=%s: %v", old, err)
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -27,7 +29,7 @@ func MemberActor(m envelope.Member, ip, userAgent string) Actor {
 	if name == "" {
 		name = m.TeamName
 	}
-	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: nonEmpty(userAgent), IPAddress: nonEmpty(ip)}
+	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
 }
 
 func nonEmpty(s string) *string {
@@ -35,6 +37,34 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// MaxClientText is the most bytes of a caller's User-Agent or address that Sobre keeps: the
+// rest is cut off (at a character boundary) before it is stored or sent anywhere.
+const MaxClientText = 512
+
+// CapClientText is s as valid UTF-8 of at most MaxClientText bytes.
+func CapClientText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= MaxClientText {
+		return s
+	}
+	n := MaxClientText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// clientText is CapClientText(s), nil when empty.
+func clientText(s string) *string { return nonEmpty(CapClientText(s)) }
+
+// capped is p capped by CapClientText.
+func capped(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	return clientText(*p)
 }
 
 // AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID,
@@ -45,6 +75,7 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any,
 	if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
 		return err
 	}
+	a.UserAgent, a.IPAddress = capped(a.UserAgent), capped(a.IPAddress)
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode audit data %s: %w", typ, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -248,19 +249,43 @@ type ClaveUnicaLogin struct {
 // ErrStateUnknown is a callback whose state is unknown, used, expired or begun in another browser.
 var ErrStateUnknown = errors.New("this Clave Única login is unknown, was already used or has expired")
 
-// TakeClaveUnica spends the login with stateHash, begun by session sessionHash: it works once.
-func (s *Store) TakeClaveUnica(ctx context.Context, stateHash, sessionHash []byte) (ClaveUnicaLogin, error) {
+// TakeClaveUnica spends the login with stateHash begun by one of the sessions sessionHashes, in
+// one statement, and returns it with that session as it stands (expired or not: the caller
+// says which). It works once; an unknown, used or expired state, or one begun by another
+// session, is ErrStateUnknown.
+func (s *Store) TakeClaveUnica(ctx context.Context, stateHash []byte, sessionHashes [][]byte) (ClaveUnicaLogin, Ceremony, error) {
 	var l ClaveUnicaLogin
-	err := s.pool.QueryRow(ctx, `UPDATE claveunica_logins SET used_at = now()
-		WHERE state_hash = $1 AND session_hash = $2 AND used_at IS NULL AND expires_at > now()
-		RETURNING recipient_id, nonce`, stateHash, sessionHash).Scan(&l.RecipientID, &l.Nonce)
+	row := s.pool.QueryRow(ctx, `WITH taken AS (
+			UPDATE claveunica_logins SET used_at = now()
+			WHERE state_hash = $1 AND session_hash = ANY($2) AND used_at IS NULL AND expires_at > now()
+			RETURNING session_hash, recipient_id, nonce)
+		SELECT taken.recipient_id, taken.nonce, `+qualified("c", ceremonyColumns)+`
+		FROM taken JOIN ceremony_sessions c ON c.id_hash = taken.session_hash`, stateHash, sessionHashes)
+	c, err := scanCeremony(leadingColumns{row, []any{&l.RecipientID, &l.Nonce}})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return l, ErrStateUnknown
+		return l, c, ErrStateUnknown
 	}
 	if err != nil {
-		return l, fmt.Errorf("take Clave Única login: %w", err)
+		return l, c, fmt.Errorf("take Clave Única login: %w", err)
 	}
-	return l, nil
+	return l, c, nil
+}
+
+// leadingColumns scans extra columns that come before those a scan function reads.
+type leadingColumns struct {
+	pgx.Row
+	extra []any
+}
+
+func (r leadingColumns) Scan(dest ...any) error { return r.Row.Scan(append(r.extra, dest...)...) }
+
+// qualified prefixes each column of a comma-separated list with alias.
+func qualified(alias, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RecordClaveUnica keeps the RUN and name that Clave Única verified on the session that logged in,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -123,7 +124,7 @@ func SystemActor() Actor {
 // RecipientActor is the audit actor of a recipient acting through their signing link.
 func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
 	name, email := r.Name, r.Email
-	return Actor{Name: &name, Email: &email, UserAgent: nonEmpty(userAgent), IPAddress: nonEmpty(ip)}
+	return Actor{Name: &name, Email: &email, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
 }
 
 // MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
@@ -229,9 +230,14 @@ func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*e
 	return e, nil
 }
 
+// ViewEvery is how often DOCUMENT_VIEWED is recorded at most for one signing session.
+const ViewEvery = 10 * time.Minute
+
 // MarkOpened records that the recipient opened the envelope: OPENED (and SENT, for envelopes
-// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED every time.
-func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) error {
+// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED at most once in
+// ViewEvery for each signing session (sessionID, its public id; a caller without one, "", counts
+// as one session of the recipient), so that reloading a link in a loop adds no rows.
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -246,6 +252,15 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, a Actor) e
 			if err := tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_OPENED", data, a); err != nil {
 				return err
 			}
+		}
+		view, err := tx.q.Exec(ctx, `INSERT INTO document_views (recipient_id, session_id, viewed_at) VALUES ($1, $2, now())
+			ON CONFLICT (recipient_id, session_id) DO UPDATE SET viewed_at = EXCLUDED.viewed_at
+			WHERE document_views.viewed_at <= now() - $3::interval`, r.ID, sessionID, ViewEvery.String())
+		if err != nil {
+			return fmt.Errorf("record a view of recipient %d: %w", r.ID, err)
+		}
+		if view.RowsAffected() == 0 {
+			return nil // viewed in this session less than ViewEvery ago
 		}
 		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_VIEWED", data, a)
 	})
@@ -616,7 +631,8 @@ const (
 // earlier attempt left it in (MailSending when this is the first).
 func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (MailState, error) {
 	var state MailState
-	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state) VALUES ($1, $2, $3, $4, 'sending')
+	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id)
+		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2))
 		ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id RETURNING state`, messageID, envelopeID, kind, to).Scan(&state)
 	if err != nil {
 		return "", fmt.Errorf("claim mail %s: %w", messageID, err)
@@ -780,4 +796,33 @@ func (tx *Tx) shownDocuments(ctx context.Context, envelopeID string) ([]ShownDoc
 		return nil, fmt.Errorf("documents of %s: %w", envelopeID, err)
 	}
 	return out, nil
+}
+
+// CheckMailQuota refuses (TOO_MANY_REQUESTS, with the wait) what would have Sobre send need more
+// mails for team teamID when its mails of the last window, and need, pass quota.
+func (s *Store) CheckMailQuota(ctx context.Context, teamID int64, quota, need int, window time.Duration) error {
+	var used int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval`,
+		teamID, window.String()).Scan(&used); err != nil {
+		return fmt.Errorf("count the mails of team %d: %w", teamID, err)
+	}
+	if used+need <= quota {
+		return nil
+	}
+	hours := int(window.Hours())
+	if need > quota {
+		return envelope.Errorf(envelope.CodeTooManyRequests,
+			"This would send %d mails, more than this team's quota of %d in %d hours; send to fewer recipients at a time", need, quota, hours)
+	}
+	// The wait: until the oldest mails that must leave the window to make room have left it.
+	var seconds float64
+	if err := s.pool.QueryRow(ctx, `SELECT extract(epoch FROM created_at + $3::interval - now())::float8 FROM mail_log
+		WHERE team_id = $1 AND created_at > now() - $3::interval ORDER BY created_at OFFSET $2 - 1 LIMIT 1`,
+		teamID, used+need-quota, window.String()).Scan(&seconds); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("read the mails of team %d: %w", teamID, err)
+	}
+	wait := time.Duration(math.Ceil(seconds)) * time.Second
+	return &envelope.Error{Code: envelope.CodeTooManyRequests, RetryAfter: max(wait, time.Second),
+		Message: fmt.Sprintf("This team's mail quota is used up: %d of %d mails in the last %d hours, and this would send %d more; nothing was sent, try again later",
+			used, quota, hours, need)}
 }

@@ -142,7 +142,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := h.Store.MarkOpened(r.Context(), rec, h.actor(r)(rec)); err != nil {
+	if err := h.Store.MarkOpened(r.Context(), rec, st.SessionID(), h.actor(r)(rec)); err != nil {
 		h.failure(w, r, t, err, "")
 		return
 	}

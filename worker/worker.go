@@ -35,6 +35,7 @@ func New(c client.Client, o Options) (worker.Worker, error) {
 	})
 	if o.Activities != nil {
 		w.RegisterWorkflow(workflows.EnvelopeWorkflow)
+		w.RegisterWorkflow(workflows.PurgeWorkflow)
 		w.RegisterActivity(o.Activities)
 	}
 	return w, nil

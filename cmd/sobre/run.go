@@ -249,6 +249,11 @@ func (p *process) runWorker(ctx context.Context) error {
 		return fmt.Errorf("start worker on task queue %s: %w", p.cfg.TaskQueue, err)
 	}
 	p.log.Info("worker started", "task_queue", p.cfg.TaskQueue, "temporal", p.cfg.TemporalAddress)
+	// The purge of expired ceremony records runs on a Temporal Schedule; a worker that cannot
+	// set it up still runs envelopes (the next worker to start tries again).
+	if err := worker.EnsurePurgeSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.PurgeInterval, workflows.DefaultPurge); err != nil {
+		p.log.Error("purge schedule not set up", "err", err)
+	}
 	<-ctx.Done()
 	w.Stop()
 	p.log.Info("worker stopped")

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// The team's mail quota (SOBRE_MAIL_QUOTA). A request a member makes that would mail recipients
+// (distribute, redistribute, use with distributeDocument) is refused with a 429 and nothing
+// done when the team's mails of the last 24 hours and the ones it would send pass the quota:
+// the caller is told at once and can try again once Retry-After has passed. Mails the
+// envelopes' workflows send on their own (the next signer's request, reminders, completion and
+// owner notices) are counted but never held back, so no envelope already sent stops half-way.
+
+// mailQuotaWindow is the window of SOBRE_MAIL_QUOTA.
+const mailQuotaWindow = 24 * time.Hour
+
+// checkMailQuota refuses a request that would send need mails for team teamID past the quota.
+func (s *Server) checkMailQuota(ctx context.Context, teamID int64, need int) error {
+	if s.cfg.MailQuota == 0 || need == 0 {
+		return nil
+	}
+	return s.store.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, mailQuotaWindow)
+}
+
+// mailsOnDistribute is how many signing requests distributing e mails now: one to each
+// recipient with an email address who may act now and was not sent it yet (the workflow's
+// sendRequests), none when the envelope is sent by link.
+func mailsOnDistribute(e *envelope.Envelope) int {
+	m := e.Meta
+	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
+		return 0
+	}
+	n := 0
+	for _, id := range envelope.MayActNow(m.SigningOrder, participants(e)) {
+		if r := findRecipient(e, id); r != nil && r.Email != "" && r.SendStatus != envelope.SendStatusSent {
+			n++
+		}
+	}
+	return n
+}
+
+// mailsOnRedistribute is how many mails sending e again to the recipients ids mails: one to each
+// listed recipient with an email address who has not acted.
+func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
+	if e.Meta.DistributionMethod != envelope.DistributionEmail {
+		return 0
+	}
+	var seen []int64
+	for _, id := range ids {
+		r := findRecipient(e, id)
+		if r == nil || slices.Contains(seen, id) || r.Email == "" || r.SigningStatus != envelope.SigningStatusNotSigned {
+			continue
+		}
+		seen = append(seen, id)
+	}
+	return len(seen)
+}

@@ -1,0 +1,155 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/config"
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// The team's mail quota, on the real workflow: a distribute or redistribute that would pass it
+// is refused with a 429, Retry-After and nothing done (the draft stays a draft, nothing is
+// mailed); what fits goes; and the mail a workflow sends on its own (the next signer's request)
+// goes past the quota, so the envelope sent earlier still completes.
+func TestMailQuota(t *testing.T) {
+	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 2
+	})
+	ctx := context.Background()
+	key := a.key("Cuota", "ana@cuota.cl", envelope.TeamRoleAdmin)
+	other := a.key("Otro", "bo@otro.cl", envelope.TeamRoleAdmin)
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	create := func(key, order string, signers ...string) string {
+		t.Helper()
+		var recipients []any
+		for i, email := range signers {
+			recipients = append(recipients, map[string]any{"email": email, "name": "S" + strconv.Itoa(i), "role": "SIGNER", "signingOrder": i + 1,
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10 + 10*i, "width": 10, "height": 5}}})
+		}
+		status, body := a.createRaw(key, map[string]any{"title": "Cuota", "type": "DOCUMENT", "recipients": recipients,
+			"meta": map[string]any{"signingOrder": order}}, map[string][]byte{"a.pdf": minimalPDF("quota " + stamp + order + signers[0])})
+		if status != http.StatusOK {
+			t.Fatalf("create: %d %v", status, body)
+		}
+		return body["id"].(string)
+	}
+	mails := func() int {
+		t.Helper()
+		n, err := a.store.CountRows(ctx, "mail_log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitMails := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for mails() < want && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := mails(); got != want {
+			t.Fatalf("%d mails in the log, want %d", got, want)
+		}
+	}
+	post := func(key, path string, body any) (int, map[string]any, http.Header) {
+		t.Helper()
+		raw, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+path, strings.NewReader(string(raw)))
+		req.Header.Set("Authorization", key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out, res.Header
+	}
+	refused := func(what string, status int, body map[string]any, h http.Header) {
+		t.Helper()
+		retry, err := strconv.Atoi(h.Get("Retry-After"))
+		msg, _ := body["message"].(string)
+		if status != http.StatusTooManyRequests || body["code"] != string(envelope.CodeTooManyRequests) || err != nil || retry < 1 || retry > 24*3600 ||
+			!strings.Contains(msg, "quota") {
+			t.Fatalf("%s: %d %v, Retry-After %q; want a 429 naming the quota", what, status, body, h.Get("Retry-After"))
+		}
+	}
+
+	// A: two signers in turn; distributing mails the first only (1 of 2).
+	envA := create(key, "SEQUENTIAL", "s1-"+stamp+"@sobre.test", "s2-"+stamp+"@sobre.test")
+	if status, body, _ := post(key, "/api/v2/envelope/distribute", map[string]any{"envelopeId": envA}); status != http.StatusOK {
+		t.Fatalf("distribute A: %d %v", status, body)
+	}
+	waitMails(1)
+
+	// B: two signers at once would make 3 of 2: refused, B stays a draft, nothing mailed.
+	envB := create(key, "PARALLEL", "p1-"+stamp+"@sobre.test", "p2-"+stamp+"@sobre.test")
+	status, body, h := post(key, "/api/v2/envelope/distribute", map[string]any{"envelopeId": envB})
+	refused("distribute B", status, body, h)
+	if e, err := a.store.EnvelopeForRecipient(ctx, envB); err != nil || e.Status != envelope.StatusDraft {
+		t.Fatalf("B after the refusal: %v, %v", e.Status, err)
+	}
+	// Another team has its own quota.
+	envC := create(other, "PARALLEL", "c1-"+stamp+"@sobre.test", "c2-"+stamp+"@sobre.test")
+	if status, body, _ := post(other, "/api/v2/envelope/distribute", map[string]any{"envelopeId": envC}); status != http.StatusOK {
+		t.Fatalf("distribute C, another team: %d %v", status, body)
+	}
+	waitMails(3)
+
+	e, err := a.store.EnvelopeForRecipient(ctx, envA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := e.Recipients[0], e.Recipients[1]
+	if first.SigningOrder == nil || *first.SigningOrder != 1 {
+		first, second = second, first
+	}
+	// Sending A again to its first signer fits (2 of 2); once more does not.
+	if status, body, _ := post(key, "/api/v2/envelope/redistribute", map[string]any{"envelopeId": envA, "recipients": []int64{first.ID}}); status != http.StatusOK {
+		t.Fatalf("redistribute A: %d %v", status, body)
+	}
+	waitMails(4)
+	status, body, h = post(key, "/api/v2/envelope/redistribute", map[string]any{"envelopeId": envA, "recipients": []int64{first.ID, first.ID}})
+	refused("redistribute A again", status, body, h)
+	time.Sleep(300 * time.Millisecond)
+	waitMails(4)
+
+	// The first signer signs: the workflow mails the second past the quota, and A goes on.
+	jar, _ := cookiejar.New(nil)
+	sg := &signer{t: t, a: a, client: &http.Client{Jar: jar}, token: first.Token}
+	for _, f := range e.Fields {
+		if f.RecipientID == first.ID {
+			if status, raw := sg.call(http.MethodPost, "/api/v2/signing/"+first.Token+"/fields", map[string]any{"fieldId": f.ID, "value": "S0"}); status != http.StatusOK {
+				t.Fatalf("sign: %d %s", status, raw)
+			}
+		}
+	}
+	if status, raw := sg.call(http.MethodPost, "/api/v2/signing/"+first.Token+"/complete", map[string]any{}); status != http.StatusOK {
+		t.Fatalf("complete: %d %s", status, raw)
+	}
+	conn, err := pgx.Connect(ctx, a.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var toSecond int
+	for deadline := time.Now().Add(20 * time.Second); toSecond == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM mail_log WHERE recipient = $1`, second.Email).Scan(&toSecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mails(); toSecond != 1 || n <= 4 {
+		t.Errorf("after the first signer signed: %d mails to the second signer, %d in all; want 1, past the quota of 2", toSecond, n)
+	}
+}
