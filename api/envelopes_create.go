@@ -115,8 +115,8 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 func (s *Server) inspectFiles(ctx context.Context, p *envelope.Problems, files []uploadedFile) ([]persistence.Document, error) {
 	docs := make([]persistence.Document, len(files))
 	for i, f := range files {
-		title := strings.TrimSpace(f.Name)
-		if title == "" || title == "." || title == "/" {
+		title := envelope.FileTitle(f.Name)
+		if title == "" || strings.Trim(title, ".") == "" {
 			title = fmt.Sprintf("Document %d", i+1)
 		}
 		docs[i] = persistence.Document{Title: title}

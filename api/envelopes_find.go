@@ -23,6 +23,7 @@ func (s *Server) findEnvelopes(w http.ResponseWriter, r *http.Request) {
 		HasExpiredRecipients: q.boolean("hasExpiredRecipients"),
 		Now:                  time.Now(),
 	}
+	envelope.CheckLength(&problems, "query", f.Query, 0, envelope.MaxSearchQuery)
 	if s := q.str("templateId"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

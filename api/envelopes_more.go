@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -408,7 +407,7 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre sealed documents; download version=original"))
 			return
 		}
-		writePDF(w, strings.TrimSuffix(pdfFileName(item.Title), ".pdf")+"_signed.pdf", data)
+		writePDF(w, pdfName(item.Title, "_signed.pdf"), data)
 		return
 	}
 	data, err := s.store.OriginalFile(r.Context(), item.ID)
@@ -416,14 +415,12 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePDF(w, pdfFileName(item.Title), data)
+	writePDF(w, pdfName(item.Title, ".pdf"), data)
 }
 
+// writePDF sends a PDF to download (writeFile).
 func writePDF(w http.ResponseWriter, name string, data []byte) {
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name))
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-	_, _ = w.Write(data)
+	writeFile(w, "application/pdf", "attachment", name, data)
 }
 
 // downloadCertificate answers GET /envelope/{envelopeId}/certificate/download: the certificate
@@ -443,20 +440,40 @@ func (s *Server) downloadCertificate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre made certificates"))
 		return
 	}
-	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_certificate.pdf", data)
+	writePDF(w, pdfName(e.Title, "_certificate.pdf"), data)
 }
 
+// MaxAuditPDFEntries is the most entries the audit log's PDF holds. The PDF is built in memory
+// by the API process, about 1.3 to 2 ms of CPU and 130 KiB of allocations per entry (10,000
+// entries: 13 to 23 s and 1.3 GiB); a longer log is read page by page with GET
+// /envelope/{envelopeId}/audit-log.
+const MaxAuditPDFEntries = 5000
+
+// codeAuditLogLimit answers a PDF asked of a longer audit log (400, as Documenso answers its
+// limits).
+const codeAuditLogLimit = envelope.Code("AUDIT_LOG_LIMIT_EXCEEDED")
+
 // downloadAuditLog answers GET /envelope/{envelopeId}/audit-log/download: the audit trail as a
-// PDF, with the hash chain's final hash.
+// PDF, with the hash chain's final hash, for logs of at most MaxAuditPDFEntries entries.
 func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
 	e, err := s.store.GetEnvelope(r.Context(), scope(r), chi.URLParam(r, "envelopeId"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	entries, _, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, 100000, true)
+	limit := s.auditPDFLimit
+	if limit == 0 {
+		limit = MaxAuditPDFEntries
+	}
+	entries, count, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, limit, true)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if count > limit {
+		s.writeError(w, r, envelope.Errorf(codeAuditLogLimit,
+			"The audit log has %d entries; its PDF holds at most %d. Read the entries page by page with GET /api/v2/envelope/%s/audit-log",
+			count, limit, e.ID))
 		return
 	}
 	_, hash, err := s.store.VerifyAudit(r.Context(), e.ID)
@@ -472,7 +489,7 @@ func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writePDF(w, strings.TrimSuffix(pdfFileName(e.Title), ".pdf")+"_audit_log.pdf", data)
+	writePDF(w, pdfName(e.Title, "_audit_log.pdf"), data)
 }
 
 // updateAttachment answers POST /envelope/attachment/update {id, data:{label, data}}.

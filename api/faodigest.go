@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
@@ -63,10 +62,7 @@ func (s *Server) faoProof(part faoProofPart) http.HandlerFunc {
 			return
 		}
 		sum := sha256.Sum256(body)
-		w.Header().Set("Content-Type", part.contentType)
-		w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(fmt.Sprintf(part.file, id)))
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.Header().Set("Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum[:])+":")
-		_, _ = w.Write(body)
+		writeFile(w, part.contentType, "attachment", envelope.FileName(fmt.Sprintf(part.file, id), ""), body)
 	}
 }

@@ -141,7 +141,7 @@ func checkAttachment(p *envelope.Problems, path string, in attachmentInput) enve
 	if in.Data == nil {
 		p.Add(envelope.Join(path, "data"), "is required: a URL")
 	} else {
-		envelope.CheckURL(p, envelope.Join(path, "data"), *in.Data)
+		envelope.CheckHTTPURL(p, envelope.Join(path, "data"), *in.Data)
 		envelope.CheckLength(p, envelope.Join(path, "data"), *in.Data, 1, envelope.MaxAttachmentData)
 		a.Data = *in.Data
 	}

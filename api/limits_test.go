@@ -130,6 +130,17 @@ func TestCreateLimitsAndEnums(t *testing.T) {
 		{"attachments.0.label", "x", ""},
 		{"attachments.0.label", "", "attachments[0].label"},
 		{"attachments.0.data", "not a url", "attachments[0].data"},
+		{"attachments.0.data", "http://example.com/a", ""},
+		{"attachments.0.data", "HTTPS://EXAMPLE.COM/A", ""},
+		{"attachments.0.data", "javascript:alert(document.cookie)", "attachments[0].data"},
+		{"attachments.0.data", "JavaScript:alert(1)", "attachments[0].data"},
+		{"attachments.0.data", " javascript:alert(1)", "attachments[0].data"},
+		{"attachments.0.data", "data:text/html,<script>alert(1)</script>", "attachments[0].data"},
+		{"attachments.0.data", "file:///etc/passwd", "attachments[0].data"},
+		{"attachments.0.data", "vbscript:msgbox(1)", "attachments[0].data"},
+		{"attachments.0.data", "mailto:ana@example.com", "attachments[0].data"},
+		{"attachments.0.data", "https:///no-host", "attachments[0].data"},
+		{"attachments.0.data", "//example.com/relative", "attachments[0].data"},
 		{"recipients.0.fields.0.fieldMeta.fontSize", 8, ""},
 		{"recipients.0.fields.0.fieldMeta.fontSize", 96, ""},
 		{"recipients.0.fields.0.fieldMeta.fontSize", 7, "recipients[0].fields[0].fieldMeta.fontSize"},
@@ -230,9 +241,14 @@ func TestListLimits(t *testing.T) {
 		"type=TEMPLATE": 200, "type=X": 400, "status=COMPLETED": 200, "status=DONE": 400,
 		"source=TEMPLATE_DIRECT_LINK": 200, "source=API": 400, "hasExpiredRecipients=true": 200,
 		"hasExpiredRecipients=yes": 400, "templateId=7": 200, "templateId=seven": 400,
+		"query=" + strings.Repeat("q", 256): 200, "query=" + strings.Repeat("ñ", 256): 200, "query=" + strings.Repeat("q", 257): 400,
 	} {
-		if status, body := a.do("GET", "/api/v2/envelope?"+q, key, ""); status != want {
-			t.Errorf("?%s: status %d, want %d: %v", q, status, want, body)
+		status, body := a.do("GET", "/api/v2/envelope?"+q, key, "")
+		if status != want {
+			t.Errorf("?%.40s: status %d, want %d: %v", q, status, want, body)
+		}
+		if name, _, _ := strings.Cut(q, "="); want == 400 && !strings.Contains(fmt.Sprint(body["issues"]), "path:"+name) {
+			t.Errorf("?%.40s: the 400 does not name %s: %v", q, name, body)
 		}
 	}
 }

@@ -39,6 +39,8 @@ type Server struct {
 	flows    *workflows.Client
 	ceremony *ceremony.Service
 	pages    *web.Handler
+	// auditPDFLimit is the most entries of an audit log's PDF (MaxAuditPDFEntries when 0).
+	auditPDFLimit int
 
 	limitIP, limitKey, limitLink *limiter // the rate limits (ratelimit.go); nil when off
 }
@@ -81,6 +83,7 @@ func NewServer(d Deps) (*Server, error) {
 	}
 	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Log: d.Log, ClientIP: s.clientIP,
 		PageCacheBytes: int64(d.Config.PageCacheMiB) << 20, LinkRead: d.Config.LinkRead()}
+	s.pages.ClaveUnicaOrigin = origin(d.Config.ClaveUnicaIssuerURL)
 	return s, nil
 }
 
@@ -99,6 +102,7 @@ func NewOpsServer(d Deps) (http.Handler, error) {
 // kubelet and Prometheus, not for the API's clients.
 func (s *Server) OpsHandler() http.Handler {
 	r := chi.NewRouter()
+	r.Use(nosniff)
 	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics)
 	s.fallbackRoutes(r)
 	r.Get("/healthz", s.healthz)
@@ -120,6 +124,7 @@ func (s *Server) fallbackRoutes(r chi.Router) {
 // /healthz. Readiness and metrics are on OpsHandler only.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
+	r.Use(nosniff)
 	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics, s.limitBodies)
 	r.Use(s.limitRequests)
 	s.fallbackRoutes(r)

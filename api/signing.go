@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -196,17 +195,7 @@ func (s *Server) signingItem(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", "inline; filename="+strconv.Quote(pdfFileName(doc.Title)))
-	w.Header().Set("Content-Length", strconv.Itoa(len(doc.Data)))
-	_, _ = w.Write(doc.Data)
-}
-
-func pdfFileName(title string) string {
-	if len(title) > 4 && title[len(title)-4:] == ".pdf" {
-		return title
-	}
-	return title + ".pdf"
+	writeFile(w, "application/pdf", "inline", pdfName(doc.Title, ".pdf"), doc.Data)
 }
 
 // signingField answers POST /api/v2/signing/{token}/fields {fieldId, value}: a value for one of

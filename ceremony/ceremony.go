@@ -27,7 +27,7 @@ const (
 	SessionTTL = 12 * time.Hour
 	// ClaveUnicaTTL is how long a Clave Única login may take, from the redirect to the callback.
 	ClaveUnicaTTL = 10 * time.Minute
-	cookiePrefix  = "sobre_ceremony_"
+	cookieBase    = "sobre_ceremony_"
 )
 
 // AccessCodes is the policy of mailed access codes (TWO_FACTOR_AUTH): valid 10 minutes, at most
@@ -95,7 +95,22 @@ func (s *Service) CodeEntryLocked(ctx context.Context, rec envelope.Recipient) (
 
 // cookieName is the cookie that holds recipient id's ceremony in this browser: one per
 // recipient, so that two signing links opened side by side do not displace each other.
-func cookieName(recipientID int64) string { return cookiePrefix + strconv.FormatInt(recipientID, 10) }
+func (s *Service) cookieName(recipientID int64) string {
+	return s.cookiePrefix() + strconv.FormatInt(recipientID, 10)
+}
+
+// cookiePrefix starts the name of every ceremony cookie. Under HTTPS it begins with __Host-,
+// which browsers keep only when it is Secure, for Path=/ and without Domain: no other host (a
+// sibling subdomain, a plain-HTTP page) can set or replace the cookie and so hand a signer a
+// session it knows. Plain HTTP (development on 127.0.0.1) cannot use the prefix. A cookie of
+// the other name is not read: after a switch to HTTPS, opening the link again starts a new
+// session.
+func (s *Service) cookiePrefix() string {
+	if s.secure() {
+		return "__Host-" + cookieBase
+	}
+	return cookieBase
+}
 
 func hash(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
@@ -114,7 +129,7 @@ func (s *Service) secure() bool { return strings.HasPrefix(s.PublicURL, "https:/
 
 // Begin exchanges a signing link for a ceremony: unless the browser already holds a live one for
 // this recipient, a new session is stored and its secret set as an HttpOnly, SameSite=Lax cookie
-// (Secure under HTTPS). Lax, not Strict: the browser must send it when Clave Única redirects back.
+// (Secure and __Host- under HTTPS). Lax, not Strict: the browser must send it when Clave Única redirects back.
 func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Request, rec envelope.Recipient) (persistence.Ceremony, error) {
 	if c, ok := s.Session(ctx, r, rec); ok {
 		return c, nil
@@ -128,7 +143,7 @@ func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return persistence.Ceremony{}, err
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName(rec.ID), Value: secret, Path: "/", Expires: expires, MaxAge: int(SessionTTL.Seconds()),
+		Name: s.cookieName(rec.ID), Value: secret, Path: "/", Expires: expires, MaxAge: int(SessionTTL.Seconds()),
 		HttpOnly: true, Secure: s.secure(), SameSite: http.SameSiteLaxMode,
 	})
 	return persistence.Ceremony{IDHash: hash(secret), RecipientID: rec.ID, ExpiresAt: expires}, nil
@@ -136,7 +151,7 @@ func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Requ
 
 // Session is the browser's live ceremony with rec, if it has one.
 func (s *Service) Session(ctx context.Context, r *http.Request, rec envelope.Recipient) (persistence.Ceremony, bool) {
-	ck, err := r.Cookie(cookieName(rec.ID))
+	ck, err := r.Cookie(s.cookieName(rec.ID))
 	if err != nil || ck.Value == "" || len(ck.Value) > 100 {
 		return persistence.Ceremony{}, false
 	}
@@ -250,7 +265,7 @@ func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.
 		return fmt.Errorf("draw an access code: %w", err)
 	}
 	code := fmt.Sprintf("%06d", n.Int64())
-	secret, _ := r.Cookie(cookieName(rec.ID))
+	secret, _ := r.Cookie(s.cookieName(rec.ID))
 	if err := s.Store.RequestAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now()); err != nil {
 		return err
 	}
@@ -293,7 +308,7 @@ func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
 		return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "code", Message: "is six digits"}}}
 	}
-	secret, _ := r.Cookie(cookieName(rec.ID))
+	secret, _ := r.Cookie(s.cookieName(rec.ID))
 	err := s.Store.VerifyAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now())
 	switch {
 	case errors.Is(err, persistence.ErrCodeLocked):

@@ -92,7 +92,7 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 	var sessions [][]byte
 	cookies := r.Cookies()
 	for i := len(cookies) - 1; i >= 0 && len(sessions) < MaxCallbackSessions; i-- {
-		if ck := cookies[i]; strings.HasPrefix(ck.Name, cookiePrefix) && ck.Value != "" && len(ck.Value) <= 100 {
+		if ck := cookies[i]; strings.HasPrefix(ck.Name, s.cookiePrefix()) && ck.Value != "" && len(ck.Value) <= 100 {
 			sessions = append(sessions, hash(ck.Value))
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 // Config is every setting of Sobre's processes.
 type Config struct {
+	Env               string        // SOBRE_ENV: development or production (CheckProduction)
 	HTTPAddr          string        // SOBRE_HTTP_ADDR
 	PublicURL         string        // SOBRE_PUBLIC_URL, without a trailing slash
 	DatabaseURL       string        // DATABASE_URL
@@ -134,6 +135,7 @@ type Var struct {
 // Vars lists every variable Sobre reads, with its default. The README's table is this list.
 func Vars() []Var {
 	return []Var{
+		{"SOBRE_ENV", EnvDevelopment, "`development` or `production`; production refuses to start on a development setting (README, Security: production mode)"},
 		{"SOBRE_HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
 		{"SOBRE_PUBLIC_URL", "http://127.0.0.1:8080", "public base URL of the API, used in signing links (`{SOBRE_PUBLIC_URL}/sign/{token}`)"},
 		{"DATABASE_URL", "postgres://sobre@127.0.0.1:5433/sobre?sslmode=disable", "PostgreSQL connection URL"},
@@ -320,6 +322,7 @@ func Load(getenv Getenv) (Config, error) {
 		return defaults[name]
 	}
 	c := Config{
+		Env:               get("SOBRE_ENV"),
 		HTTPAddr:          get("SOBRE_HTTP_ADDR"),
 		PublicURL:         strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/"),
 		DatabaseURL:       get("DATABASE_URL"),
@@ -358,6 +361,9 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SOBRE_LOG_LEVEL"))); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_LEVEL: %v", err))
+	}
+	if c.Env != EnvDevelopment && c.Env != EnvProduction {
+		errs = append(errs, fmt.Sprintf("SOBRE_ENV: want %s or %s, got %q", EnvDevelopment, EnvProduction, c.Env))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Sprintf("SOBRE_LOG_FORMAT: %q is neither json nor text", c.LogFormat))

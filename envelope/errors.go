@@ -124,6 +124,10 @@ func Join(parent string, member any) string {
 	}
 }
 
+// CodeAlreadyExists is a change refused because what it would make exists already (a
+// uniqueness the database keeps): Documenso's ALREADY_EXISTS, answered 400.
+const CodeAlreadyExists = Code("ALREADY_EXISTS")
+
 // Codes of the signing ceremony's identity checks (Sobre's own).
 const (
 	CodeAuthUnavailable    = Code("AUTH_METHOD_UNAVAILABLE")  // the envelope asks for a proof Sobre cannot take yet

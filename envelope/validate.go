@@ -22,6 +22,7 @@ const (
 	MaxLabel          = 255
 	MaxReason         = 2000
 	MaxFormValues     = 200
+	MaxSearchQuery    = 256 // the search's query: longer ones cost the database without finding more
 )
 
 // ValidEmail reports whether s is one plain email address (no display name).
@@ -62,12 +63,18 @@ func CheckEnums[T ~string](p *Problems, path string, values []T, allowed []T) []
 	return out
 }
 
-// CheckURL records a problem unless s is an absolute URI with a scheme (http, https, mailto...).
-func CheckURL(p *Problems, path, s string) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "") {
-		p.Add(path, "must be an absolute URL, got %q", s)
+// CheckHTTPURL records a problem unless s is an absolute http:// or https:// URL with a host:
+// a link someone will follow. Other schemes (javascript:, data:, file:, vbscript:...) would run
+// or read something in the follower's browser instead of opening a page.
+func CheckHTTPURL(p *Problems, path, s string) {
+	if validHTTPURL(s) {
+		return
 	}
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" && len(u.Scheme) <= 32 {
+		p.Add(path, "must be an http or https URL, not a %s: URL", u.Scheme)
+		return
+	}
+	p.Add(path, "must be an absolute http or https URL")
 }
 
 // DurationInput is a duration as sent: both members are required.

@@ -46,6 +46,10 @@ type Handler struct {
 	// LinkRead is how long a signing link shows the document after it ended
 	// (envelope.LinkShowsDocument; SOBRE_LINK_READ_DAYS): 0, not at all.
 	LinkRead time.Duration
+	// ClaveUnicaOrigin is the origin (scheme://host[:port]) of Clave Única's issuer, where the
+	// pages' "continue with Clave Única" form leads: the only place besides Sobre their forms
+	// may submit to (the CSP's form-action). Empty: Sobre only.
+	ClaveUnicaOrigin string
 
 	imagesOnce sync.Once
 	images     *pageImages
@@ -56,7 +60,7 @@ type Handler struct {
 func (h *Handler) Routes(r chi.Router) {
 	static, _ := fs.Sub(staticFS, "static")
 	r.Group(func(r chi.Router) {
-		r.Use(pageHeaders)
+		r.Use(h.pageHeaders)
 		r.Get("/sign/{token}", h.page)
 		r.Get("/sign/{token}/pages/{itemId}/{page}", h.pageImage)
 		r.Post("/sign/{token}/access-code", h.requestCode)
@@ -69,15 +73,22 @@ func (h *Handler) Routes(r chi.Router) {
 }
 
 // pageHeaders: signing pages are never cached, never leak their URL (which holds the token) as
-// a referrer, are never framed and run no script from elsewhere.
-func pageHeaders(next http.Handler) http.Handler {
+// a referrer, are never framed, run no script from elsewhere and submit forms only to Sobre and
+// Clave Única.
+func (h *Handler) pageHeaders(next http.Handler) http.Handler {
+	formAction := "'self'"
+	if h.ClaveUnicaOrigin != "" {
+		formAction += " " + h.ClaveUnicaOrigin
+	}
+	csp := "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action " + formAction +
+		"; frame-ancestors 'none'; base-uri 'none'"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("Content-Security-Policy", csp)
 		next.ServeHTTP(w, r)
 	})
 }

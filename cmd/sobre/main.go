@@ -61,6 +61,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if process, ok := map[string]config.Process{"serve": config.ProcessAPI, "worker": config.ProcessWorker,
+		"dev": config.ProcessAPI | config.ProcessWorker}[args[0]]; ok {
+		if err := cfg.CheckProduction(process); err != nil {
+			return err
+		}
+	}
 	log := newLogger(cfg, stderr)
 	slog.SetDefault(log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
