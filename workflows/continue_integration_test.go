@@ -13,11 +13,11 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -82,13 +82,11 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		lengths, sizes = append(lengths, len(hist.Events)), append(sizes, len(raw))
-		replayer := worker.NewWorkflowReplayer()
-		replayer.RegisterWorkflow(workflows.EnvelopeWorkflow)
-		if err := replayer.ReplayWorkflowHistory(nil, hist); err != nil {
+		if err := temporaltest.Replayer(t).ReplayWorkflowHistory(nil, hist); err != nil {
 			t.Fatalf("run %d does not replay: %v", n, err)
 		}
 		if record && n == 0 {
-			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(hist)
+			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -197,19 +197,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	// SOBRE_RECORD_HISTORY=1 records the history for the replay test, its payloads decrypted
 	// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		plain := proto.Clone(hist).(*historypb.History)
-		codec := payloadcodec.New(temporaltest.Keys())
-		eachPayload(plain.ProtoReflect(), false, func(p *commonpb.Payload, _ bool) {
-			if !payloadcodec.Encrypted(p) {
-				return
-			}
-			d, err := codec.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Metadata, p.Data = d.Metadata, d.Data
-		})
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(plain)
+		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,6 +205,25 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// decrypted is a copy of hist with its payloads decrypted, as recorded for the replay tests
+// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
+func decrypted(t *testing.T, hist *historypb.History) *historypb.History {
+	t.Helper()
+	plain := proto.Clone(hist).(*historypb.History)
+	codec := payloadcodec.New(temporaltest.Keys())
+	eachPayload(plain.ProtoReflect(), false, func(p *commonpb.Payload, _ bool) {
+		if !payloadcodec.Encrypted(p) {
+			return
+		}
+		d, err := codec.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Metadata, p.Data = d.Metadata, d.Data
+	})
+	return plain
 }
 
 // testSeal is a self-signed seal made for the test.
