@@ -118,10 +118,13 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	var e *envelope.Envelope
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		if _, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
+		ref, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+		if err != nil {
 			return err
 		}
-		var err error
+		if err := mayManage(r, ref.Owned()); err != nil {
+			return err
+		}
 		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
 			return err
 		}
@@ -179,9 +182,8 @@ func (s *Server) cancelEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	caller := member(r)
-	if ref.UserID != caller.UserID && caller.Role == envelope.TeamRoleMember {
-		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Only the envelope's owner, a MANAGER or an ADMIN may cancel it"))
+	if err := mayManage(r, ref.Owned()); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if ref.Status != envelope.StatusPending {
@@ -231,28 +233,32 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Recipient"))
 		return
 	}
-	actor := s.actor(r)
-	if in.ActAsEmail != nil {
-		m, err := s.store.FindMemberByEmail(r.Context(), member(r).TeamID, *in.ActAsEmail)
-		if err != nil {
-			if envelope.IsNotFound(err) {
-				err = envelope.Errorf(envelope.CodeForbidden, "%s is not a member of this team", *in.ActAsEmail)
-			}
-			s.writeError(w, r, err)
-			return
-		}
-		actor = persistence.MemberActor(m, s.clientIP(r), r.UserAgent())
-	}
 	before, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := mayManage(r, before.Owned()); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The entry's actor is always the caller; the member it acts for (actAsEmail, else the
+	// caller) is named beside it, in its data.
+	actor := s.actor(r)
+	onBehalfOf := actor
+	if in.ActAsEmail != nil {
+		m, err := s.actingFor(r, "actAsEmail", *in.ActAsEmail)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		onBehalfOf = persistence.MemberActor(m, "", "")
+	}
 	if err := pendingError(before.Status); err != nil {
 		s.writeError(w, r, err) // a DRAFT has no workflow yet; a finished envelope's has ended
 		return
 	}
-	req := workflows.RejectRequest{RecipientID: id, Reason: *in.Reason, Actor: actor, External: true, OnBehalfOf: &actor}
+	req := workflows.RejectRequest{RecipientID: id, Reason: *in.Reason, Actor: actor, External: true, OnBehalfOf: &onBehalfOf}
 	if err := s.flows.Reject(r.Context(), envelopeID, req); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -264,9 +270,24 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, rec := range e.Recipients {
 		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec))
+			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, false)) // the caller may manage e
 			return
 		}
 	}
 	s.writeError(w, r, envelope.NotFound("Recipient"))
+}
+
+// actingFor returns the team member named by email (the member at path in the request) for the
+// caller to act in their name, if the caller may (envelope.MayActFor): a name outside the team
+// is refused with 403, as is a MEMBER naming anyone but themself.
+func (s *Server) actingFor(r *http.Request, path, email string) (envelope.Member, error) {
+	caller := member(r)
+	m, err := s.store.FindMemberByEmail(r.Context(), caller.TeamID, email)
+	if envelope.IsNotFound(err) {
+		return m, envelope.Errorf(envelope.CodeForbidden, "%s: %s is not a member of this team", path, email)
+	}
+	if err != nil {
+		return m, err
+	}
+	return m, envelope.MayActFor(caller, m)
 }

@@ -234,6 +234,10 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := envelope.MayActFor(caller, owner); err != nil {
+		s.writeError(w, r, err) // only a MANAGER or an ADMIN creates envelopes for a colleague
+		return
+	}
 	if !caller.Role.CanSee(ne.Envelope.Visibility) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not create envelopes with visibility %s", caller.Role, ne.Envelope.Visibility))
 		return
@@ -241,8 +245,12 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 	var id string
 	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(r.Context(), owner, ne, s.actor(r))
-		return err
+		if id, err = tx.CreateEnvelope(r.Context(), owner, ne, s.actor(r)); err != nil || owner.UserID == caller.UserID {
+			return err
+		}
+		// The caller created it (DOCUMENT_CREATED names them); this entry names whom for.
+		return tx.AppendAudit(r.Context(), id, "DOCUMENT_DELEGATED_OWNER_CREATED", map[string]any{
+			"delegatedOwnerEmail": owner.UserEmail, "delegatedOwnerName": owner.UserName, "teamName": owner.TeamName}, s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

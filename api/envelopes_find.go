@@ -53,11 +53,10 @@ func (s *Server) findEnvelopes(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	caller := member(r)
 	views := make([]envelopeSummaryView, 0, len(list))
 	for _, e := range list {
-		// Recipient tokens are signing credentials: only the envelope's owner sees them in lists.
-		views = append(views, newEnvelopeSummaryView(e, e.UserID != caller.UserID))
+		// Recipient tokens are signing credentials: only those who may manage it see them.
+		views = append(views, newEnvelopeSummaryView(e, tokensHidden(r, e)))
 	}
 	writeJSON(w, http.StatusOK, newPageView(views, count, f.Page, f.PerPage))
 }

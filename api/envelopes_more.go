@@ -17,13 +17,10 @@ import (
 // maxItems is the most documents one envelope holds (Documenso's ENVELOPE_ITEM_LIMIT_EXCEEDED).
 const maxItems = 20
 
-// canManage reports whether the caller may delete, cancel or redistribute the envelope: its
-// owner, a MANAGER or an ADMIN.
-func canManage(caller envelope.Member, ref persistence.EnvelopeRef) error {
-	if ref.UserID != caller.UserID && caller.Role == envelope.TeamRoleMember {
-		return envelope.Errorf(envelope.CodeForbidden, "Only the envelope's owner, a MANAGER or an ADMIN may do this")
-	}
-	return nil
+// mayManage applies the one rule on who may change, send, end or delete an envelope
+// (envelope.MayManage) to the caller of r.
+func mayManage(r *http.Request, e envelope.Owned) error {
+	return envelope.MayManage(member(r), e)
 }
 
 func decodeEnvelopeID(w http.ResponseWriter, r *http.Request, s *Server, in any, id func() *string) bool {
@@ -58,6 +55,9 @@ func (s *Server) duplicateEnvelope(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		if err := mayManage(r, src.Owned()); err != nil {
+			return err
+		}
 		id, err = tx.DuplicateEnvelope(r.Context(), member(r), src, withRecipients, withFields, s.actor(r))
 		return err
 	})
@@ -80,7 +80,7 @@ func (s *Server) deleteEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, err := s.store.EnvelopeRef(r.Context(), scope(r), *in.EnvelopeID)
 	if err == nil {
-		err = canManage(member(r), ref)
+		err = mayManage(r, ref.Owned())
 	}
 	if err == nil {
 		switch {
@@ -130,7 +130,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := canManage(member(r), persistence.EnvelopeRef{UserID: e.UserID}); err != nil {
+	if err := mayManage(r, e.Owned()); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -521,6 +521,9 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		if err := mayManage(r, ref.Owned()); err != nil {
+			return err
+		}
 		if ref.Status.Finished() {
 			return finishedError(ref.Status)
 		}
@@ -553,6 +556,9 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
 		_, ref, err := tx.AttachmentByID(r.Context(), scope(r), *in.ID)
 		if err != nil {
+			return err
+		}
+		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
 		if ref.Status.Finished() {

@@ -34,7 +34,7 @@ func (s *Server) getEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newEnvelopeView(e))
+	writeJSON(w, http.StatusOK, newEnvelopeView(e, tokensHidden(r, e)))
 }
 
 type getManyRequest struct {
@@ -107,7 +107,7 @@ func (s *Server) getManyEnvelopes(w http.ResponseWriter, r *http.Request) {
 	}
 	views := make([]envelopeView, 0, len(list))
 	for _, e := range list {
-		views = append(views, newEnvelopeView(e))
+		views = append(views, newEnvelopeView(e, tokensHidden(r, e)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": views})
 }

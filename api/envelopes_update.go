@@ -49,16 +49,9 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 	caller := member(r)
 	var updated *envelope.Envelope
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		ref, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID)
+		e, err := s.mutableEnvelope(r, tx, *in.EnvelopeID)
 		if err != nil {
 			return err
-		}
-		e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
-		if err != nil {
-			return err
-		}
-		if e.Status.Finished() {
-			return finishedError(e.Status)
 		}
 		type audit struct {
 			typ  string
@@ -93,6 +86,16 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 					audits = append(audits, audit{"DOCUMENT_VISIBILITY_UPDATED", map[string]any{"from": e.Visibility, "to": v}})
 					e.Visibility = v
 				}
+			}
+			if e.Status == envelope.StatusPending {
+				next := e.AuthOptions
+				if d.GlobalAccessAuth != nil {
+					next.GlobalAccessAuth = toType[envelope.AccessAuth](d.GlobalAccessAuth)
+				}
+				if d.GlobalActionAuth != nil {
+					next.GlobalActionAuth = toType[envelope.ActionAuth](d.GlobalActionAuth)
+				}
+				checkNotWeakened(&p, "data", "globalAccessAuth", "globalActionAuth", envelope.GlobalAuth(e.AuthOptions), envelope.GlobalAuth(next))
 			}
 			if d.GlobalAccessAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalAccessAuth", toType[envelope.AccessAuth](d.GlobalAccessAuth), envelope.AccessAuths())
@@ -173,4 +176,17 @@ func metaAuditChanges(changes []envelope.MetaChange) []map[string]any {
 		}
 	}
 	return out
+}
+
+// checkNotWeakened records a problem for each of the access and action lists (members
+// accessName and actionName of path) that would lose a method in force once the envelope is
+// PENDING (envelope.Weakened).
+func checkNotWeakened(p *envelope.Problems, path, accessName, actionName string, before, after envelope.AuthMethods) {
+	access, action := envelope.Weakened(before, after)
+	if len(access) > 0 {
+		p.Add(envelope.Join(path, accessName), "the envelope was sent: its authentication may only be kept or strengthened, and this would drop %v", access)
+	}
+	if len(action) > 0 {
+		p.Add(envelope.Join(path, actionName), "the envelope was sent: its authentication may only be kept or strengthened, and this would drop %v", action)
+	}
 }

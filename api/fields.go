@@ -413,6 +413,9 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
+		if err := mayManage(r, ref.Owned()); err != nil {
+			return err
+		}
 		if ref.Status.Finished() {
 			return finishedError(ref.Status)
 		}

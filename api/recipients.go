@@ -47,17 +47,22 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, rec := range e.Recipients {
 		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec))
+			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, tokensHidden(r, e)))
 			return
 		}
 	}
 	s.writeError(w, r, envelope.NotFound("Recipient"))
 }
 
-// mutableEnvelope loads the envelope for a change of its recipients or fields, refusing a
-// finished one.
+// mutableEnvelope locks and loads the envelope for a change of it or its documents, recipients,
+// fields or attachments, refusing a caller who may not manage it (envelope.MayManage) and a
+// finished envelope.
 func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string) (*envelope.Envelope, error) {
-	if _, err := tx.LockEnvelope(r.Context(), scope(r), id); err != nil {
+	ref, err := tx.LockEnvelope(r.Context(), scope(r), id)
+	if err != nil {
+		return nil, err
+	}
+	if err := mayManage(r, ref.Owned()); err != nil {
 		return nil, err
 	}
 	e, err := tx.GetEnvelope(r.Context(), scope(r), id)
@@ -70,12 +75,13 @@ func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string)
 	return e, nil
 }
 
+// recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.
 func recipientsView(e *envelope.Envelope, ids []int64) []recipientView {
 	out := make([]recipientView, 0, len(ids))
 	for _, id := range ids {
 		for _, rec := range e.Recipients {
 			if rec.ID == id {
-				out = append(out, newRecipientDetailView(e, rec))
+				out = append(out, newRecipientDetailView(e, rec, false))
 			}
 		}
 	}
@@ -241,6 +247,10 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			envelope.CheckExpectedRUT(&p, envelope.Join(path, "expectedRut"), next, e.AuthOptions, e.Fields)
+			if e.Status == envelope.StatusPending {
+				checkNotWeakened(&p, path, "accessAuth", "actionAuth", envelope.RecipientAuth(cur.AuthOptions, e.AuthOptions),
+					envelope.RecipientAuth(next.AuthOptions, e.AuthOptions))
+			}
 			if next.Email == "" && (len(next.AuthOptions.AccessAuth) > 0 || len(next.AuthOptions.ActionAuth) > 0) {
 				p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
 			}
@@ -326,6 +336,9 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		var err error
 		rec, ref, err = tx.RecipientByID(r.Context(), scope(r), *in.RecipientID)
 		if err != nil {
+			return err
+		}
+		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
 		if ref.Status.Finished() {

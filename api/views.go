@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -148,9 +149,15 @@ func newEnvelopeSummaryView(e *envelope.Envelope, maskTokens bool) envelopeSumma
 	return v
 }
 
-func newEnvelopeView(e *envelope.Envelope) envelopeView {
+// tokensHidden reports whether the caller of r gets the recipients' signing tokens of e masked
+// (the empty string, as Documenso masks them): everyone but those who may manage e
+// (envelope.MayManage) does.
+func tokensHidden(r *http.Request, e *envelope.Envelope) bool { return mayManage(r, e.Owned()) != nil }
+
+// newEnvelopeView is the whole envelope, with its signing tokens masked when maskTokens.
+func newEnvelopeView(e *envelope.Envelope, maskTokens bool) envelopeView {
 	v := envelopeView{
-		envelopeSummaryView: newEnvelopeSummaryView(e, false),
+		envelopeSummaryView: newEnvelopeSummaryView(e, maskTokens),
 		DocumentMeta:        e.Meta,
 		Fields:              make([]fieldView, 0, len(e.Fields)),
 		EnvelopeItems:       e.Items,
@@ -174,9 +181,12 @@ func newRecipientView(r envelope.Recipient) recipientView {
 }
 
 // newRecipientDetailView is a recipient with its fields and the envelope's legacy ids, as single
-// reads and writes of recipients answer.
-func newRecipientDetailView(e *envelope.Envelope, r envelope.Recipient) recipientView {
+// reads and writes of recipients answer; its signing token masked when maskToken.
+func newRecipientDetailView(e *envelope.Envelope, r envelope.Recipient, maskToken bool) recipientView {
 	v := newRecipientView(r)
+	if maskToken {
+		v.Token = ""
+	}
 	v.Fields = []fieldView{}
 	for _, f := range e.Fields {
 		if f.RecipientID == r.ID {

@@ -145,10 +145,10 @@ func (tx *Tx) DeleteItem(ctx context.Context, id string) error {
 func (s *Store) ItemByID(ctx context.Context, sc Scope, id string) (envelope.Item, EnvelopeRef, error) {
 	var it envelope.Item
 	var ref EnvelopeRef
-	err := s.pool.QueryRow(ctx, `SELECT i.id, i.envelope_id, i.document_data_id, i.title, i.item_order, e.type, e.status, e.user_id, e.team_id
+	err := s.pool.QueryRow(ctx, `SELECT i.id, i.envelope_id, i.document_data_id, i.title, i.item_order, e.type, e.status, e.user_id, e.team_id, e.visibility
 		FROM envelope_items i JOIN envelopes e ON e.id = i.envelope_id WHERE i.id = $1 AND `+visibleSQL(2),
 		id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&it.ID, &it.EnvelopeID, &it.DocumentDataID, &it.Title, &it.Order,
-		&ref.Type, &ref.Status, &ref.UserID, &ref.TeamID)
+		&ref.Type, &ref.Status, &ref.UserID, &ref.TeamID, &ref.Visibility)
 	if err != nil {
 		return it, ref, notFound(err, "Envelope item")
 	}

@@ -248,11 +248,17 @@ func (tx *Tx) AddAttachment(ctx context.Context, envelopeID string, att envelope
 
 // EnvelopeRef is the little that access checks need of an envelope.
 type EnvelopeRef struct {
-	ID     string
-	Type   envelope.Type
-	Status envelope.Status
-	UserID int64
-	TeamID int64
+	ID         string
+	Type       envelope.Type
+	Status     envelope.Status
+	UserID     int64
+	TeamID     int64
+	Visibility envelope.Visibility
+}
+
+// Owned is what envelope.MayManage needs of the envelope.
+func (r EnvelopeRef) Owned() envelope.Owned {
+	return envelope.Owned{TeamID: r.TeamID, OwnerID: r.UserID, Visibility: r.Visibility}
 }
 
 // EnvelopeRef returns the status and owner of envelope id as the scope sees it.
@@ -268,11 +274,11 @@ func (tx *Tx) LockEnvelope(ctx context.Context, sc Scope, id string) (EnvelopeRe
 
 func envelopeRef(ctx context.Context, q querier, sc Scope, id string, lock bool) (EnvelopeRef, error) {
 	var r EnvelopeRef
-	sql := `SELECT e.id, e.type, e.status, e.user_id, e.team_id FROM envelopes e WHERE e.id = $1 AND ` + visibleSQL(2)
+	sql := `SELECT e.id, e.type, e.status, e.user_id, e.team_id, e.visibility FROM envelopes e WHERE e.id = $1 AND ` + visibleSQL(2)
 	if lock {
 		sql += " FOR UPDATE"
 	}
-	err := q.QueryRow(ctx, sql, id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&r.ID, &r.Type, &r.Status, &r.UserID, &r.TeamID)
+	err := q.QueryRow(ctx, sql, id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&r.ID, &r.Type, &r.Status, &r.UserID, &r.TeamID, &r.Visibility)
 	if err != nil {
 		return r, notFound(err, "Envelope")
 	}
