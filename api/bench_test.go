@@ -42,8 +42,8 @@ func seed(b *testing.B, a *testAPI, key string, n int) string {
 				'ext-' || g, 'Contrato ' || g || CASE WHEN g % 100 = 0 THEN ' arriendo' ELSE '' END, user_id, team_id, document_meta,
 				now() - g * interval '1 second'
 			FROM src, generate_series(1, $2) g RETURNING id)
-		INSERT INTO recipients (envelope_id, email, name, role, token)
-		SELECT ins.id, 'firmante' || r || '.' || ins.id || '@example.com', 'Firmante ' || r, 'SIGNER', md5(ins.id || r) || md5(r || ins.id)
+		INSERT INTO recipients (envelope_id, email, name, role, token_hash)
+		SELECT ins.id, 'firmante' || r || '.' || ins.id || '@example.com', 'Firmante ' || r, 'SIGNER', sha256(convert_to(ins.id || '/' || r, 'UTF8'))
 		FROM ins, generate_series(1, 2) r`, id, n-1)
 	if err != nil {
 		b.Fatal(err)

@@ -433,3 +433,86 @@ func TestNoAuthDowngradeAfterSending(t *testing.T) {
 		})
 	}
 }
+
+// TestTokensOnlyForThoseWhoManage: the owner, a MANAGER and an ADMIN read recipients' signing
+// tokens in every read that carries them (get, get-many, find, recipient get); another MEMBER
+// reads the same shape with each token masked to "". The token the owner reads opens the
+// signing API; the database holds it nowhere in the clear.
+func TestTokensOnlyForThoseWhoManage(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleMember)
+	fx := a.roleEnvelope(owner, envelope.VisibilityEveryone, true)
+	reads := func(key string) map[string][]string {
+		out := map[string][]string{}
+		collect := func(name string, recipients any) {
+			for _, r := range recipients.([]any) {
+				tok, ok := r.(map[string]any)["token"].(string)
+				if !ok {
+					t.Fatalf("%s: a recipient without a token member: %v", name, r)
+				}
+				out[name] = append(out[name], tok)
+			}
+		}
+		status, body := a.do("GET", "/api/v2/envelope/"+fx.id, key, "")
+		if status != http.StatusOK {
+			t.Fatalf("get: %d %v", status, body)
+		}
+		collect("get", body["recipients"])
+		status, body = a.do("POST", "/api/v2/envelope/get-many", key, fmt.Sprintf(`{"ids":{"type":"envelopeId","ids":[%q]}}`, fx.id))
+		if status != http.StatusOK {
+			t.Fatalf("get-many: %d %v", status, body)
+		}
+		collect("get-many", body["data"].([]any)[0].(map[string]any)["recipients"])
+		status, body = a.do("GET", "/api/v2/envelope", key, "")
+		if status != http.StatusOK || len(body["data"].([]any)) != 1 {
+			t.Fatalf("find: %d %v", status, body)
+		}
+		collect("find", body["data"].([]any)[0].(map[string]any)["recipients"])
+		status, body = a.do("GET", fmt.Sprintf("/api/v2/envelope/recipient/%d", fx.signer), key, "")
+		if status != http.StatusOK {
+			t.Fatalf("recipient get: %d %v", status, body)
+		}
+		collect("recipient get", []any{body})
+		return out
+	}
+	mine := reads(owner)
+	signerToken := mine["recipient get"][0]
+	if len(signerToken) != 32 {
+		t.Fatalf("the owner reads token %q", signerToken)
+	}
+	for _, c := range []struct {
+		name string
+		key  string
+		sees bool
+	}{
+		{"MANAGER", a.key("Acme", "manager@acme.cl", envelope.TeamRoleManager), true},
+		{"ADMIN", a.key("Acme", "admin@acme.cl", envelope.TeamRoleAdmin), true},
+		{"other MEMBER", a.key("Acme", "colleague@acme.cl", envelope.TeamRoleMember), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for read, tokens := range reads(c.key) {
+				for i, tok := range tokens {
+					want := ""
+					if c.sees {
+						want = mine[read][i]
+					}
+					if tok != want {
+						t.Errorf("%s: recipient %d token %q, want %q", read, i, tok, want)
+					}
+				}
+			}
+		})
+	}
+	if status, body := a.do("GET", "/api/v2/signing/"+signerToken, "", ""); status != http.StatusOK {
+		t.Errorf("the owner's token does not open the signing API: %d %v", status, body)
+	}
+	var n int
+	conn, err := pgx.Connect(context.Background(), a.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM recipients r WHERE strpos(r::text, $1) > 0 OR token IS NOT NULL`, signerToken).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d recipient rows hold a token in the clear (%v)", n, err)
+	}
+}

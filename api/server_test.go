@@ -53,7 +53,7 @@ func newTestAPI(t testing.TB, checks ...Check) *testAPI {
 func newTestAPIWith(t testing.TB, configure func(d *Deps)) *testAPI {
 	t.Helper()
 	dbURL := pgtest.NewURL(t)
-	store, err := persistence.Open(context.Background(), dbURL)
+	store, err := persistence.Open(context.Background(), dbURL, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, url)
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, url)
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestSealReadsNeedOneConnection(t *testing.T) {
 	q := u.Query()
 	q.Set("pool_max_conns", "1")
 	u.RawQuery = q.Encode()
-	store, err := persistence.Open(ctx, u.String())
+	store, err := persistence.Open(ctx, u.String(), persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,11 @@ type chainFixture struct {
 	conn *pgx.Conn // the database writer's connection: plain SQL, no key
 	m    envelope.Member
 	id   string
+	ring *keyring.Ring // every store of the fixture seals and opens signing tokens alike
 }
 
 func newChainFixture(t *testing.T) *chainFixture {
-	f := &chainFixture{t: t, ctx: context.Background(), url: pgtest.NewURL(t)}
+	f := &chainFixture{t: t, ctx: context.Background(), url: pgtest.NewURL(t), ring: pgtest.Keyring(t)}
 	var err error
 	if f.conn, err = pgx.Connect(f.ctx, f.url); err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func newChainFixture(t *testing.T) *chainFixture {
 // store opens a store signing and checking with keys (nil: none).
 func (f *chainFixture) store(keys *persistence.AuditKeys) *persistence.Store {
 	f.t.Helper()
-	s, err := persistence.Open(f.ctx, f.url)
+	s, err := persistence.Open(f.ctx, f.url, persistence.WithKeyring(f.ring))
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -70,9 +70,9 @@ func scanCeremony(row pgx.Row) (Ceremony, error) {
 // that token is still the recipient's: a link replaced while its page was loading starts nothing
 // (the recipient's row is share-locked, so a replacement in progress is waited for and then seen).
 func (s *Store) StartCeremony(ctx context.Context, idHash []byte, recipientID int64, token string, expiresAt time.Time) error {
-	tag, err := s.pool.Exec(ctx, `WITH current AS (SELECT id FROM recipients WHERE id = $2 AND token = $4 FOR SHARE)
+	tag, err := s.pool.Exec(ctx, `WITH current AS (SELECT id FROM recipients WHERE id = $2 AND token_hash = $4 FOR SHARE)
 		INSERT INTO ceremony_sessions (id_hash, recipient_id, expires_at) SELECT $1, current.id, $3 FROM current`,
-		idHash, recipientID, expiresAt, token)
+		idHash, recipientID, expiresAt, TokenHash(token))
 	if err != nil {
 		return fmt.Errorf("start ceremony for recipient %d: %w", recipientID, err)
 	}
@@ -523,7 +523,7 @@ type ItemDigest struct {
 
 // RecipientByID returns recipient id (the Clave Única callback knows the recipient, not the token).
 func (s *Store) RecipientByID(ctx context.Context, id int64) (envelope.Recipient, error) {
-	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id))
+	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id), s.ring)
 	if err != nil {
 		return r, notFound(err, "Recipient")
 	}

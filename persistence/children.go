@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -20,7 +19,7 @@ func (tx *Tx) RecipientByID(ctx context.Context, sc Scope, id int64) (envelope.R
 	if err != nil {
 		return envelope.Recipient{}, ref, err
 	}
-	r, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id))
+	r, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id), tx.ring)
 	if err != nil {
 		return r, ref, notFound(err, "Recipient")
 	}
@@ -82,7 +81,7 @@ func (tx *Tx) RecipientInteracted(ctx context.Context, id int64) (bool, error) {
 // the change replaces its signing link (envelope.ReplacesLink against what is stored), the link
 // is replaced in the same transaction (ReplaceLink); replaced reports it.
 func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) (replaced bool, err error) {
-	old, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1 FOR UPDATE`, r.ID))
+	old, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1 FOR UPDATE`, r.ID), tx.ring)
 	if err != nil {
 		return false, notFound(err, "Recipient")
 	}
@@ -103,14 +102,15 @@ func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) (replac
 // deleted, and the old token is kept only as a hash (LinkReplaced). link_version counts the
 // replacement, so that the workflow mails the new link (it never sees tokens).
 func (tx *Tx) ReplaceLink(ctx context.Context, r envelope.Recipient) error {
-	oldHash := sha256.Sum256([]byte(r.Token))
-	if _, err := tx.q.Exec(ctx, `INSERT INTO replaced_links (token_hash, recipient_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-		oldHash[:], r.ID); err != nil {
+	if _, err := tx.q.Exec(ctx, `INSERT INTO replaced_links (token_hash, recipient_id) SELECT token_hash, id FROM recipients WHERE id = $1
+		ON CONFLICT DO NOTHING`, r.ID); err != nil {
 		return fmt.Errorf("keep the replaced link of recipient %d: %w", r.ID, err)
 	}
-	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET token = $2, link_version = link_version + 1, updated_at = now() WHERE id = $1`,
-		r.ID, NewRecipientToken()); err != nil {
+	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET link_version = link_version + 1, updated_at = now() WHERE id = $1`, r.ID); err != nil {
 		return fmt.Errorf("replace the link of recipient %d: %w", r.ID, err)
+	}
+	if err := tx.setToken(ctx, r.ID, NewRecipientToken()); err != nil {
+		return err
 	}
 	if _, err := tx.q.Exec(ctx, `DELETE FROM ceremony_sessions WHERE recipient_id = $1`, r.ID); err != nil {
 		return fmt.Errorf("end the sessions of recipient %d: %w", r.ID, err)
@@ -152,7 +152,7 @@ func (tx *Tx) DeleteField(ctx context.Context, id int64) error {
 // Attachments returns the attachments of envelope id.
 func (s *Store) Attachments(ctx context.Context, envelopeID string) ([]envelope.Attachment, error) {
 	list := []*envelope.Envelope{{ID: envelopeID}}
-	if err := loadChildren(ctx, s.pool, list, true); err != nil {
+	if err := loadChildren(ctx, s.pool, s.ring, list, true); err != nil {
 		return nil, err
 	}
 	return list[0].Attachments, nil
@@ -161,7 +161,7 @@ func (s *Store) Attachments(ctx context.Context, envelopeID string) ([]envelope.
 // EnvelopeIDOfToken returns the envelope whose recipient holds token.
 func (s *Store) EnvelopeIDOfToken(ctx context.Context, token string) (string, error) {
 	var id string
-	if err := s.pool.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE token = $1`, token).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE token_hash = $1`, TokenHash(token)).Scan(&id); err != nil {
 		return "", notFound(err, "Recipient")
 	}
 	return id, nil

@@ -12,16 +12,26 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 // Store reads and writes Sobre's state. It is safe for concurrent use.
 type Store struct {
 	pool  *pgxpool.Pool
-	audit *AuditKeys // signs appended audit entries; nil: unkeyed (see SetAuditKeys)
+	audit *AuditKeys    // signs appended audit entries; nil: unkeyed (see SetAuditKeys)
+	ring  *keyring.Ring // seals and opens signing tokens (tokens.go)
 }
 
+// Option configures a Store.
+type Option func(*Store)
+
+// WithKeyring gives the Store the keys that seal and open recipients' signing tokens. A Store
+// without one reads recipients without their tokens and cannot create or replace a token
+// (ErrNoKeyring): enough for tools that only manage keys or check audit logs.
+func WithKeyring(r *keyring.Ring) Option { return func(s *Store) { s.ring = r } }
+
 // Open connects to the database at url and checks the connection.
-func Open(ctx context.Context, url string) (*Store, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -34,7 +44,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ping database %s@%s:%d/%s: %w", cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, err)
 	}
-	return &Store{pool: pool}, nil
+	s := &Store{pool: pool}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Close closes every connection.
@@ -60,13 +74,14 @@ type querier interface {
 type Tx struct {
 	q     querier
 	audit *AuditKeys
+	ring  *keyring.Ring
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A
 // unique constraint the change broke is answered as the domain's ALREADY_EXISTS (alreadyExists).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return alreadyExists(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-		return fn(&Tx{q: ptx, audit: s.audit})
+		return fn(&Tx{q: ptx, audit: s.audit, ring: s.ring})
 	}))
 }
 

@@ -6,5 +6,8 @@
 // transaction (see Store.InTx). pgx appears only in this package; callers see the domain types of
 // package envelope and the errors it defines (a missing row is envelope.CodeNotFound).
 //
-// It imports package envelope and no other package of Sobre.
+// Recipients' signing tokens are kept as a SHA-256, by which they are looked up, and sealed with
+// the Store's keyring (WithKeyring), never in the clear (tokens.go).
+//
+// It imports package envelope and internal/keyring, and no other package of Sobre.
 package persistence

@@ -51,7 +51,7 @@ func (s *Store) RenewDeadlines(ctx context.Context, envelopeID string, ids []int
 		if err != nil {
 			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
 		}
-		renewed, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+		renewed, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, tx.ring) })
 		if err != nil {
 			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
 		}

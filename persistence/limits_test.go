@@ -17,7 +17,7 @@ import (
 func storeAndConn(t *testing.T) (*persistence.Store, *pgx.Conn) {
 	t.Helper()
 	url := pgtest.NewURL(t)
-	store, err := persistence.Open(context.Background(), url)
+	store, err := persistence.Open(context.Background(), url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,12 @@ var migrations embed.FS
 // Migrate applies every migration not yet applied to the database at url, in order, and
 // returns the schema version reached.
 func Migrate(ctx context.Context, url string, log *slog.Logger) (int64, error) {
+	return migrateTo(ctx, url, log, -1)
+}
+
+// migrateTo is Migrate up to version (every migration when version < 0): tests start from an
+// older schema with it.
+func migrateTo(ctx context.Context, url string, log *slog.Logger, version int64) (int64, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return 0, fmt.Errorf("open database for migrations: %w", err)
@@ -41,18 +47,23 @@ func Migrate(ctx context.Context, url string, log *slog.Logger) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("prepare migrations: %w", err)
 	}
-	results, err := provider.Up(ctx)
+	var results []*goose.MigrationResult
+	if version < 0 {
+		results, err = provider.Up(ctx)
+	} else {
+		results, err = provider.UpTo(ctx, version)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("apply migrations: %w", err)
 	}
 	for _, r := range results {
 		log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
 	}
-	version, err := provider.GetDBVersion(ctx)
+	reached, err := provider.GetDBVersion(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
-	return version, nil
+	return reached, nil
 }
 
 // LatestMigration returns the version of the newest migration embedded in this build (the

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 // Scope is who reads: the caller's team, user and role. An envelope is visible to the caller when
@@ -85,17 +86,24 @@ func fromEnums[T ~string](in []T) []string {
 	return out
 }
 
-const recipientColumns = `r.id, r.envelope_id, r.email, r.name, r.role, r.token, r.read_status, r.signing_status,
+const recipientColumns = `r.id, r.envelope_id, r.email, r.name, r.role, r.token, r.token_sealed, r.token_key_id, r.read_status, r.signing_status,
 	r.send_status, r.signing_order, r.sent_at, r.signed_at, r.expires_at, r.expiration_notified_at,
 	r.document_deleted_at, r.rejection_reason, r.access_auth, r.action_auth, r.expected_rut, r.link_version`
 
-func scanRecipient(row pgx.Row) (envelope.Recipient, error) {
+// scanRecipient reads a row of recipientColumns, its signing token opened with ring (see
+// storedToken.open).
+func scanRecipient(row pgx.Row, ring *keyring.Ring) (envelope.Recipient, error) {
 	var r envelope.Recipient
 	var access, action []string
-	err := row.Scan(&r.ID, &r.EnvelopeID, &r.Email, &r.Name, &r.Role, &r.Token, &r.ReadStatus, &r.SigningStatus,
+	var tok storedToken
+	err := row.Scan(&r.ID, &r.EnvelopeID, &r.Email, &r.Name, &r.Role, &tok.plain, &tok.sealed, &tok.keyID, &r.ReadStatus, &r.SigningStatus,
 		&r.SendStatus, &r.SigningOrder, &r.SentAt, &r.SignedAt, &r.ExpiresAt, &r.ExpirationNotifiedAt,
 		&r.DocumentDeletedAt, &r.RejectionReason, &access, &action, &r.ExpectedRUT, &r.LinkVersion)
+	if err != nil {
+		return r, err
+	}
 	r.AuthOptions = envelope.RecipientAuthOptions{AccessAuth: toEnums[envelope.AccessAuth](access), ActionAuth: toEnums[envelope.ActionAuth](action)}
+	r.Token, err = tok.open(ring, r.ID)
 	return r, err
 }
 
@@ -128,21 +136,21 @@ func scanField(row pgx.Row) (envelope.Field, error) {
 
 // GetEnvelope returns the whole envelope id as the scope sees it.
 func (s *Store) GetEnvelope(ctx context.Context, sc Scope, id string) (*envelope.Envelope, error) {
-	return getEnvelope(ctx, s.pool, sc, id)
+	return getEnvelope(ctx, s.pool, s.ring, sc, id)
 }
 
 // GetEnvelope returns the whole envelope id within the transaction.
 func (tx *Tx) GetEnvelope(ctx context.Context, sc Scope, id string) (*envelope.Envelope, error) {
-	return getEnvelope(ctx, tx.q, sc, id)
+	return getEnvelope(ctx, tx.q, tx.ring, sc, id)
 }
 
-func getEnvelope(ctx context.Context, q querier, sc Scope, id string) (*envelope.Envelope, error) {
+func getEnvelope(ctx context.Context, q querier, ring *keyring.Ring, sc Scope, id string) (*envelope.Envelope, error) {
 	e, err := scanEnvelope(q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
 		` WHERE e.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()))
 	if err != nil {
 		return nil, notFound(err, "Envelope")
 	}
-	if err := loadChildren(ctx, q, []*envelope.Envelope{e}, true); err != nil {
+	if err := loadChildren(ctx, q, ring, []*envelope.Envelope{e}, true); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -155,7 +163,7 @@ func (s *Store) GetEnvelopesByIDs(ctx context.Context, sc Scope, ids []string) (
 	if err != nil {
 		return nil, fmt.Errorf("load envelopes: %w", err)
 	}
-	return collectEnvelopes(ctx, s.pool, rows, true)
+	return collectEnvelopes(ctx, s.pool, s.ring, rows, true)
 }
 
 // GetEnvelopesByLegacyIDs returns the visible envelopes of type typ among the legacy ids (the
@@ -167,15 +175,15 @@ func (s *Store) GetEnvelopesByLegacyIDs(ctx context.Context, sc Scope, typ envel
 	if err != nil {
 		return nil, fmt.Errorf("load envelopes: %w", err)
 	}
-	return collectEnvelopes(ctx, s.pool, rows, true)
+	return collectEnvelopes(ctx, s.pool, s.ring, rows, true)
 }
 
-func collectEnvelopes(ctx context.Context, q querier, rows pgx.Rows, whole bool) ([]*envelope.Envelope, error) {
+func collectEnvelopes(ctx context.Context, q querier, ring *keyring.Ring, rows pgx.Rows, whole bool) ([]*envelope.Envelope, error) {
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*envelope.Envelope, error) { return scanEnvelope(row) })
 	if err != nil {
 		return nil, fmt.Errorf("read envelopes: %w", err)
 	}
-	if err := loadChildren(ctx, q, list, whole); err != nil {
+	if err := loadChildren(ctx, q, ring, list, whole); err != nil {
 		return nil, err
 	}
 	return list, nil
@@ -183,7 +191,7 @@ func collectEnvelopes(ctx context.Context, q querier, rows pgx.Rows, whole bool)
 
 // loadChildren fills the recipients of each envelope and, when whole, its fields, items and
 // attachments: one query per kind for the whole list.
-func loadChildren(ctx context.Context, q querier, list []*envelope.Envelope, whole bool) error {
+func loadChildren(ctx context.Context, q querier, ring *keyring.Ring, list []*envelope.Envelope, whole bool) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -198,7 +206,7 @@ func loadChildren(ctx context.Context, q querier, list []*envelope.Envelope, who
 	if err != nil {
 		return fmt.Errorf("load recipients: %w", err)
 	}
-	recipients, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+	recipients, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, ring) })
 	if err != nil {
 		return fmt.Errorf("read recipients: %w", err)
 	}
@@ -321,7 +329,7 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	if err != nil {
 		return nil, 0, fmt.Errorf("find envelopes: %w", err)
 	}
-	list, err := collectEnvelopes(ctx, s.pool, rows, false)
+	list, err := collectEnvelopes(ctx, s.pool, s.ring, rows, false)
 	if err != nil {
 		return nil, 0, err
 	}

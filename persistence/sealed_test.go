@@ -19,7 +19,7 @@ import (
 func TestSaveSealedKeepsOneRowPerItem(t *testing.T) {
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, url)
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

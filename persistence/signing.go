@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/keyring"
 )
 
 // Snapshot is an envelope as its workflow sees it: status, meta, owner and recipients.
@@ -56,15 +56,15 @@ func (s Snapshot) Recipient(id int64) *envelope.Recipient {
 
 // LoadSnapshot reads envelope id for its workflow (no team scope: the workflow acts for Sobre).
 func (s *Store) LoadSnapshot(ctx context.Context, id string) (Snapshot, error) {
-	return loadSnapshot(ctx, s.pool, id)
+	return loadSnapshot(ctx, s.pool, s.ring, id)
 }
 
-func loadSnapshot(ctx context.Context, q querier, id string) (Snapshot, error) {
+func loadSnapshot(ctx context.Context, q querier, ring *keyring.Ring, id string) (Snapshot, error) {
 	e, err := scanEnvelope(q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, id))
 	if err != nil {
 		return Snapshot{}, notFound(err, "Envelope")
 	}
-	if err := loadChildren(ctx, q, []*envelope.Envelope{e}, false); err != nil {
+	if err := loadChildren(ctx, q, ring, []*envelope.Envelope{e}, false); err != nil {
 		return Snapshot{}, err
 	}
 	locks, err := codeLocks(ctx, q, id)
@@ -92,7 +92,7 @@ func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	if err := tx.q.QueryRow(ctx, `SELECT status FROM envelopes WHERE id = $1 FOR UPDATE`, id).Scan(&status); err != nil {
 		return Snapshot{}, notFound(err, "Envelope")
 	}
-	return loadSnapshot(ctx, tx.q, id)
+	return loadSnapshot(ctx, tx.q, tx.ring, id)
 }
 
 // SystemActor is the audit actor of what Sobre does by itself (timers, the workflow).
@@ -138,7 +138,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 				return fmt.Errorf("set deadlines of %s: %w", id, err)
 			}
 		}
-		snap, err = loadSnapshot(ctx, tx.q, id)
+		snap, err = loadSnapshot(ctx, tx.q, tx.ring, id)
 		return err
 	})
 	return snap, err
@@ -153,7 +153,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 			return err
 		}
 		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()),
-			expires_at = COALESCE(expires_at, $3) WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID, expiresAt))
+			expires_at = COALESCE(expires_at, $3) WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID, expiresAt), nil)
 		if err != nil {
 			return notFound(err, "Recipient")
 		}
@@ -164,12 +164,14 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 	})
 }
 
-// RecipientByToken returns the recipient holding a signing token and its envelope's id.
+// RecipientByToken returns the recipient holding a signing token (found by its hash) and its
+// envelope's id.
 func (s *Store) RecipientByToken(ctx context.Context, token string) (envelope.Recipient, error) {
-	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.token = $1`, token))
+	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.token_hash = $1`, TokenHash(token)), nil)
 	if err != nil {
 		return r, notFound(err, "Recipient")
 	}
+	r.Token = token // the caller holds it: nothing to open
 	return r, nil
 }
 
@@ -189,9 +191,8 @@ func (tx *Tx) sameLink(ctx context.Context, r envelope.Recipient) error {
 
 // LinkReplaced reports whether token was a signing link that a newer one replaced.
 func (s *Store) LinkReplaced(ctx context.Context, token string) (bool, error) {
-	h := sha256.Sum256([]byte(token))
 	var yes bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM replaced_links WHERE token_hash = $1)`, h[:]).Scan(&yes); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM replaced_links WHERE token_hash = $1)`, TokenHash(token)).Scan(&yes); err != nil {
 		return false, fmt.Errorf("look up a replaced link: %w", err)
 	}
 	return yes, nil
@@ -204,7 +205,7 @@ func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*e
 	if err != nil {
 		return nil, notFound(err, "Envelope")
 	}
-	if err := loadChildren(ctx, s.pool, []*envelope.Envelope{e}, true); err != nil {
+	if err := loadChildren(ctx, s.pool, s.ring, []*envelope.Envelope{e}, true); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -472,7 +473,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 				}
 			}
 		}
-		snap, err = loadSnapshot(ctx, tx.q, in.EnvelopeID)
+		snap, err = loadSnapshot(ctx, tx.q, tx.ring, in.EnvelopeID)
 		return err
 	})
 	return snap, err
@@ -533,7 +534,7 @@ func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, 
 		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_REJECTED", data, in.Actor); err != nil {
 			return err
 		}
-		snap, err = loadSnapshot(ctx, tx.q, in.EnvelopeID)
+		snap, err = loadSnapshot(ctx, tx.q, tx.ring, in.EnvelopeID)
 		return err
 	})
 	return snap, err
@@ -582,7 +583,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 		if err != nil {
 			return fmt.Errorf("expire recipients of %s: %w", id, err)
 		}
-		expired, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row) })
+		expired, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, tx.ring) })
 		if err != nil {
 			return fmt.Errorf("read expired recipients: %w", err)
 		}

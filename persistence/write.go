@@ -187,13 +187,21 @@ func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, orde
 // AddRecipient adds r (its id and token assigned) to the envelope.
 func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Recipient, a Actor) (envelope.Recipient, error) {
 	r.EnvelopeID = envelopeID
+	if tx.ring == nil {
+		return r, ErrNoKeyring
+	}
 	r.Token = NewRecipientToken()
 	r.ReadStatus, r.SigningStatus, r.SendStatus = envelope.ReadStatusNotOpened, envelope.SigningStatusNotSigned, envelope.SendStatusNotSent
-	err := tx.q.QueryRow(ctx, `INSERT INTO recipients (envelope_id, email, name, role, token, signing_order, access_auth, action_auth, expected_rut)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, envelopeID, r.Email, r.Name, r.Role, r.Token, r.SigningOrder,
+	// The hash goes in with the row; the sealed token once the row's id, which it is bound to, is
+	// known.
+	err := tx.q.QueryRow(ctx, `INSERT INTO recipients (envelope_id, email, name, role, token_hash, signing_order, access_auth, action_auth, expected_rut)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, envelopeID, r.Email, r.Name, r.Role, TokenHash(r.Token), r.SigningOrder,
 		fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth), r.ExpectedRUT).Scan(&r.ID)
 	if err != nil {
 		return r, fmt.Errorf("insert recipient: %w", err)
+	}
+	if err := tx.setToken(ctx, r.ID, r.Token); err != nil {
+		return r, err
 	}
 	data := merge(RecipientData(r), map[string]any{"accessAuth": r.AuthOptions.AccessAuth, "actionAuth": r.AuthOptions.ActionAuth})
 	if r.ExpectedRUT != nil {

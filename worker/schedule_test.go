@@ -28,7 +28,7 @@ func TestPurgeSchedule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	url := pgtest.NewURL(t)
-	store, err := persistence.Open(ctx, url)
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 	if err := pdf.ConfigureReader(pdf.ReaderConfig{MemoryMiB: cfg.PDFReadMemoryMiB, Timeout: cfg.PDFReadTimeout, Processes: cfg.PDFReaders}); err != nil {
 		return nil, err
 	}
-	store, err := openStore(ctx, cfg, log)
+	store, err := openTokenStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +80,9 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger, lazyTemporal
 }
 
 // openStore connects to PostgreSQL with the audit key (SOBRE_AUDIT_KEY_FILE, or the development
-// key file, said once in the log), so that every audit entry written or verified is keyed.
-func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*persistence.Store, error) {
+// key file, said once in the log), so that every audit entry written or verified is keyed, and
+// with opts (the keyring of signing tokens, for the processes that serve and mail them).
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...persistence.Option) (*persistence.Store, error) {
 	path, created, err := cfg.AuditKeyPath()
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger) (*persi
 	if cfg.AuditKeyFile == "" {
 		log.Warn("no SOBRE_AUDIT_KEY_FILE: keying the audit log with a development key; every process must share it", "file", path, "created", created)
 	}
-	store, err := persistence.Open(ctx, cfg.DatabaseURL)
+	store, err := persistence.Open(ctx, cfg.DatabaseURL, opts...)
 	if err != nil {
 		return nil, err
 	}

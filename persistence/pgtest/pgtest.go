@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sobre-sign/sobre/internal/keyring"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -114,10 +115,21 @@ func NewURL(t testing.TB) string {
 	return WithDatabase(server, name)
 }
 
-// New returns a Store on a fresh migrated database, closed at the end of the test.
+// Keyring returns a keyring with one fresh key, for the Store of a test (persistence.WithKeyring).
+func Keyring(t testing.TB) *keyring.Ring {
+	t.Helper()
+	ring, err := keyring.Parse([]byte(keyring.NewKeyLine("test")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
+}
+
+// New returns a Store on a fresh migrated database, with a keyring of its own (Keyring), closed
+// at the end of the test.
 func New(t testing.TB) *persistence.Store {
 	t.Helper()
-	store, err := persistence.Open(context.Background(), NewURL(t))
+	store, err := persistence.Open(context.Background(), NewURL(t), persistence.WithKeyring(Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
