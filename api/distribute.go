@@ -233,7 +233,7 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Recipient"))
 		return
 	}
-	before, err := s.store.GetEnvelope(r.Context(), scope(r), envelopeID)
+	before, err := s.store.EnvelopeRef(r.Context(), scope(r), envelopeID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

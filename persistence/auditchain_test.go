@@ -235,7 +235,7 @@ func TestReplacingALinkEndsItsSessions(t *testing.T) {
 
 // draftWithOneSigner writes a draft envelope with one signer and a document holding text, and
 // returns its id.
-func draftWithOneSigner(t *testing.T, store *persistence.Store, text string) string {
+func draftWithOneSigner(t testing.TB, store *persistence.Store, text string) string {
 	t.Helper()
 	ctx := context.Background()
 	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
