@@ -244,7 +244,8 @@ func schemas() obj {
 	actionAuth := arrayOf(enumOf("ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD", "EXPLICIT_NONE", "CLAVE_UNICA", "FAO_HASH"))
 	expectedRut := obj{"type": []string{"string", "null"}, "description": "Sobre extension: the RUN (RUT of a person) whose Clave Única login or FAO_HASH certificate alone may sign; another is refused with RUT_MISMATCH, audited and mailed to the owner. Normalised to 12345678-5; null: any. Changing it replaces the signing link.", "x-sobre-extension": "expected identity"}
 	recipient := object([]string{"id", "envelopeId", "email", "name", "role", "token", "readStatus", "signingStatus", "sendStatus"}, obj{
-		"id": obj{"type": "integer"}, "envelopeId": str(""), "email": str(""), "name": str(""), "role": roles, "token": str(""),
+		"id": obj{"type": "integer"}, "envelopeId": str(""), "email": str(""), "name": str(""), "role": roles,
+		"token":      str("the recipient's signing token; \"\" unless the caller may manage the envelope (its owner, a MANAGER or an ADMIN who sees it)"),
 		"readStatus": enumOf("NOT_OPENED", "OPENED"), "signingStatus": enumOf("NOT_SIGNED", "SIGNED", "REJECTED"),
 		"sendStatus": enumOf("NOT_SENT", "SENT"), "signingOrder": nullable("integer"), "signedAt": nullable("string"),
 		"expired": nullable("string"), "expiresAt": nullable("string"), "expirationNotifiedAt": nullable("string"),
