@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/testpdf"
+	"github.com/sobre-sign/sobre/persistence"
 )
 
 // roleFixture is an envelope made by its owner for one cell of the role matrix: two documents, a
@@ -24,30 +26,40 @@ type roleFixture struct {
 	attachmentID string
 }
 
-// roleEnvelope creates a roleFixture with ownerKey (visibility vis), and distributes it when
-// pending.
+// roleEnvelope writes a roleFixture owned by the member of ownerKey (visibility vis) straight to
+// the store, and distributes it through the API and its workflow when pending.
 func (a *testAPI) roleEnvelope(ownerKey string, vis envelope.Visibility, pending bool) roleFixture {
 	a.t.Helper()
-	payload := map[string]any{
-		"title": "Contrato de arriendo", "type": "DOCUMENT", "visibility": string(vis),
-		"recipients": []any{
-			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER",
-				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5}}},
-			map[string]any{"email": "copia@sobre.test", "name": "Copia", "role": "CC"},
+	ctx := context.Background()
+	k, err := a.keys.Resolve(ctx, ownerKey)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	page := []persistence.PageSize{{Width: 595, Height: 842}}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: vis,
+			TemplateType: envelope.TemplateTypePrivate, Title: "Contrato de arriendo", Meta: envelope.DefaultMeta("")},
+		Items: []persistence.Document{{Title: "a.pdf", Data: testpdf.Minimal("uno"), Pages: page}, {Title: "b.pdf", Data: testpdf.Minimal("dos"), Pages: page}},
+		Recipients: []persistence.NewRecipient{
+			{Recipient: envelope.Recipient{Email: "firmante@sobre.test", Name: "Firmante", Role: envelope.RoleSigner},
+				Fields: []persistence.NewField{{Field: envelope.Field{Type: envelope.FieldSignature, Page: 1, PositionX: 10, PositionY: 10, Width: 10, Height: 5}}}},
+			{Recipient: envelope.Recipient{Email: "copia@sobre.test", Name: "Copia", Role: envelope.RoleCC}},
 		},
-		"attachments": []any{map[string]any{"label": "Anexo", "data": "https://example.com/anexo"}},
+		Attachments: []envelope.Attachment{{Type: envelope.AttachmentTypeLink, Label: "Anexo", Data: "https://example.com/anexo"}},
 	}
-	status, body := a.createRaw(ownerKey, payload, map[string][]byte{"a.pdf": minimalPDF("uno"), "b.pdf": minimalPDF("dos")})
-	if status != http.StatusOK {
-		a.t.Fatalf("create: %d %v", status, body)
+	var id string
+	if err := a.store.InTx(ctx, func(tx *persistence.Tx) error {
+		id, err = tx.CreateEnvelope(ctx, k.Member, in, persistence.MemberActor(k.Member, "", ""))
+		return err
+	}); err != nil {
+		a.t.Fatal(err)
 	}
-	id := body["id"].(string)
 	if pending {
 		if status, body := a.do("POST", "/api/v2/envelope/distribute", ownerKey, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
 			a.t.Fatalf("distribute: %d %v", status, body)
 		}
 	}
-	e, err := a.store.EnvelopeForRecipient(context.Background(), id)
+	e, err := a.store.EnvelopeForRecipient(ctx, id)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -179,9 +191,9 @@ func mutatingEndpoints() []mutatingEndpoint {
 }
 
 // TestRoleMatrix walks every mutating endpoint × {owner (a MEMBER), another MEMBER, a MANAGER, an
-// ADMIN, an ADMIN of another team}, each call on a fresh envelope: the owner, MANAGER and ADMIN
-// succeed; the other MEMBER gets 403 FORBIDDEN and the other team 404, and neither changes
-// anything.
+// ADMIN, an ADMIN of another team}: the owner, MANAGER and ADMIN succeed, each on a fresh
+// envelope, and change it; the other MEMBER gets 403 FORBIDDEN and the other team 404, on one
+// envelope that neither changes.
 func TestRoleMatrix(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleMember)
@@ -192,20 +204,20 @@ func TestRoleMatrix(t *testing.T) {
 		wantCode   envelope.Code
 	}{
 		{"owner", owner, http.StatusOK, ""},
-		{"other MEMBER", a.key("Acme", "colleague@acme.cl", envelope.TeamRoleMember), http.StatusForbidden, envelope.CodeForbidden},
 		{"MANAGER", a.key("Acme", "manager@acme.cl", envelope.TeamRoleManager), http.StatusOK, ""},
 		{"ADMIN", a.key("Acme", "admin@acme.cl", envelope.TeamRoleAdmin), http.StatusOK, ""},
+		{"other MEMBER", a.key("Acme", "colleague@acme.cl", envelope.TeamRoleMember), http.StatusForbidden, envelope.CodeForbidden},
 		{"ADMIN of another team", a.key("Other", "admin@other.cl", envelope.TeamRoleAdmin), http.StatusNotFound, envelope.CodeNotFound},
 	}
 	for _, ep := range mutatingEndpoints() {
+		var refused *roleFixture // shared by the refused callers: they change nothing
 		for _, c := range callers {
 			t.Run(ep.name+"/"+c.name, func(t *testing.T) {
 				a.t = t
-				fx := a.roleEnvelope(owner, envelope.VisibilityEveryone, ep.pending)
-				before := a.envelopeState(fx.id)
-				status, body := ep.call(a, c.key, fx)
 				if c.wantStatus == http.StatusOK {
-					if status != http.StatusOK {
+					fx := a.roleEnvelope(owner, envelope.VisibilityEveryone, ep.pending)
+					before := a.envelopeState(fx.id)
+					if status, body := ep.call(a, c.key, fx); status != http.StatusOK {
 						t.Fatalf("status %d, want 200: %v", status, body)
 					}
 					if after := a.envelopeState(fx.id); after == before {
@@ -213,8 +225,14 @@ func TestRoleMatrix(t *testing.T) {
 					}
 					return
 				}
+				if refused == nil {
+					fx := a.roleEnvelope(owner, envelope.VisibilityEveryone, ep.pending)
+					refused = &fx
+				}
+				before := a.envelopeState(refused.id)
+				status, body := ep.call(a, c.key, *refused)
 				wantError(t, status, body, c.wantStatus, c.wantCode)
-				if after := a.envelopeState(fx.id); after != before {
+				if after := a.envelopeState(refused.id); after != before {
 					t.Errorf("a refused call changed the envelope:\nbefore %s\nafter  %s", before, after)
 				}
 			})
