@@ -165,6 +165,10 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 		to, toName = r.Email, r.Name
 		data.RecipientName, data.Role = r.Name, r.Role
 		// The signing link is read here, from PostgreSQL: it never passes through the workflow.
+		if r.Token == "" {
+			// A store without the keyring reads no token: mail no link that leads nowhere.
+			return fmt.Errorf("the signing link of recipient %d cannot be read: the store has no keyring (SOBRE_PAYLOAD_KEYS_FILE)", r.ID)
+		}
 		data.URL = a.PublicURL + "/sign/" + r.Token
 	}
 	if n.ActorID != 0 {
