@@ -135,7 +135,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		if err := checkDistributable(e); err != nil {
 			return err
 		}
-		if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnDistribute(e)); err != nil {
+		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnDistribute(e)); err != nil {
 			return err
 		}
 		if err := tx.SaveEnvelope(r.Context(), e); err != nil {

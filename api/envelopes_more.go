@@ -148,7 +148,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRedistribute(e, ids)); err != nil {
+	if err := s.checkMailQuota(r.Context(), nil, e.TeamID, mailsOnRedistribute(e, ids)); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

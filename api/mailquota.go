@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
 )
 
 // The team's mail quota (SOBRE_MAIL_QUOTA). A request a member makes that would mail recipients
@@ -19,9 +20,15 @@ import (
 const mailQuotaWindow = 24 * time.Hour
 
 // checkMailQuota refuses a request that would send need mails for team teamID past the quota.
-func (s *Server) checkMailQuota(ctx context.Context, teamID int64, need int) error {
+// A request inside a transaction passes it as tx, and the count runs in it: a handler holding a
+// connection must never wait for a second one (a few at once would take the whole pool and wait
+// for each other); tx is nil outside one.
+func (s *Server) checkMailQuota(ctx context.Context, tx *persistence.Tx, teamID int64, need int) error {
 	if s.cfg.MailQuota == 0 || need == 0 {
 		return nil
+	}
+	if tx != nil {
+		return tx.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, mailQuotaWindow)
 	}
 	return s.store.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, mailQuotaWindow)
 }

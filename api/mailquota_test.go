@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/cookiejar"
 	"strconv"
@@ -151,5 +152,55 @@ func TestMailQuota(t *testing.T) {
 	}
 	if n := mails(); toSecond != 1 || n <= 4 {
 		t.Errorf("after the first signer signed: %d mails to the second signer, %d in all; want 1, past the quota of 2", toSecond, n)
+	}
+}
+
+// Distributes at once, more than the pool has connections, all finish: the quota is counted in
+// each request's own transaction (a count on a second connection made each request hold one
+// connection while waiting for another, and a handful of requests froze the whole API).
+func TestMailQuotaUnderConcurrentDistributes(t *testing.T) {
+	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 1000
+	})
+	key := a.key("Concurrente", "ana@concurrente.cl", envelope.TeamRoleAdmin)
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	const n = 12
+	ids := make([]string, n)
+	for i := range ids {
+		status, body := a.createRaw(key, map[string]any{"title": "Concurrente", "type": "DOCUMENT",
+			"recipients": []any{map[string]any{"email": "apr" + strconv.Itoa(i) + "@concurrente.cl", "name": "A", "role": "APPROVER"}}},
+			map[string][]byte{"a.pdf": minimalPDF("concurrent " + stamp + strconv.Itoa(i))})
+		if status != http.StatusOK {
+			t.Fatalf("create: %d %v", status, body)
+		}
+		ids[i] = body["id"].(string)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for _, id := range ids {
+		go func() {
+			<-start
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.srv.URL+"/api/v2/envelope/distribute",
+				strings.NewReader(`{"envelopeId":"`+id+`"}`))
+			req.Header.Set("Authorization", key)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK {
+					err = errors.New(res.Status)
+				}
+			}
+			errs <- err
+		}()
+	}
+	close(start)
+	for range ids {
+		if err := <-errs; err != nil {
+			t.Errorf("a distribute among %d at once: %v", n, err)
+		}
 	}
 }

@@ -118,7 +118,7 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		if err := checkDistributable(created); err != nil {
 			return err
 		}
-		return s.checkMailQuota(r.Context(), created.TeamID, mailsOnDistribute(created))
+		return s.checkMailQuota(r.Context(), tx, created.TeamID, mailsOnDistribute(created))
 	})
 	if err != nil {
 		s.writeError(w, r, err)
