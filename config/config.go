@@ -94,6 +94,10 @@ type Config struct {
 	// AuditKeyFile is the key file of the audit chain's HMAC; empty: a development key file in
 	// SealDevDir (see AuditKeys).
 	AuditKeyFile string // SOBRE_AUDIT_KEY_FILE
+	// AuditKeyedFrom is the first audit entry (audit_logs.seq) that must carry a hash and an
+	// HMAC; entries before it may be unkeyed or predate the hash chain. It comes from
+	// configuration, not from the database, so that a database writer cannot move it.
+	AuditKeyedFrom int64 // SOBRE_AUDIT_KEYED_FROM
 
 	RateLimitIP     RateLimit     // SOBRE_RATE_LIMIT_IP: requests per client address
 	RateLimitAPIKey RateLimit     // SOBRE_RATE_LIMIT_API_KEY: requests per API key
@@ -189,6 +193,7 @@ func Vars() []Var {
 		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
 		{"SOBRE_METRICS_ADDR", "127.0.0.1:9090", "address of the operations listener: liveness `/healthz`, readiness `/readyz` and Prometheus `/metrics` (the API listener serves only `/healthz` of these); keep it off the public network"},
 		{"SOBRE_AUDIT_KEY_FILE", "", "key of the HMAC on every audit entry (kept outside the database, so that a database writer cannot rewrite an audit log unnoticed): one `<id> <base64 of 32 bytes>` per line, the first signs, all verify (`sobre keygen` prints one); every process and `sobre audit verify` need the same file; empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
+		{"SOBRE_AUDIT_KEYED_FROM", "0", "the first audit entry (`audit_logs.seq`) that must carry a hash and an HMAC: entries before it may be unkeyed, or predate the hash chain; 0: every entry must (a fresh deployment); an upgraded one sets it once, see Security"},
 		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
 		{"SOBRE_RATE_LIMIT_IP", "1000/1m", "requests one client address may make in a sliding window (IPv6: per /64), on every route but `/healthz`, `/readyz` and `/metrics`; counted by each API process on its own; 0: no limit"},
 		{"SOBRE_RATE_LIMIT_API_KEY", "1000/1m", "requests one API key may make in a sliding window, counted by each API process on its own; 0: no limit"},
@@ -399,6 +404,9 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.LinkReadDays, err = strconv.Atoi(get("SOBRE_LINK_READ_DAYS")); err != nil || c.LinkReadDays < 0 || c.LinkReadDays > 36500 {
 		errs = append(errs, fmt.Sprintf("SOBRE_LINK_READ_DAYS: want a whole number of days from 0 to 36500, got %q", get("SOBRE_LINK_READ_DAYS")))
+	}
+	if c.AuditKeyedFrom, err = strconv.ParseInt(get("SOBRE_AUDIT_KEYED_FROM"), 10, 64); err != nil || c.AuditKeyedFrom < 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_AUDIT_KEYED_FROM: want an audit entry seq, 0 or more, got %q", get("SOBRE_AUDIT_KEYED_FROM")))
 	}
 	if c.APIKeyDays, err = strconv.Atoi(get("SOBRE_API_KEY_DAYS")); err != nil || c.APIKeyDays < 1 || c.APIKeyDays > 36500 {
 		errs = append(errs, fmt.Sprintf("SOBRE_API_KEY_DAYS: want a whole number of days from 1 to 36500, got %q", get("SOBRE_API_KEY_DAYS")))

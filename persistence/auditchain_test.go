@@ -82,8 +82,9 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 	}
 }
 
-// Entries written before the chain existed (no hashes, older than migration 00004) are a legacy
-// prefix: the log still verifies. A newer entry stripped of its hash is a break.
+// Entries written before the chain existed (no hashes), below the configured cut-over, are a
+// legacy prefix: the log still verifies. An entry at or above the cut-over stripped of its hash
+// is a break, and a strict verifier (the default cut-over, 0) refuses the legacy prefix.
 func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
@@ -113,25 +114,40 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	// The entry as a release before the chain wrote it: no hashes, and older than the migration.
-	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL, created_at = '2020-01-01' WHERE envelope_id = $1`, id); err != nil {
+	// The entry as a release before the chain wrote it: no hashes.
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL WHERE envelope_id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
+	// The cut-over an operator configures: the entries from the next one on must be chained.
+	var from int64
+	if err := conn.QueryRow(ctx, `SELECT max(seq) + 1 FROM audit_logs`).Scan(&from); err != nil {
+		t.Fatal(err)
+	}
+	verifier, err := persistence.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer verifier.Close()
+	verifier.SetAuditKeyedFrom(from)
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
 		return tx.AppendAudit(ctx, id, "DOCUMENT_VIEWED", map[string]any{"n": 1}, persistence.Actor{})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n, _, err := store.VerifyAudit(ctx, id); err != nil || n < 2 {
-		t.Fatalf("legacy prefix then a chained entry: %d, %v", n, err)
-	}
-	// The same stripping on a recent entry is tampering.
-	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL, created_at = now() WHERE envelope_id = $1 AND type = 'DOCUMENT_CREATED'`, id); err != nil {
-		t.Fatal(err)
+	rep, err := verifier.VerifyAuditChain(ctx, id)
+	if err != nil || rep.Entries < 2 || rep.Legacy != rep.Entries-1 {
+		t.Fatalf("legacy prefix then a chained entry: %+v, %v", rep, err)
 	}
 	var br *persistence.ChainBreak
-	if _, _, err := store.VerifyAudit(ctx, id); !errors.As(err, &br) {
-		t.Fatalf("a recent entry without a hash: %v", err)
+	if _, _, err := store.VerifyAudit(ctx, id); !errors.As(err, &br) || br.Entry != 1 || !strings.Contains(br.Reason, "no hash") {
+		t.Fatalf("a legacy prefix, verified strictly: %v", err)
+	}
+	// The same stripping on an entry at or above the cut-over is tampering.
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL WHERE envelope_id = $1 AND type = 'DOCUMENT_VIEWED'`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := verifier.VerifyAudit(ctx, id); !errors.As(err, &br) || br.Type != "DOCUMENT_VIEWED" || !strings.Contains(br.Reason, "no hash") {
+		t.Fatalf("an entry above the cut-over without a hash: %v", err)
 	}
 }
 

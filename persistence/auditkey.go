@@ -101,3 +101,10 @@ func (k *AuditKeys) mac(keyID, envelopeID string, hash []byte) ([]byte, bool) {
 // those it verifies, with keys. Call it before the store is used. A store without keys appends
 // unkeyed entries and verifies only the hash chain.
 func (s *Store) SetAuditKeys(keys *AuditKeys) { s.audit = keys }
+
+// SetAuditKeyedFrom sets the first audit entry, by seq, that must carry a hash and an HMAC
+// (SOBRE_AUDIT_KEYED_FROM; see auditEntryRule): entries before it may be unkeyed, or predate the
+// hash chain. The default, 0, holds every entry to both. The value comes from configuration,
+// never from the database, which a writer the chain guards against could change. Call it before
+// the store is used.
+func (s *Store) SetAuditKeyedFrom(seq int64) { s.keyedFrom = seq }

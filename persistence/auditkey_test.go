@@ -49,8 +49,15 @@ func newChainFixture(t *testing.T) *chainFixture {
 	return f
 }
 
-// store opens a store signing and checking with keys (nil: none).
+// store opens a store signing and checking with keys (nil: none), strict: every entry must be
+// keyed (SOBRE_AUDIT_KEYED_FROM's default, 0).
 func (f *chainFixture) store(keys *persistence.AuditKeys) *persistence.Store {
+	f.t.Helper()
+	return f.storeFrom(keys, 0)
+}
+
+// storeFrom opens a store with keys whose entries from seq keyedFrom on must be keyed.
+func (f *chainFixture) storeFrom(keys *persistence.AuditKeys, keyedFrom int64) *persistence.Store {
 	f.t.Helper()
 	s, err := persistence.Open(f.ctx, f.url, persistence.WithKeyring(f.ring))
 	if err != nil {
@@ -60,7 +67,19 @@ func (f *chainFixture) store(keys *persistence.AuditKeys) *persistence.Store {
 	if keys != nil {
 		s.SetAuditKeys(keys)
 	}
+	s.SetAuditKeyedFrom(keyedFrom)
 	return s
+}
+
+// nextSeq is the seq the next audit entry will get: the cut-over an operator configures once
+// the last process that writes unkeyed entries is gone.
+func (f *chainFixture) nextSeq() int64 {
+	f.t.Helper()
+	var n int64
+	if err := f.conn.QueryRow(f.ctx, `SELECT coalesce(max(seq), 0) + 1 FROM audit_logs`).Scan(&n); err != nil {
+		f.t.Fatal(err)
+	}
+	return n
 }
 
 // create makes the envelope through s (4 entries, DOCUMENT_CREATED first).
@@ -184,9 +203,8 @@ func TestAuditHMACCatchesAConsistentRewrite(t *testing.T) {
 		t.Errorf("VerifyAudit does not check HMACs: %v", err)
 	}
 
-	// Stripping the HMACs instead: an entry written after keys existed has none.
+	// Stripping the HMACs instead: an entry at or above the cut-over (0 here) has none.
 	f.exec(`UPDATE audit_logs SET mac = NULL, mac_key = NULL WHERE envelope_id = $1`, f.id)
-	f.exec(`UPDATE goose_db_version SET tstamp = tstamp - interval '2 hours' WHERE version_id = 15`)
 	if _, err := keyed.VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 1 || !strings.Contains(br.Reason, "no HMAC") {
 		t.Fatalf("stripped HMACs: %v", err)
 	}
@@ -215,24 +233,27 @@ func TestAuditHMACStrippedTailAndRotation(t *testing.T) {
 	}
 
 	f.exec(`UPDATE audit_logs SET mac = NULL, mac_key = NULL WHERE envelope_id = $1 AND type = 'DOCUMENT_SENT'`, f.id)
-	if _, err := rotated.VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 5 || !strings.Contains(br.Reason, "entry 4 before it has one") {
+	if _, err := rotated.VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 5 || !strings.Contains(br.Reason, "an entry before it has one") {
 		t.Fatalf("the head stripped of its HMAC: %v", err)
 	}
 }
 
-// A chain written before audit keys existed still verifies, reported unkeyed; once a keyed entry
-// follows, its HMAC vouches for the unkeyed entries before it, so rewriting them is caught at
-// that entry.
+// A chain written before audit keys existed, below the configured cut-over, still verifies,
+// reported unkeyed; once a keyed entry follows, its HMAC vouches for the unkeyed entries before
+// it, so rewriting them is caught at that entry. A strict verifier (the default cut-over, 0)
+// refuses the unkeyed chain.
 func TestAuditHMACUnkeyedChains(t *testing.T) {
 	f := newChainFixture(t)
 	keys := auditKeys(t, keyring.NewKeyLine("a1"))
-	keyed, keyless := f.store(keys), f.store(nil)
-	f.create(keyless)
-	// As if those entries were written before migration 00015 was applied.
-	f.exec(`UPDATE goose_db_version SET tstamp = now() + interval '1 day' WHERE version_id = 15`)
+	f.create(f.store(nil))
+	keyed := f.storeFrom(keys, f.nextSeq())
 	rep, err := keyed.VerifyAuditChain(f.ctx, f.id)
 	if err != nil || rep.Entries != 4 || rep.UnkeyedUpTo != 4 || rep.HeadKey != "" || !rep.MACChecked {
 		t.Fatalf("an unkeyed chain: %+v, %v", rep, err)
+	}
+	var br *persistence.ChainBreak
+	if _, err := f.store(keys).VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 1 || !strings.Contains(br.Reason, "no HMAC") {
+		t.Fatalf("an unkeyed chain, verified strictly: %v", err)
 	}
 
 	f.appendEntry(keyed, "DOCUMENT_SENT")
@@ -243,9 +264,40 @@ func TestAuditHMACUnkeyedChains(t *testing.T) {
 	}
 
 	f.rewrite("DOCUMENT_CREATED", "Otro")
-	var br *persistence.ChainBreak
 	if _, err := keyed.VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 5 || !strings.Contains(br.Reason, "HMAC does not match") {
 		t.Fatalf("an unkeyed entry rewritten under a keyed one: %v", err)
+	}
+}
+
+// The attack that a cut-over read from the database allowed: a database writer strips every
+// HMAC, changes an entry, recomputes the hashes, and moves goose's record of migrations 00015
+// and 00004 into the future, so that a verifier taking its cut-over from there would call every
+// entry unkeyed, or older than the hash chain. The cut-over is configuration: the log breaks.
+func TestAuditCutOverIsNotInTheDatabase(t *testing.T) {
+	f := newChainFixture(t)
+	keys := auditKeys(t, keyring.NewKeyLine("a1"))
+	keyed := f.store(keys)
+	f.create(keyed)
+	f.appendEntry(keyed, "DOCUMENT_SENT")
+	if rep, err := keyed.VerifyAuditChain(f.ctx, f.id); err != nil || rep.UnkeyedUpTo != 0 || rep.HeadKey != "a1" {
+		t.Fatalf("fresh keyed log: %+v, %v", rep, err)
+	}
+
+	f.exec(`UPDATE audit_logs SET mac = NULL, mac_key = NULL WHERE envelope_id = $1`, f.id)
+	f.rewrite("DOCUMENT_CREATED", "Contrato falso")
+	f.exec(`UPDATE goose_db_version SET tstamp = '2100-01-01' WHERE version_id IN (4, 15)`)
+	var br *persistence.ChainBreak
+	_, err := keyed.VerifyAuditChain(f.ctx, f.id)
+	if !errors.As(err, &br) || br.Entry != 1 || !strings.Contains(br.Reason, "no HMAC") {
+		t.Fatalf("HMACs stripped, an entry changed, migration 00015 moved: %v", err)
+	}
+
+	// Hashes stripped too, as if the log predated the chain.
+	f.exec(`UPDATE audit_logs SET hash = NULL, prev_hash = NULL WHERE envelope_id = $1`, f.id)
+	for name, s := range map[string]*persistence.Store{"with keys": keyed, "without keys": f.store(nil)} {
+		if _, err := s.VerifyAuditChain(f.ctx, f.id); !errors.As(err, &br) || br.Entry != 1 || !strings.Contains(br.Reason, "no hash") {
+			t.Fatalf("%s: hashes stripped, migration 00004 moved: %v", name, err)
+		}
 	}
 }
 

@@ -18,8 +18,11 @@ import (
 // Store reads and writes Sobre's state. It is safe for concurrent use.
 type Store struct {
 	pool  *pgxpool.Pool
-	audit *AuditKeys    // signs appended audit entries; nil: unkeyed (see SetAuditKeys)
-	ring  *keyring.Ring // seals and opens signing tokens (tokens.go)
+	audit *AuditKeys // signs appended audit entries; nil: unkeyed (see SetAuditKeys)
+	// keyedFrom is the first audit entry (seq) that must carry a hash and an HMAC
+	// (SetAuditKeyedFrom, auditEntryRule).
+	keyedFrom int64
+	ring      *keyring.Ring // seals and opens signing tokens (tokens.go)
 }
 
 // Option configures a Store.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,18 +143,45 @@ func TestAuditVerifyCommand(t *testing.T) {
 	if err := run([]string{"audit", "verify", id}, &out, &out); err != nil || !strings.Contains(out.String(), "1 entries") || !strings.Contains(out.String(), "by key k1") {
 		t.Fatalf("verify: %v %s", err, out.String())
 	}
-	// A log written before audit keys existed (a store without them, within the hour after
-	// migration 00015) verifies, said to be unkeyed.
+	// A log written before audit keys existed (by a store without them) breaks under the default
+	// cut-over, and verifies, said to be unkeyed, once SOBRE_AUDIT_KEYED_FROM is past it.
 	old := create(keyless)
 	out.Reset()
-	if err := run([]string{"audit", "verify", old}, &out, &out); err != nil || !strings.Contains(out.String(), "unkeyed up to entry 1") {
-		t.Fatalf("verify an unkeyed log: %v %s", err, out.String())
+	if err := run([]string{"audit", "verify", old}, &out, &out); err == nil || !strings.Contains(err.Error(), "no HMAC") {
+		t.Fatalf("verify an unkeyed log strictly: %v %s", err, out.String())
 	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	var from int64
+	if err := conn.QueryRow(ctx, `SELECT max(seq) + 1 FROM audit_logs WHERE mac IS NULL`).Scan(&from); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SOBRE_AUDIT_KEYED_FROM", strconv.FormatInt(from, 10))
+	out.Reset()
+	if err := run([]string{"audit", "verify", old}, &out, &out); err != nil || !strings.Contains(out.String(), "unkeyed up to entry 1") {
+		t.Fatalf("verify an unkeyed log below SOBRE_AUDIT_KEYED_FROM: %v %s", err, out.String())
+	}
+	// A keyed log above the cut-over, stripped of its HMAC, with goose's record of migrations
+	// 00015 and 00004 moved into the future: the cut-over is not read from there.
+	fresh := create(store)
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET mac = NULL, mac_key = NULL WHERE envelope_id = $1`, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE goose_db_version SET tstamp = '2100-01-01' WHERE version_id IN (4, 15)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"audit", "verify", fresh}, &out, &out); err == nil || !strings.Contains(err.Error(), "no HMAC") {
+		t.Fatalf("verify a log stripped of its HMAC: %v", err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET hash = NULL, prev_hash = NULL WHERE envelope_id = $1`, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"audit", "verify", fresh}, &out, &out); err == nil || !strings.Contains(err.Error(), "no hash") {
+		t.Fatalf("verify a log stripped of its hashes: %v", err)
+	}
 	if _, err := conn.Exec(ctx, `UPDATE audit_logs SET type = 'DOCUMENT_SENT' WHERE envelope_id = $1`, id); err != nil {
 		t.Fatal(err)
 	}

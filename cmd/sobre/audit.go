@@ -13,7 +13,8 @@ import (
 // audit runs `sobre audit verify ENVELOPE_ID`: it recomputes the envelope's audit hash chain
 // from PostgreSQL, checks each entry's HMAC with the audit key, and fails naming the first entry
 // that does not hold. A log that holds is described: its head, the key that vouches for it, and
-// how far it is unkeyed (entries written before audit keys existed).
+// how far it is unkeyed (entries below SOBRE_AUDIT_KEYED_FROM, written before audit keys
+// existed).
 func audit(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	if len(args) != 2 || args[0] != "verify" {
 		return errors.New("audit: usage: sobre audit verify ENVELOPE_ID")
@@ -36,13 +37,13 @@ func audit(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	case rep.UnkeyedUpTo == 0:
 		fmt.Fprintf(stdout, "keyed: every entry's HMAC holds; the head's is by key %s\n", rep.HeadKey)
 	case rep.UnkeyedUpTo < rep.Entries:
-		fmt.Fprintf(stdout, "unkeyed up to entry %d (written before the audit key existed); entries %d to %d keyed, the head by key %s, "+
+		fmt.Fprintf(stdout, "unkeyed up to entry %d (below SOBRE_AUDIT_KEYED_FROM, written before the audit key existed); entries %d to %d keyed, the head by key %s, "+
 			"whose HMACs vouch for the unkeyed entries too\n", rep.UnkeyedUpTo, rep.UnkeyedUpTo+1, rep.Entries, rep.HeadKey)
 	default:
-		fmt.Fprintf(stdout, "unkeyed up to entry %d, the head: written before the audit key existed, so only the hash chain vouches for it\n", rep.UnkeyedUpTo)
+		fmt.Fprintf(stdout, "unkeyed up to entry %d, the head: below SOBRE_AUDIT_KEYED_FROM, written before the audit key existed, so only the hash chain vouches for it\n", rep.UnkeyedUpTo)
 	}
 	if rep.Legacy > 0 {
-		fmt.Fprintf(stdout, "entries 1 to %d predate the hash chain and cannot be verified\n", rep.Legacy)
+		fmt.Fprintf(stdout, "entries 1 to %d predate the hash chain (below SOBRE_AUDIT_KEYED_FROM) and cannot be verified\n", rep.Legacy)
 	}
 	return nil
 }

@@ -99,6 +99,7 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, opts ..
 		return nil, err
 	}
 	store.SetAuditKeys(keys)
+	store.SetAuditKeyedFrom(cfg.AuditKeyedFrom)
 	return store, nil
 }
 
