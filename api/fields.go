@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -429,6 +430,18 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		}
 		if interacted {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
+		}
+		if ref.Status == envelope.StatusPending {
+			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.
+			e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
+			if err != nil {
+				return err
+			}
+			rest := slices.DeleteFunc(slices.Clone(e.Fields), func(g envelope.Field) bool { return g.ID == f.ID })
+			if lost := envelope.ProofsLost(envelope.RequiredProofs(rec, e.AuthOptions, e.Fields), envelope.RequiredProofs(rec, e.AuthOptions, rest)); len(lost) > 0 {
+				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "fieldId",
+					Message: fmt.Sprintf("the envelope was sent: deleting this field would drop %v from what recipient %d must prove", lost, rec.ID)}}}
+			}
 		}
 		if err := tx.DeleteField(r.Context(), f.ID); err != nil {
 			return err

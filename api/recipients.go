@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -247,6 +249,10 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			envelope.CheckExpectedRUT(&p, envelope.Join(path, "expectedRut"), next, e.AuthOptions, e.Fields)
+			if e.Status == envelope.StatusPending && slices.Contains(envelope.ProofsLost(envelope.RequiredProofs(*cur, e.AuthOptions, e.Fields),
+				envelope.RequiredProofs(next, e.AuthOptions, e.Fields)), "expectedRut") {
+				p.Add(envelope.Join(path, "expectedRut"), "the envelope was sent: the RUN the recipient must prove may not be removed or changed (cancel the envelope and send a new one)")
+			}
 			if e.Status == envelope.StatusPending {
 				checkNotWeakened(&p, path, "accessAuth", "actionAuth", envelope.RecipientAuth(cur.AuthOptions, e.AuthOptions),
 					envelope.RecipientAuth(next.AuthOptions, e.AuthOptions))
@@ -343,6 +349,17 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		}
 		if ref.Status.Finished() {
 			return finishedError(ref.Status)
+		}
+		if ref.Status == envelope.StatusPending {
+			// Removed and added again, a recipient would come back without what they must prove.
+			e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
+			if err != nil {
+				return err
+			}
+			if envelope.RequiredProofs(rec, e.AuthOptions, e.Fields).MustProve() {
+				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "recipientId",
+					Message: fmt.Sprintf("recipient %d must prove their identity or access, and the envelope was sent: they cannot be removed (cancel the envelope and send a new one)", rec.ID)}}}
+			}
 		}
 		if rec.Role != envelope.RoleCC {
 			interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)

@@ -534,3 +534,89 @@ func TestTokensOnlyForThoseWhoManage(t *testing.T) {
 		t.Errorf("%d recipient rows hold a token in the clear (%v)", n, err)
 	}
 }
+
+// TestNoProofLostAfterSending: once an envelope is sent, no change drops what a recipient must
+// prove, whichever way it goes: deleting their RUT_FIRMADO field (which asks for Clave Única),
+// removing or changing their expected RUN, or removing the recipient (who could then be added
+// again without it). A recipient with nothing to prove may still be removed.
+func TestNoProofLostAfterSending(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	key := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	field := func(ft string, y int) map[string]any {
+		return map[string]any{"type": ft, "page": 1, "positionX": 10, "positionY": y, "width": 10, "height": 5}
+	}
+	payload := map[string]any{"title": "Con RUT", "type": "DOCUMENT", "recipients": []any{
+		map[string]any{"email": "rut@sobre.test", "name": "Con RUT", "role": "SIGNER", "expectedRut": "11.111.111-1",
+			"fields": []any{field("SIGNATURE", 10), field("RUT_FIRMADO", 20)}},
+		map[string]any{"email": "libre@sobre.test", "name": "Libre", "role": "SIGNER", "fields": []any{field("SIGNATURE", 30)}},
+	}}
+	status, body := a.createRaw(key, payload, map[string][]byte{"a.pdf": minimalPDF("proofs")})
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	if status, body := a.do("POST", "/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
+		t.Fatalf("distribute: %d %v", status, body)
+	}
+	e, err := a.store.EnvelopeForRecipient(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withRUT, free envelope.Recipient
+	for _, r := range e.Recipients {
+		if r.Email == "rut@sobre.test" {
+			withRUT = r
+		} else {
+			free = r
+		}
+	}
+	var rutField int64
+	for _, f := range e.Fields {
+		if f.RecipientID == withRUT.ID && f.Type == envelope.FieldRUTFirmado {
+			rutField = f.ID
+		}
+	}
+	tests := []struct {
+		name, path, body string
+		wantPath         string // "" for a 200
+	}{
+		{"the RUT_FIRMADO field deleted", "/envelope/field/delete", fmt.Sprintf(`{"fieldId":%d}`, rutField), "fieldId"},
+		{"the expected RUN removed", "/envelope/recipient/update-many", fmt.Sprintf(`{"envelopeId":%q,"data":[{"id":%d,"expectedRut":null}]}`, id, withRUT.ID), "data[0].expectedRut"},
+		{"the expected RUN changed", "/envelope/recipient/update-many", fmt.Sprintf(`{"envelopeId":%q,"data":[{"id":%d,"expectedRut":"22.222.222-2"}]}`, id, withRUT.ID), "data[0].expectedRut"},
+		{"the recipient who must prove removed", "/envelope/recipient/delete", fmt.Sprintf(`{"recipientId":%d}`, withRUT.ID), "recipientId"},
+		{"a recipient with nothing to prove removed", "/envelope/recipient/delete", fmt.Sprintf(`{"recipientId":%d}`, free.ID), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a.t = t
+			status, body := a.do("POST", "/api/v2"+tt.path, key, tt.body)
+			if tt.wantPath == "" {
+				if status != http.StatusOK {
+					t.Fatalf("status %d, want 200: %v", status, body)
+				}
+				return
+			}
+			wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
+			issues, _ := body["issues"].([]any)
+			if len(issues) != 1 || issues[0].(map[string]any)["path"] != tt.wantPath {
+				t.Errorf("issues %v, want one naming %s", issues, tt.wantPath)
+			}
+		})
+	}
+	after, err := a.store.EnvelopeForRecipient(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs := func(e *envelope.Envelope) envelope.Proofs {
+		for _, r := range e.Recipients {
+			if r.ID == withRUT.ID {
+				return envelope.RequiredProofs(r, e.AuthOptions, e.Fields)
+			}
+		}
+		t.Fatal("the recipient with a RUN is gone")
+		return envelope.Proofs{}
+	}
+	if lost := envelope.ProofsLost(proofs(e), proofs(after)); len(lost) > 0 {
+		t.Errorf("after the refused changes, the recipient lost %v", lost)
+	}
+}

@@ -54,3 +54,33 @@ func Weakened(before, after AuthMethods) (access []AccessAuth, action []ActionAu
 	}
 	return access, action
 }
+
+// ProofsLost lists what a recipient had to prove before a change (before) that it no longer
+// has to after it: the mailed access code ("TWO_FACTOR_AUTH"), "CLAVE_UNICA" (asked by the
+// action auth or by a RUT_FIRMADO field), "FAO_HASH", and "expectedRut" when the RUN every proof
+// must name is removed or changed. The authentication lists are only one way to lose a proof;
+// deleting a recipient's RUT_FIRMADO field, or changing its expected RUN, loses one too. Once an
+// envelope is PENDING no change may lose any (the API refuses it with a 400 naming the field);
+// a recipient who must prove something is never removed from a sent envelope either, which
+// would let the sender add them again without it.
+func ProofsLost(before, after Proofs) []string {
+	var lost []string
+	if before.AccessCode && !after.AccessCode {
+		lost = append(lost, string(AccessAuthTwoFactorAuth))
+	}
+	if before.ClaveUnica && !after.ClaveUnica {
+		lost = append(lost, string(ActionAuthClaveUnica))
+	}
+	if before.FAOHash && !after.FAOHash {
+		lost = append(lost, string(ActionAuthFAOHash))
+	}
+	if before.ExpectedRUT != "" && after.ExpectedRUT != before.ExpectedRUT {
+		lost = append(lost, "expectedRut")
+	}
+	return lost
+}
+
+// MustProve reports whether p asks the recipient to prove anything.
+func (p Proofs) MustProve() bool {
+	return p.AccessCode || p.ClaveUnica || p.FAOHash || p.ExpectedRUT != ""
+}
