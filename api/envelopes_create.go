@@ -219,6 +219,13 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 	caller := member(r)
 	owner := caller
 	if email := deref(in.DelegatedDocumentOwner); email != "" && envelope.ValidEmail(email) {
+		// The role first: a caller who may not act for a colleague learns nothing of who is one.
+		if !strings.EqualFold(email, caller.UserEmail) {
+			if err := envelope.MayActFor(caller, envelope.Member{TeamID: caller.TeamID}); err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
 		m, err := s.store.FindMemberByEmail(r.Context(), caller.TeamID, email)
 		switch {
 		case envelope.IsNotFound(err):

@@ -361,7 +361,11 @@ func TestActingForAColleague(t *testing.T) {
 		if count() != n {
 			t.Errorf("a refused delegated create left an envelope")
 		}
-		if status, body := a.createRaw(colleague, payload("colleague@acme.cl"), nil); status != http.StatusOK {
+		// Whether the address belongs to a member or not, a MEMBER gets the same 403: the
+		// refusal tells nothing of who is in the team.
+		status, body = a.createRaw(colleague, payload("nobody@elsewhere.cl"), nil)
+		wantError(t, status, body, http.StatusForbidden, envelope.CodeForbidden)
+		if status, body := a.createRaw(colleague, payload("COLLEAGUE@acme.cl"), nil); status != http.StatusOK {
 			t.Fatalf("a MEMBER naming themself owner: %d %v", status, body)
 		}
 		status, body = a.createRaw(manager, payload("owner@acme.cl"), nil)
