@@ -324,7 +324,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		Env:               get("SOBRE_ENV"),
 		HTTPAddr:          get("SOBRE_HTTP_ADDR"),
-		PublicURL:         strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/"),
+		PublicURL:         lowerScheme(strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/")),
 		DatabaseURL:       get("DATABASE_URL"),
 		TemporalAddress:   get("TEMPORAL_ADDRESS"),
 		TemporalNamespace: get("TEMPORAL_NAMESPACE"),
@@ -468,4 +468,21 @@ func Load(getenv Getenv) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// lowerScheme writes the scheme of URL s in lower case (schemes are case-insensitive, RFC 3986
+// 3.1), so that SOBRE_PUBLIC_URL=HTTPS://… is taken, and served, as https everywhere.
+func lowerScheme(s string) string {
+	if i := strings.Index(s, "://"); i > 0 {
+		return strings.ToLower(s[:i]) + s[i:]
+	}
+	return s
+}
+
+// ServedOverHTTPS reports whether publicURL (SOBRE_PUBLIC_URL) is an https URL, whatever the
+// case of its scheme: the one rule behind production mode's check and the ceremony cookie's
+// Secure attribute and __Host- prefix.
+func ServedOverHTTPS(publicURL string) bool {
+	u, err := url.Parse(publicURL) // url.Parse lower-cases the scheme
+	return err == nil && u.Scheme == "https" && u.Host != ""
 }

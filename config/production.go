@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -69,19 +68,19 @@ func (c Config) CheckProduction(p Process) error {
 	refuse := func(name, format string, args ...any) {
 		refusals = append(refusals, name+": "+fmt.Sprintf(format, args...))
 	}
-	if !isHTTPS(c.PublicURL) {
+	if !ServedOverHTTPS(c.PublicURL) {
 		refuse("SOBRE_PUBLIC_URL", "must be an https:// URL, got %q", c.PublicURL)
 	}
 	if p&ProcessAPI != 0 {
 		if c.ClaveUnicaIssuerURL != "" {
-			if !isHTTPS(c.ClaveUnicaIssuerURL) {
+			if !ServedOverHTTPS(c.ClaveUnicaIssuerURL) {
 				refuse("CLAVEUNICA_ISSUER_URL", "must be an https:// URL (https://accounts.claveunica.gob.cl/openid), got %q", c.ClaveUnicaIssuerURL)
 			}
 			if c.ClaveUnicaClientSecret == "" || c.ClaveUnicaClientSecret == defaultOf("CLAVEUNICA_CLIENT_SECRET") {
 				refuse("CLAVEUNICA_CLIENT_SECRET", "is the development secret of `sobre claveunica-dev` (or empty); set the secret Clave Única registered (CLAVEUNICA_CLIENT_SECRET_FILE)")
 			}
 		}
-		if c.ClaveUnicaLogoutURL != "" && !isHTTPS(c.ClaveUnicaLogoutURL) {
+		if c.ClaveUnicaLogoutURL != "" && !ServedOverHTTPS(c.ClaveUnicaLogoutURL) {
 			refuse("CLAVEUNICA_LOGOUT_URL", "must be an https:// URL, got %q", c.ClaveUnicaLogoutURL)
 		}
 		if c.FEATrustRoots != "" {
@@ -117,11 +116,6 @@ func defaultOf(name string) string {
 		}
 	}
 	return ""
-}
-
-func isHTTPS(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != ""
 }
 
 // testAuthoritiesIn names the test authorities (TestFEAAuthorities) among the certificates of
