@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,12 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 			return nil, envelope.Errorf(envelope.CodeInvalidBody, "Malformed multipart body: %v", err)
 		}
 		name := part.FormName()
+		if name == "" {
+			if err := checkDisposition(part.Header.Get("Content-Disposition")); err != nil {
+				part.Close()
+				return nil, err
+			}
+		}
 		data, err := io.ReadAll(part)
 		part.Close()
 		if err != nil {
@@ -106,6 +113,31 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 			Issues: []envelope.Issue{{Path: "payload", Message: "is required: a JSON part named \"payload\""}}}
 	}
 	return files, nil
+}
+
+// partName finds the name parameter of a Content-Disposition that mime cannot read, to say
+// which part is malformed.
+var partName = regexp.MustCompile(`(?i)\bname="?([^";]*)`)
+
+// checkDisposition refuses a part whose Content-Disposition header cannot be read (a file name
+// with an unescaped quote, say): multipart.Part gives it no name, and the part, a file most
+// often, would otherwise be dropped without a word. The problem names "payload" if that is the
+// part, "files" otherwise. A part without the header has no name: it is ignored, like a part of
+// an unknown name.
+func checkDisposition(cd string) error {
+	if cd == "" {
+		return nil
+	}
+	_, _, err := mime.ParseMediaType(cd)
+	if err == nil {
+		return nil
+	}
+	path := "files"
+	if m := partName.FindStringSubmatch(cd); m != nil && m[1] == "payload" {
+		path = "payload"
+	}
+	return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: path,
+		Message: fmt.Sprintf("a part's Content-Disposition cannot be read (%v): a quote or backslash in a file name must be escaped", err)}}}
 }
 
 // inspectFiles normalises each uploaded PDF (pdf.Normalize): the normalised document is what

@@ -10,7 +10,8 @@ import (
 )
 
 // The team's mail quota (SOBRE_MAIL_QUOTA). A request a member makes that would mail recipients
-// (distribute, redistribute, use with distributeDocument) is refused with a 429 and nothing
+// (distribute, redistribute, use with distributeDocument, and on a PENDING envelope a change of
+// its recipients that its workflow answers with mail: mailsOnRecipientChange) is refused with a 429 and nothing
 // done when the team's mails of the last 24 hours and the ones it would send pass the quota:
 // the caller is told at once and can try again once Retry-After has passed. Mails the
 // envelopes' workflows send on their own (the next signer's request, reminders, completion and
@@ -65,4 +66,30 @@ func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
 		seen = append(seen, id)
 	}
 	return len(seen)
+}
+
+// mailsOnRecipientChange is how many mails the workflow of e, PENDING and now holding after (its
+// recipients changed, not yet committed), sends when it reads the change: a signing request to
+// each recipient who may act now and was not sent one (an added recipient, or one whose turn a
+// change of order or a removal brought: mailsOnDistribute), the request again with its new link
+// to each listed replaced recipient who was sent one and has not acted (their email or
+// authentication changed), and the "removed" mail to the removed recipient if it was sent the
+// envelope and had not acted. None for an envelope that is not PENDING: nothing was sent yet.
+func mailsOnRecipientChange(e, after *envelope.Envelope, replaced []envelope.Recipient, removed *envelope.Recipient) int {
+	if e.Status != envelope.StatusPending || after.Meta.DistributionMethod != envelope.DistributionEmail {
+		return 0
+	}
+	n := mailsOnDistribute(after)
+	if after.Meta.EmailSettings.RecipientSigningRequest {
+		for _, r := range replaced {
+			if r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {
+				n++
+			}
+		}
+	}
+	if r := removed; r != nil && after.Meta.EmailSettings.RecipientRemoved &&
+		r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {
+		n++
+	}
+	return n
 }

@@ -136,8 +136,15 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		if err := tx.Touch(r.Context(), e.ID); err != nil {
 			return err
 		}
-		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
-		return err
+		after, err := tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRecipientChange(e, after, nil, nil)); err != nil {
+			return err
+		}
+		e = after
+		return nil
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -199,6 +206,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
 			return err
 		}
+		var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
 		for i, rin := range in.Data {
 			path := envelope.Join("data", i)
 			var cur *envelope.Recipient
@@ -286,6 +294,9 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
+			if replaced {
+				relinked = append(relinked, *cur)
+			}
 			if len(changes) > 0 {
 				data := persistence.RecipientData(next)
 				data["changes"] = changes
@@ -304,8 +315,15 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		if err := tx.Touch(r.Context(), e.ID); err != nil {
 			return err
 		}
-		e, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
-		return err
+		after, err := tx.GetEnvelope(r.Context(), scope(r), e.ID)
+		if err != nil {
+			return err
+		}
+		if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRecipientChange(e, after, relinked, nil)); err != nil {
+			return err
+		}
+		e = after
+		return nil
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -375,6 +393,15 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		}
 		if err := tx.Touch(r.Context(), ref.ID); err != nil {
 			return err
+		}
+		if ref.Status == envelope.StatusPending {
+			after, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
+			if err != nil {
+				return err
+			}
+			if err := s.checkMailQuota(r.Context(), after.TeamID, mailsOnRecipientChange(after, after, nil, &rec)); err != nil {
+				return err
+			}
 		}
 		return tx.AppendAudit(r.Context(), ref.ID, "RECIPIENT_DELETED", persistence.RecipientData(rec), s.actor(r))
 	})

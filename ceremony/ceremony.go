@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sobre-sign/sobre/auth/fea"
+	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
@@ -125,7 +126,7 @@ func randomToken(n int) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-func (s *Service) secure() bool { return strings.HasPrefix(s.PublicURL, "https://") }
+func (s *Service) secure() bool { return config.ServedOverHTTPS(s.PublicURL) }
 
 // Begin exchanges a signing link for a ceremony: unless the browser already holds a live one for
 // this recipient, a new session is stored and its secret set as an HttpOnly, SameSite=Lax cookie

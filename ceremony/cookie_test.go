@@ -16,7 +16,7 @@ import (
 )
 
 // Under HTTPS the ceremony cookie is __Host-sobre_ceremony_<id>, Secure, Path=/ and without
-// Domain, and a cookie of the old name (which a sibling host could have set) is not a session;
+// Domain (whatever the case of the scheme of SOBRE_PUBLIC_URL), and a cookie of the old name (which a sibling host could have set) is not a session;
 // on plain HTTP (development) it keeps its plain name and is not Secure. A Clave Única login
 // completes with either.
 func TestCeremonyCookie(t *testing.T) {
@@ -30,6 +30,7 @@ func TestCeremonyCookie(t *testing.T) {
 		secure          bool
 	}{
 		{"https://firma.example.cl", "__Host-sobre_ceremony_" + strconv.FormatInt(rec.ID, 10), true},
+		{"HTTPS://firma.example.cl", "__Host-sobre_ceremony_" + strconv.FormatInt(rec.ID, 10), true}, // schemes are case-insensitive
 		{"http://127.0.0.1:8080", "sobre_ceremony_" + strconv.FormatInt(rec.ID, 10), false},
 	} {
 		t.Run(c.publicURL, func(t *testing.T) {

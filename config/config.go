@@ -198,7 +198,7 @@ func Vars() []Var {
 		{"SOBRE_RATE_LIMIT_IP", "1000/1m", "requests one client address may make in a sliding window (IPv6: per /64), on every route but `/healthz`, `/readyz` and `/metrics`; counted by each API process on its own; 0: no limit"},
 		{"SOBRE_RATE_LIMIT_API_KEY", "1000/1m", "requests one API key may make in a sliding window, counted by each API process on its own; 0: no limit"},
 		{"SOBRE_RATE_LIMIT_SIGNING_LINK", "300/1m", "requests one signing link (its pages, page images and signing API) may take in a sliding window, counted by each API process on its own; 0: no limit"},
-		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute or redistribute that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
+		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute, redistribute or change of a pending envelope's recipients that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
 		{"SOBRE_PURGE_INTERVAL", "1h", "how often the worker's Temporal Schedule purges expired signing sessions, access codes and Clave Única logins"},
 	}
 }
@@ -329,7 +329,7 @@ func Load(getenv Getenv) (Config, error) {
 	c := Config{
 		Env:               get("SOBRE_ENV"),
 		HTTPAddr:          get("SOBRE_HTTP_ADDR"),
-		PublicURL:         strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/"),
+		PublicURL:         lowerScheme(strings.TrimRight(get("SOBRE_PUBLIC_URL"), "/")),
 		DatabaseURL:       get("DATABASE_URL"),
 		TemporalAddress:   get("TEMPORAL_ADDRESS"),
 		TemporalNamespace: get("TEMPORAL_NAMESPACE"),
@@ -476,4 +476,21 @@ func Load(getenv Getenv) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// lowerScheme writes the scheme of URL s in lower case (schemes are case-insensitive, RFC 3986
+// 3.1), so that SOBRE_PUBLIC_URL=HTTPS://… is taken, and served, as https everywhere.
+func lowerScheme(s string) string {
+	if i := strings.Index(s, "://"); i > 0 {
+		return strings.ToLower(s[:i]) + s[i:]
+	}
+	return s
+}
+
+// ServedOverHTTPS reports whether publicURL (SOBRE_PUBLIC_URL) is an https URL, whatever the
+// case of its scheme: the one rule behind production mode's check and the ceremony cookie's
+// Secure attribute and __Host- prefix.
+func ServedOverHTTPS(publicURL string) bool {
+	u, err := url.Parse(publicURL) // url.Parse lower-cases the scheme
+	return err == nil && u.Scheme == "https" && u.Host != ""
 }

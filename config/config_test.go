@@ -189,3 +189,21 @@ func TestTemporalTLSAndCodecServer(t *testing.T) {
 		}
 	}
 }
+
+// A scheme's case does not matter (RFC 3986): SOBRE_PUBLIC_URL=HTTPS://… is loaded as https://…,
+// and served over HTTPS for every part that asks (ServedOverHTTPS).
+func TestPublicURLSchemeCase(t *testing.T) {
+	c, err := Load(env(map[string]string{"SOBRE_PUBLIC_URL": "HTTPS://Sign.example.cl/Firma/"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PublicURL != "https://Sign.example.cl/Firma" {
+		t.Errorf("PublicURL %q, want https://Sign.example.cl/Firma", c.PublicURL)
+	}
+	for s, want := range map[string]bool{"https://a.cl": true, "HTTPS://a.cl": true, "HtTpS://a.cl/x": true,
+		"http://a.cl": false, "https://": false, "httpsx://a.cl": false, "": false} {
+		if got := ServedOverHTTPS(s); got != want {
+			t.Errorf("ServedOverHTTPS(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -2,10 +2,10 @@ package config
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -20,14 +20,17 @@ const (
 	EnvProduction = "production"
 )
 
-// TestFEAAuthorities are the SHA-256 fingerprints (of the DER certificate, lower-case hex) of the
-// test certification authorities of testdata/fea, by file. The keys of the certificates they
-// issue are committed to this repository: whoever trusts one of them accepts a FAO_HASH signature
-// anybody can make. A production process recognises them by fingerprint, wherever the file is.
+// TestFEAAuthorities are the SHA-256 fingerprints of the public keys (of the DER
+// SubjectPublicKeyInfo, lower-case hex) of the test certification authorities of testdata/fea,
+// by file. The keys of the certificates they issue are committed to this repository: whoever
+// trusts one of them accepts a FAO_HASH signature anybody can make. A production process
+// recognises them by key, wherever the file is: not by the whole certificate's fingerprint, which
+// a copy with a changed signature or a re-signed copy escapes while still trusted as an anchor
+// (an anchor's own signature is never checked).
 var TestFEAAuthorities = map[string]string{
-	"46f035c52794fc96840f88fc09eaaad01c1be68590c7644429e4fa25a087805a": "testdata/fea/root.pem",
-	"f5d3feea495f4cad5515582a5ecd4ef3fe136902b633160df93d573e2e7d8059": "testdata/fea/intermediate.pem",
-	"b44a52103c1048ecfb5b099abe54413ff2d2c17443bf598814f4a31a838814ea": "testdata/fea/untrusted-root.pem",
+	"2343d1583d704d45368066d0f108c486f769620ac9e6beceb03776ead2554c69": "testdata/fea/root.pem",
+	"6cdaf6534751b34e1b086ddeefb2cbe54c758aed82903b6250a213fb648e8cf2": "testdata/fea/intermediate.pem",
+	"eab6e48b1266ac2f97cd219fdd4b7cdd50567fbedc4fa0107f3b1e811851363e": "testdata/fea/untrusted-root.pem",
 }
 
 // Process is what a process does, for CheckProduction: serve the API, run the worker, or both.
@@ -69,19 +72,19 @@ func (c Config) CheckProduction(p Process) error {
 	refuse := func(name, format string, args ...any) {
 		refusals = append(refusals, name+": "+fmt.Sprintf(format, args...))
 	}
-	if !isHTTPS(c.PublicURL) {
+	if !ServedOverHTTPS(c.PublicURL) {
 		refuse("SOBRE_PUBLIC_URL", "must be an https:// URL, got %q", c.PublicURL)
 	}
 	if p&ProcessAPI != 0 {
 		if c.ClaveUnicaIssuerURL != "" {
-			if !isHTTPS(c.ClaveUnicaIssuerURL) {
+			if !ServedOverHTTPS(c.ClaveUnicaIssuerURL) {
 				refuse("CLAVEUNICA_ISSUER_URL", "must be an https:// URL (https://accounts.claveunica.gob.cl/openid), got %q", c.ClaveUnicaIssuerURL)
 			}
 			if c.ClaveUnicaClientSecret == "" || c.ClaveUnicaClientSecret == defaultOf("CLAVEUNICA_CLIENT_SECRET") {
 				refuse("CLAVEUNICA_CLIENT_SECRET", "is the development secret of `sobre claveunica-dev` (or empty); set the secret Clave Única registered (CLAVEUNICA_CLIENT_SECRET_FILE)")
 			}
 		}
-		if c.ClaveUnicaLogoutURL != "" && !isHTTPS(c.ClaveUnicaLogoutURL) {
+		if c.ClaveUnicaLogoutURL != "" && !ServedOverHTTPS(c.ClaveUnicaLogoutURL) {
 			refuse("CLAVEUNICA_LOGOUT_URL", "must be an https:// URL, got %q", c.ClaveUnicaLogoutURL)
 		}
 		if c.FEATrustRoots != "" {
@@ -119,11 +122,6 @@ func defaultOf(name string) string {
 	return ""
 }
 
-func isHTTPS(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != ""
-}
-
 // testAuthoritiesIn names the test authorities (TestFEAAuthorities) among the certificates of
 // the PEM file at path.
 func testAuthoritiesIn(path string) ([]string, error) {
@@ -141,9 +139,13 @@ func testAuthoritiesIn(path string) ([]string, error) {
 		if block.Type != "CERTIFICATE" {
 			continue
 		}
-		sum := sha256.Sum256(block.Bytes)
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			continue // not a certificate Go could trust either
+		}
+		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
 		if name, ok := TestFEAAuthorities[hex.EncodeToString(sum[:])]; ok {
-			found = append(found, fmt.Sprintf("%s (SHA-256 %x)", name, sum))
+			found = append(found, fmt.Sprintf("%s (public key SHA-256 %x)", name, sum))
 		}
 	}
 	return found, nil

@@ -2,15 +2,17 @@ package config
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-// The fingerprints production refuses are those of the files in testdata/fea today: a
+// The public keys production refuses are those of the files in testdata/fea today: a
 // regenerated test CA fails here until TestFEAAuthorities follows it.
 func TestTestFEAAuthoritiesMatchTestdata(t *testing.T) {
 	seen := map[string]bool{}
@@ -23,7 +25,11 @@ func TestTestFEAAuthoritiesMatchTestdata(t *testing.T) {
 		if block == nil {
 			t.Fatalf("%s: no PEM block", name)
 		}
-		got := sha256.Sum256(block.Bytes)
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
 		if hex.EncodeToString(got[:]) != sum {
 			t.Errorf("%s has SHA-256 %x, TestFEAAuthorities says %s", name, got, sum)
 		}
@@ -175,5 +181,55 @@ func TestLoadEnv(t *testing.T) {
 	}
 	if _, err := Load(env(map[string]string{"SOBRE_ENV": "prod"})); err == nil || !strings.Contains(err.Error(), "SOBRE_ENV") {
 		t.Errorf("SOBRE_ENV=prod: %v", err)
+	}
+}
+
+// A test authority is recognised by its public key: a copy of the test root with a bit of its
+// signature flipped has another certificate fingerprint, and Go still trusts it as a root (an
+// anchor's own signature is never checked), so it must be found all the same.
+func TestTestAuthorityWithAnotherSignature(t *testing.T) {
+	read := func(name string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "fea", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, _ := pem.Decode(data)
+		if block == nil {
+			t.Fatalf("%s: no PEM block", name)
+		}
+		return block.Bytes
+	}
+	der := read("root.pem")
+	flipped := append([]byte(nil), der...)
+	flipped[len(flipped)-1] ^= 0x01 // the last byte of the signature
+	root, err := x509.ParseCertificate(flipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sha256.Sum256(flipped) == sha256.Sum256(der) {
+		t.Fatal("the copy has the same fingerprint")
+	}
+	// Go trusts the copy as an anchor: the intermediate the test root issued verifies under it.
+	inter, err := x509.ParseCertificate(read("intermediate.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(root)
+	if _, err := inter.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: inter.NotBefore.Add(time.Minute),
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+		t.Fatalf("the intermediate under the altered root: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "roots.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: flipped}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	found, err := testAuthoritiesIn(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || !strings.Contains(found[0], "testdata/fea/root.pem") {
+		t.Errorf("found %v in a root with another signature, want testdata/fea/root.pem", found)
 	}
 }

@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -51,9 +52,9 @@ func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := snap.Recipients[0]
-	view := func(session string) {
+	view := func(session string) { // each session from its own browser
 		t.Helper()
-		if err := store.MarkOpened(ctx, rec, session, persistence.RecipientActor(rec, "198.51.100.7", "ua")); err != nil {
+		if err := store.MarkOpened(ctx, rec, session, persistence.RecipientActor(rec, "198.51.100.7", "ua "+session)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,14 +71,14 @@ func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
 	if n := auditCount(t, conn, id, "DOCUMENT_VIEWED"); n != 3 {
 		t.Errorf("after a second session and two loads without one: %d DOCUMENT_VIEWED, want 3", n)
 	}
-	if _, err := conn.Exec(ctx, `UPDATE document_views SET viewed_at = now() - interval '9 minutes 50 seconds' WHERE session_id = 's1'`); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE document_views SET viewed_at = now() - interval '9 minutes 50 seconds' WHERE recipient_id = $1`, rec.ID); err != nil {
 		t.Fatal(err)
 	}
 	view("s1")
 	if n := auditCount(t, conn, id, "DOCUMENT_VIEWED"); n != 3 {
 		t.Errorf("9m50s later: %d DOCUMENT_VIEWED, want still 3", n)
 	}
-	if _, err := conn.Exec(ctx, `UPDATE document_views SET viewed_at = now() - interval '10 minutes' WHERE session_id = 's1'`); err != nil {
+	if _, err := conn.Exec(ctx, `UPDATE document_views SET viewed_at = now() - interval '10 minutes' WHERE recipient_id = $1`, rec.ID); err != nil {
 		t.Fatal(err)
 	}
 	view("s1")
@@ -87,6 +88,47 @@ func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
 	}
 	if n := auditCount(t, conn, id, "DOCUMENT_OPENED"); n != 1 {
 		t.Errorf("%d DOCUMENT_OPENED, want 1", n)
+	}
+}
+
+// A new session for every load (a link loaded without the cookie begins one) records no more
+// views: from one client (address and User-Agent) a recipient's view is recorded at most once in
+// ten minutes, whatever the session; another browser, or the same one from another address,
+// records its own.
+func TestDocumentViewedOncePerClientInTenMinutes(t *testing.T) {
+	store, conn := storeAndConn(t)
+	ctx := context.Background()
+	id := draftWithOneSigner(t, store, "views per client")
+	snap, err := store.LoadSnapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := snap.Recipients[0]
+	view := func(session, ip, ua string) {
+		t.Helper()
+		if err := store.MarkOpened(ctx, rec, session, persistence.RecipientActor(rec, ip, ua)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		view("minted-"+strconv.Itoa(i), "198.51.100.7", "curl/8")
+	}
+	view("", "198.51.100.7", "curl/8")
+	if n := auditCount(t, conn, id, "DOCUMENT_VIEWED"); n != 1 {
+		t.Fatalf("six loads from one client, each in a new session: %d DOCUMENT_VIEWED, want 1", n)
+	}
+	view("phone", "198.51.100.7", "Mobile Safari")
+	view("laptop-elsewhere", "203.0.113.9", "curl/8")
+	if n := auditCount(t, conn, id, "DOCUMENT_VIEWED"); n != 3 {
+		t.Errorf("another browser, and the same one from another address: %d DOCUMENT_VIEWED, want 3", n)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE document_views SET viewed_at = now() - interval '10 minutes' WHERE recipient_id = $1`, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	view("minted-9", "198.51.100.7", "curl/8")
+	view("minted-10", "198.51.100.7", "curl/8")
+	if n := auditCount(t, conn, id, "DOCUMENT_VIEWED"); n != 4 {
+		t.Errorf("ten minutes later: %d DOCUMENT_VIEWED, want 4", n)
 	}
 }
 

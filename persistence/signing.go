@@ -2,6 +2,8 @@ package persistence
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -211,13 +213,18 @@ func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*e
 	return e, nil
 }
 
-// ViewEvery is how often DOCUMENT_VIEWED is recorded at most for one signing session.
+// ViewEvery is how often DOCUMENT_VIEWED is recorded at most for one signing session, and for
+// one client of a recipient.
 const ViewEvery = 10 * time.Minute
 
 // MarkOpened records that the recipient opened the envelope: OPENED (and SENT, for envelopes
-// shared by link) the first time, with DOCUMENT_OPENED; DOCUMENT_VIEWED at most once in
-// ViewEvery for each signing session (sessionID, its public id; a caller without one, "", counts
-// as one session of the recipient), so that reloading a link in a loop adds no rows.
+// shared by link) the first time, with DOCUMENT_OPENED; and DOCUMENT_VIEWED, unless a view of the
+// recipient was recorded less than ViewEvery ago either in the same signing session (sessionID,
+// its public id; a caller without one, "", counts as one session of the recipient) or from the
+// same client (the actor's address and User-Agent). Reloading a link in a loop adds no rows, nor
+// does loading it without the cookie each time (every such load begins a new session); another
+// browser or device (another User-Agent or address) records its own view. Two people behind one
+// address with the same browser within ViewEvery count as one view.
 func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
@@ -234,17 +241,37 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 				return err
 			}
 		}
-		view, err := tx.q.Exec(ctx, `INSERT INTO document_views (recipient_id, session_id, viewed_at) VALUES ($1, $2, now())
-			ON CONFLICT (recipient_id, session_id) DO UPDATE SET viewed_at = EXCLUDED.viewed_at
-			WHERE document_views.viewed_at <= now() - $3::interval`, r.ID, sessionID, ViewEvery.String())
-		if err != nil {
-			return fmt.Errorf("record a view of recipient %d: %w", r.ID, err)
+		// The envelope's row is locked: no other view of its recipients runs between the check
+		// and the upsert.
+		keys := []string{sessionID, viewClientKey(a)}
+		var recent bool
+		if err := tx.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM document_views WHERE recipient_id = $1 AND session_id = ANY($2)
+			AND viewed_at > now() - $3::interval)`, r.ID, keys, ViewEvery.String()).Scan(&recent); err != nil {
+			return fmt.Errorf("read the views of recipient %d: %w", r.ID, err)
 		}
-		if view.RowsAffected() == 0 {
-			return nil // viewed in this session less than ViewEvery ago
+		if recent {
+			return nil // viewed in this session, or from this client, less than ViewEvery ago
+		}
+		if _, err := tx.q.Exec(ctx, `INSERT INTO document_views (recipient_id, session_id, viewed_at) SELECT $1, k, now() FROM unnest($2::text[]) k
+			ON CONFLICT (recipient_id, session_id) DO UPDATE SET viewed_at = EXCLUDED.viewed_at`, r.ID, keys); err != nil {
+			return fmt.Errorf("record a view of recipient %d: %w", r.ID, err)
 		}
 		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_VIEWED", data, a)
 	})
+}
+
+// viewClientKey is the document_views key of the client a views from: a hash of its address and
+// User-Agent (neither is kept in the clear there), apart from sessions' public ids.
+func viewClientKey(a Actor) string {
+	var ip, ua string
+	if a.IPAddress != nil {
+		ip = *a.IPAddress
+	}
+	if a.UserAgent != nil {
+		ua = *a.UserAgent
+	}
+	sum := sha256.Sum256([]byte(ip + "\x00" + ua))
+	return "client:" + hex.EncodeToString(sum[:])
 }
 
 // FieldValue is a value a recipient puts in a field: CustomText for the field's text, and for
