@@ -140,7 +140,7 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRecipientChange(e, after, nil, nil)); err != nil {
+		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnRecipientChange(e, after, nil, nil)); err != nil {
 			return err
 		}
 		e = after
@@ -319,7 +319,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		if err := s.checkMailQuota(r.Context(), e.TeamID, mailsOnRecipientChange(e, after, relinked, nil)); err != nil {
+		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnRecipientChange(e, after, relinked, nil)); err != nil {
 			return err
 		}
 		e = after
@@ -399,7 +399,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			if err := s.checkMailQuota(r.Context(), after.TeamID, mailsOnRecipientChange(after, after, nil, &rec)); err != nil {
+			if err := s.checkMailQuota(r.Context(), tx, after.TeamID, mailsOnRecipientChange(after, after, nil, &rec)); err != nil {
 				return err
 			}
 		}
