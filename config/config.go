@@ -216,31 +216,12 @@ const devKeysFile = "payload-keys.dev"
 // key file kept in SealDevDir (made on first use; created reports that). Every process of one
 // deployment must load the same keys.
 func (c Config) Keyring() (ring *keyring.Ring, created bool, err error) {
-	if c.PayloadKeysFile != "" {
-		ring, err = keyring.Load(c.PayloadKeysFile)
-		return ring, false, err
+	path := c.PayloadKeysFile
+	if path == "" {
+		if path, created, err = devKeyFile(c.SealDevDir, devKeysFile, "SOBRE_PAYLOAD_KEYS_FILE"); err != nil {
+			return nil, false, err
+		}
 	}
-	path := filepath.Join(c.SealDevDir, devKeysFile)
-	ring, err = keyring.Load(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return ring, false, err
-	}
-	if err := os.MkdirAll(c.SealDevDir, 0o700); err != nil {
-		return nil, false, fmt.Errorf("config: development key file: %w", err)
-	}
-	line := "# development keys of Sobre: SOBRE_PAYLOAD_KEYS_FILE replaces them in production\n" + keyring.NewKeyLine("dev1") + "\n"
-	// Written aside, then linked into place: of two processes starting at once, one makes the
-	// file and both read it whole.
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(line), 0o600); err != nil {
-		return nil, false, fmt.Errorf("config: development key file: %w", err)
-	}
-	err = os.Link(tmp, path)
-	_ = os.Remove(tmp)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, false, fmt.Errorf("config: development key file: %w", err)
-	}
-	created = err == nil
 	ring, err = keyring.Load(path)
 	return ring, created, err
 }
@@ -255,24 +236,30 @@ func (c Config) AuditKeyPath() (path string, created bool, err error) {
 	if c.AuditKeyFile != "" {
 		return c.AuditKeyFile, false, nil
 	}
-	path = filepath.Join(c.SealDevDir, devAuditKeyFile)
+	return devKeyFile(c.SealDevDir, devAuditKeyFile, "SOBRE_AUDIT_KEY_FILE")
+}
+
+// devKeyFile returns the development key file name in dir, making it with one new key when it
+// does not exist yet (created reports that); variable is what replaces it in production.
+func devKeyFile(dir, name, variable string) (path string, created bool, err error) {
+	path = filepath.Join(dir, name)
 	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return path, false, err
 	}
-	if err := os.MkdirAll(c.SealDevDir, 0o700); err != nil {
-		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", false, fmt.Errorf("config: development key file %s: %w", name, err)
 	}
-	text := "# development audit key of Sobre: SOBRE_AUDIT_KEY_FILE replaces it in production\n" + keyring.NewKeyLine("dev1") + "\n"
+	text := "# development keys of Sobre: " + variable + " replaces them in production\n" + keyring.NewKeyLine("dev1") + "\n"
 	// Written aside, then linked into place: of two processes starting at once, one makes the
 	// file and both read it whole.
 	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
 	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+		return "", false, fmt.Errorf("config: development key file %s: %w", name, err)
 	}
 	err = os.Link(tmp, path)
 	_ = os.Remove(tmp)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", false, fmt.Errorf("config: development audit key file: %w", err)
+		return "", false, fmt.Errorf("config: development key file %s: %w", name, err)
 	}
 	return path, err == nil, nil
 }

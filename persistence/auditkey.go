@@ -1,19 +1,13 @@
 package persistence
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
-)
 
-// AuditKeySize is the size of an audit key: 256 bits.
-const AuditKeySize = 32
+	"github.com/sobre-sign/sobre/internal/keyring"
+)
 
 // AuditKeys are the keys of the audit chain's HMAC (SOBRE_AUDIT_KEY_FILE). Every entry appended
 // while a Store holds keys carries
@@ -48,34 +42,13 @@ func LoadAuditKeys(path string) (*AuditKeys, error) {
 
 // ParseAuditKeys reads the contents of an audit key file.
 func ParseAuditKeys(data []byte) (*AuditKeys, error) {
-	k := &AuditKeys{secrets: map[string][]byte{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		id, b64, ok := strings.Cut(line, " ")
-		if !ok || id == "" {
-			return nil, fmt.Errorf("line %d: want \"<id> <base64 key>\"", n)
-		}
-		secret, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
-		if err != nil || len(secret) != AuditKeySize {
-			return nil, fmt.Errorf("line %d: key %q is not the base64 of %d bytes", n, id, AuditKeySize)
-		}
-		if _, dup := k.secrets[id]; dup {
-			return nil, fmt.Errorf("line %d: key id %q twice", n, id)
-		}
-		if k.primary == "" {
-			k.primary = id
-		}
-		k.secrets[id] = secret
-	}
-	if err := sc.Err(); err != nil {
+	keys, err := keyring.ParseKeys(data)
+	if err != nil {
 		return nil, err
 	}
-	if k.primary == "" {
-		return nil, errors.New("no key")
+	k := &AuditKeys{primary: keys[0].ID, secrets: make(map[string][]byte, len(keys))}
+	for _, key := range keys {
+		k.secrets[key.ID] = key.Secret
 	}
 	return k, nil
 }

@@ -82,7 +82,18 @@ func Load(path string) (*Ring, error) {
 
 // Parse reads the contents of a key file.
 func Parse(data []byte) (*Ring, error) {
+	keys, err := ParseKeys(data)
+	if err != nil {
+		return nil, err
+	}
+	return New(keys...)
+}
+
+// ParseKeys reads the keys of a key file, in order, each KeySize bytes with a unique id: the
+// file format, for rings and for other uses of the same keys (an HMAC).
+func ParseKeys(data []byte) ([]Key, error) {
 	var keys []Key
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -90,19 +101,26 @@ func Parse(data []byte) (*Ring, error) {
 			continue
 		}
 		id, b64, ok := strings.Cut(line, " ")
-		if !ok {
+		if !ok || id == "" {
 			return nil, fmt.Errorf("line %d: want \"<id> <base64 key>\"", n)
 		}
 		secret, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: key %q is not base64", n, id)
+		if err != nil || len(secret) != KeySize {
+			return nil, fmt.Errorf("line %d: key %q is not the base64 of %d bytes", n, id, KeySize)
 		}
+		if seen[id] {
+			return nil, fmt.Errorf("line %d: key id %q twice", n, id)
+		}
+		seen[id] = true
 		keys = append(keys, Key{ID: id, Secret: secret})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	return New(keys...)
+	if len(keys) == 0 {
+		return nil, errors.New("keyring: no key")
+	}
+	return keys, nil
 }
 
 // NewKeyLine makes a fresh random key as a key-file line, for `sobre keygen` and development.
