@@ -30,6 +30,13 @@ var statusOf = map[envelope.Code]int{
 	envelope.CodeAccessCodeLocked: http.StatusForbidden,
 	envelope.CodeLinkEnded:        http.StatusGone,
 	envelope.CodeLinkReplaced:     http.StatusGone,
+	envelope.CodeAccountRequired:  http.StatusUnauthorized,
+	envelope.CodeAccountMismatch:  http.StatusUnauthorized,
+	envelope.CodeAuthFailed:       http.StatusUnauthorized,
+	envelope.CodeAccountLocked:    http.StatusTooManyRequests,
+	envelope.CodeEmailUnverified:  http.StatusUnauthorized,
+	envelope.CodeAuthNotEnrolled:  http.StatusUnauthorized,
+	envelope.CodeActionAuthNeeded: http.StatusUnauthorized,
 	envelope.CodeInternal:         http.StatusInternalServerError,
 	envelope.CodeUnavailable:      http.StatusServiceUnavailable,
 }

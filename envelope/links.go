@@ -53,10 +53,16 @@ func ErrLinkEnded() *Error {
 // wrong address, or a session verified under the old rules, must not sign under the new ones.
 // Its name, role or signing order alone do not.
 func ReplacesLink(old, next Recipient) bool {
-	return !strings.EqualFold(strings.TrimSpace(old.Email), strings.TrimSpace(next.Email)) ||
+	return !SameEmail(old.Email, next.Email) ||
 		!sameSet(old.AuthOptions.AccessAuth, next.AuthOptions.AccessAuth) ||
 		!sameSet(old.AuthOptions.ActionAuth, next.AuthOptions.ActionAuth) ||
 		deref(old.ExpectedRUT) != deref(next.ExpectedRUT)
+}
+
+// SameEmail reports whether a and b are one email address: compared without regard to case or
+// surrounding spaces.
+func SameEmail(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
 func sameSet[T comparable](a, b []T) bool {
