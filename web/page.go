@@ -115,11 +115,6 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.failure(w, r, t, err, "")
 		return
 	}
-	if len(st.Unavailable) > 0 {
-		v.State, v.Heading, v.Message = "unavailable", t.Unavailable, t.UnavailableHelp
-		h.render(w, r, http.StatusOK, v)
-		return
-	}
 	if st.CheckAccess() != nil {
 		locked, err := h.Ceremony.CodeEntryLocked(r.Context(), rec)
 		if err != nil {
@@ -264,9 +259,9 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		}
 		v.Items = append(v.Items, iv)
 	}
-	v.NeedsClaveUnica = st.ClaveUnica
+	v.NeedsClaveUnica = st.ClaveUnica()
 	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
-	v.NeedsFEA, v.FEAAvailable = st.FAOHash, h.Ceremony.FEA != nil
+	v.NeedsFEA, v.FEAAvailable = st.FAOHash(), h.Ceremony.FEA != nil
 	v.Digest = st.Digest
 	if st.FEA != nil && st.FEA.Digest == st.Digest {
 		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
