@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,10 +13,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/smallstep/pkcs7"
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/auth/claveunicadev"
+	"github.com/sobre-sign/sobre/auth/fea"
+	"github.com/sobre-sign/sobre/auth/fea/featest"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
@@ -58,8 +63,9 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	tb.Cleanup(w.Stop)
 	cfg := testConfig(tb)
 	configure(&cfg)
+	a.fea = newTestFEA(tb)
 	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
-		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL)})
+		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,8 +75,9 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 }
 
 // testCeremony is a signing ceremony that takes every method: mail for access codes, a local
-// Clave Única provider served for the test, and signer accounts.
-func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, publicURL string) *ceremony.Service {
+// Clave Única provider served for the test, advanced signatures by certificates of f, and
+// signer accounts.
+func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, publicURL string, f *testFEA) *ceremony.Service {
 	tb.Helper()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
@@ -82,7 +89,7 @@ func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, 
 	}
 	h = p.Handler()
 	log := slog.New(slog.DiscardHandler)
-	return &ceremony.Service{Store: store, Mail: sender, PublicURL: publicURL, Log: log,
+	return &ceremony.Service{Store: store, Mail: sender, PublicURL: publicURL, Log: log, FEA: f.verifier,
 		ClaveUnica: claveunica.New(claveunica.Config{IssuerURL: srv.URL + "/openid", ClientID: "sobre", ClientSecret: "s",
 			RedirectURL: publicURL + "/auth/claveunica/callback"})}
 }
@@ -167,4 +174,49 @@ func testSeal(t testing.TB) *seal.Signer {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// testFEA is a certification authority made for a test, with an OCSP responder, and one holder
+// of an advanced certificate whose signatures its verifier takes (revocation checked).
+type testFEA struct {
+	verifier *fea.Verifier
+	issuing  *featest.Issued
+	holder   *featest.Issued
+}
+
+// testFEARUT is the RUT of the testFEA holder's certificate.
+const testFEARUT = "44444444-4"
+
+func newTestFEA(tb testing.TB) *testFEA {
+	tb.Helper()
+	now := time.Now()
+	root, err := featest.NewRoot("Test Root CA", now.AddDate(-1, 0, 0), now.AddDate(5, 0, 0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	issuing, err := root.IssueCA("Test Issuing CA", now.AddDate(-1, 0, 0), now.AddDate(5, 0, 0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ocspSrv := httptest.NewServer(featest.NewResponder(issuing))
+	tb.Cleanup(ocspSrv.Close)
+	h := featest.Advanced("Rosa Ávila Fuentes", testFEARUT, now)
+	h.OCSPServer = []string{ocspSrv.URL + "/ocsp"}
+	holder, err := issuing.Issue(h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(root.Cert)
+	return &testFEA{verifier: &fea.Verifier{Roots: roots, Revocation: fea.RevocationRequire}, issuing: issuing, holder: holder}
+}
+
+// sign is the holder's detached CMS signature over digest, base64 of DER as the signing API
+// takes it.
+func (f *testFEA) sign(digest string) (string, error) {
+	cms, err := featest.Sign([]byte(digest), f.holder, []*x509.Certificate{f.issuing.Cert}, pkcs7.OIDDigestAlgorithmSHA256)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(cms), nil
 }

@@ -29,6 +29,7 @@ type testAPI struct {
 	store  *persistence.Store
 	keys   *auth.Keys
 	server *Server
+	fea    *testFEA // the certificates the ceremony of newTestAPIWithWorkflows takes
 }
 
 func testConfig(t testing.TB) config.Config {
