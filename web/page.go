@@ -14,8 +14,8 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// view is what the page template shows. State picks the page: document, access, locked,
-// waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
+// view is what the page template shows. State picks the page: document, access, account,
+// locked, waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
 type view struct {
 	T       Text
 	State   string
@@ -47,6 +47,13 @@ type view struct {
 	Digest          string
 
 	CodeSent bool
+
+	// Account is the signer-account panel (document state) or the sign-in links (account
+	// state); nil when the recipient's methods need no account.
+	Account *accountPanel
+	// ActionPending: the recipient must prove one of the action methods on this page before
+	// completing, and has not.
+	ActionPending bool
 }
 
 type itemView struct {
@@ -120,7 +127,11 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusOK, v)
 		return
 	}
-	if st.CheckAccess() != nil {
+	if err := st.CheckAccess(); err != nil {
+		if code := envelope.ErrorCode(err); isAccountRefusal(code) {
+			h.render(w, r, statusOf(code), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
+			return
+		}
 		locked, err := h.Ceremony.CodeEntryLocked(r.Context(), rec)
 		if err != nil {
 			h.failure(w, r, t, err, "")
@@ -271,10 +282,16 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	if st.FEA != nil && st.FEA.Digest == st.Digest {
 		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
 	}
+	if f := h.accountFacts(r, st, rec); len(f.Methods) > 0 && h.Accounts != nil {
+		v.Account = newAccountPanel(t, f, rec.Token)
+		// Any one method completes: another one proved (Clave Única, FAO_HASH) is as good.
+		v.ActionPending = !v.Account.Proved && v.ClaveUnicaRUN == "" && !v.FEAVerified
+	}
 	meta, err := json.Marshal(map[string]any{
 		"token": rec.Token,
 		"text": map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
-			"errorHeading": t.ErrorHeading},
+			"errorHeading": t.ErrorHeading, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
+			"passkeyCancelled": t.PasskeyCancelled, "passkeysUnsupported": t.PasskeysUnsupported},
 	})
 	if err != nil {
 		return err
