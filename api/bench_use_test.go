@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -12,10 +13,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/auth/claveunica"
+	"github.com/sobre-sign/sobre/auth/claveunicadev"
+	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/seal"
 	"github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
@@ -54,13 +59,32 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	cfg := testConfig(tb)
 	configure(&cfg)
 	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
-		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}})
+		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL)})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	a.srv.Config.Handler = server.Handler()
 	a.server = server
 	return a
+}
+
+// testCeremony is a signing ceremony that takes every method: mail for access codes, a local
+// Clave Única provider served for the test, and signer accounts.
+func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, publicURL string) *ceremony.Service {
+	tb.Helper()
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	tb.Cleanup(srv.Close)
+	p, err := claveunicadev.New(srv.URL+"/openid", []claveunicadev.Client{{ID: "sobre", Secret: "s", RedirectPrefixes: []string{publicURL + "/"}}},
+		claveunicadev.Options{}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h = p.Handler()
+	log := slog.New(slog.DiscardHandler)
+	return &ceremony.Service{Store: store, Mail: sender, PublicURL: publicURL, Log: log,
+		ClaveUnica: claveunica.New(claveunica.Config{IssuerURL: srv.URL + "/openid", ClientID: "sobre", ClientSecret: "s",
+			RedirectURL: publicURL + "/auth/claveunica/callback"})}
 }
 
 // threeRecipients is a payload with an approver and two signers, each signer with a signature.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -85,6 +86,33 @@ func checkDistributable(e *envelope.Envelope) error {
 	return nil
 }
 
+// checkSignable refuses to send an envelope one of whose recipients could never act on this
+// server (ceremony.CheckSignable: a method it cannot take, such as Clave Única when it is not
+// configured), naming the recipient.
+func (s *Server) checkSignable(e *envelope.Envelope) error {
+	var issues []envelope.Issue
+	var first *envelope.Error
+	for i, r := range e.Recipients {
+		if r.Role == envelope.RoleCC {
+			continue
+		}
+		err := s.ceremony.CheckSignable(envelope.RequiredProofs(r, e.AuthOptions, e.Fields))
+		var de *envelope.Error
+		if errors.As(err, &de) {
+			if first == nil {
+				first = de
+			}
+			issues = append(issues, envelope.Issue{Path: envelope.Join(envelope.Join("recipients", i), "authOptions"), Message: de.Message})
+		} else if err != nil {
+			return err
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return &envelope.Error{Code: first.Code, Message: first.Message, Issues: issues}
+}
+
 func joinNames(list []string) string {
 	out := ""
 	for i, s := range list {
@@ -133,6 +161,9 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if err := checkDistributable(e); err != nil {
+			return err
+		}
+		if err := s.checkSignable(e); err != nil {
 			return err
 		}
 		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnDistribute(e)); err != nil {

@@ -187,6 +187,6 @@ func checkNotWeakened(p *envelope.Problems, path, accessName, actionName string,
 		p.Add(envelope.Join(path, accessName), "the envelope was sent: its authentication may only be kept or strengthened, and this would drop %v", access)
 	}
 	if len(action) > 0 {
-		p.Add(envelope.Join(path, actionName), "the envelope was sent: its authentication may only be kept or strengthened, and this would drop %v", action)
+		p.Add(envelope.Join(path, actionName), "the envelope was sent: its authentication may only be kept or strengthened, and this would loosen it (any one method completes: %v)", action)
 	}
 }

@@ -226,7 +226,27 @@ func operations() []operation {
 			body:   object([]string{"signature"}, obj{"signature": str("base64 of the DER CMS, or PEM")}),
 			response: object([]string{"verified", "rut"}, obj{"verified": obj{"type": "boolean"}, "rut": str(""), "subject": str(""), "issuer": str(""),
 				"revocation": str(`the certificate's revocation status: "good (OCSP, <responder>, <thisUpdate>)" or "not checked: <reason>"`)}), public: true},
+		{method: "POST", path: "/signing/{token}/auth/password", id: "signing-auth-password", summary: "PASSWORD action auth: the signed-in account's password, typed again (valid 5 minutes; docs/signer-accounts.md)",
+			params: []obj{pathParam("token", "string")}, body: object([]string{"password"}, obj{"password": str("")}),
+			response: accountProof, public: true, errors: accountProofErrors},
+		{method: "POST", path: "/signing/{token}/auth/totp", id: "signing-auth-totp", summary: "TWO_FACTOR_AUTH action auth: a code of the signed-in account's authenticator app, or a recovery code (valid 5 minutes)",
+			params: []obj{pathParam("token", "string")}, body: object([]string{"code"}, obj{"code": str("six digits, or a recovery code")}),
+			response: accountProof, public: true, errors: accountProofErrors},
+		{method: "POST", path: "/signing/{token}/auth/passkey/options", id: "signing-auth-passkey-options", summary: "PASSKEY action auth: the options for navigator.credentials.get (user verification required)",
+			params: []obj{pathParam("token", "string")}, response: object([]string{"publicKey"}, obj{"publicKey": obj{"type": "object"}}), public: true, errors: accountProofErrors},
+		{method: "POST", path: "/signing/{token}/auth/passkey", id: "signing-auth-passkey", summary: "PASSKEY action auth: the assertion navigator.credentials.get gave (valid 5 minutes)",
+			params: []obj{pathParam("token", "string")}, body: object([]string{"credential"}, obj{"credential": obj{"type": "object", "description": "the PublicKeyCredential as JSON, binary members base64url"}}),
+			response: accountProof, public: true, errors: accountProofErrors},
 	}
+}
+
+// accountProof answers an account proof on a signing link.
+var accountProof = object([]string{"verified", "method"}, obj{"verified": obj{"type": "boolean"}, "method": str(""), "credentialId": str("the passkey's, base64url")})
+
+// accountProofErrors are the refusals of an account proof.
+var accountProofErrors = obj{
+	"401": "ACCOUNT_REQUIRED: not signed in to the account of the recipient's email; ACCOUNT_MISMATCH: signed in to another address's; EMAIL_NOT_VERIFIED; AUTHENTICATION_FAILED: a wrong password, code or assertion (counted: 10 in a row lock the account); AUTH_NOT_ENROLLED: no authenticator app or passkey on the account",
+	"429": "ACCOUNT_LOCKED: 10 failures in a row lock the account for 15 minutes (Retry-After)",
 }
 
 func schemas() obj {
@@ -333,6 +353,18 @@ func schemas() obj {
 			"recipient": ref("Recipient"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
 			"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},
 			"auth": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth}),
+			"verification": object(nil, obj{
+				"accessCodeRequired": obj{"type": "boolean"}, "accessVerified": obj{"type": "boolean"},
+				"claveUnicaRequired": obj{"type": "boolean"}, "claveUnicaRun": nullable("string"), "claveUnicaName": nullable("string"),
+				"faoHashRequired": obj{"type": "boolean"}, "faoHashVerified": obj{"type": "boolean"}, "digest": nullable("string"),
+				"unavailable":     obj{"type": "array", "items": str(""), "description": "methods asked that this server cannot take"},
+				"accountRequired": obj{"type": "boolean", "description": "ACCOUNT access: signed in to the account of the recipient's email"},
+				"actionMethods":   obj{"type": "array", "items": str(""), "description": "the action methods, any one of which completes"},
+				"account": obj{"type": []string{"object", "null"}, "description": "the signer account this browser is signed in to",
+					"properties": obj{"email": str(""), "emailVerified": obj{"type": "boolean"}, "totpEnabled": obj{"type": "boolean"}}},
+				"accountMatches": obj{"type": "boolean"},
+				"accountProofs":  object(nil, obj{"password": obj{"type": "boolean"}, "totp": obj{"type": "boolean"}, "passkey": obj{"type": "boolean"}}),
+			}),
 			"readableUntil": obj{"type": []string{"string", "null"}, "format": "date-time",
 				"description": "once the link ended (the envelope COMPLETED, REJECTED or CANCELLED, or the recipient's deadline passed): when it stops showing the document, its pages and the field values, SOBRE_LINK_READ_DAYS days (30 by default) after the end; after it envelopeItems and fields are empty. Null while the link is open"}}),
 		"Attachment": object([]string{"id", "type", "label", "data"}, obj{"id": str(""), "type": enumOf("link"), "label": str(""), "data": str("")}),

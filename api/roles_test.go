@@ -390,7 +390,8 @@ func TestActingForAColleague(t *testing.T) {
 }
 
 // TestNoAuthDowngradeAfterSending: once PENDING, a recipient's or the envelope's authentication
-// keeps or gains methods; losing one is a 400 naming the field. In DRAFT anything goes.
+// keeps its methods or is strengthened; losing an access method, or an action method added as
+// another way to sign (any one completes), is a 400 naming the field. In DRAFT anything goes.
 func TestNoAuthDowngradeAfterSending(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	key := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
@@ -432,7 +433,8 @@ func TestNoAuthDowngradeAfterSending(t *testing.T) {
 		{"access code removed", "/envelope/recipient/update-many", recipient(pendingID, pendingRec, `"accessAuth":[]`), "data[0].accessAuth"},
 		{"global access code removed", "/envelope/update", fmt.Sprintf(`{"envelopeId":%q,"data":{"globalAccessAuth":[]}}`, globalID), "data.globalAccessAuth"},
 		{"own access code list emptied onto the same global list", "/envelope/recipient/update-many", recipient(globalID, globalRec, `"accessAuth":[]`), ""},
-		{"FAO_HASH added", "/envelope/recipient/update-many", recipient(pendingID, pendingRec, `"actionAuth":["CLAVE_UNICA","FAO_HASH"]`), ""},
+		{"FAO_HASH added as another way to sign", "/envelope/recipient/update-many", recipient(pendingID, pendingRec, `"actionAuth":["CLAVE_UNICA","FAO_HASH"]`),
+			"data[0].actionAuth"},
 		{"global action method added", "/envelope/update", fmt.Sprintf(`{"envelopeId":%q,"data":{"globalActionAuth":["PASSWORD"]}}`, pendingID), ""},
 		{"DRAFT: CLAVE_UNICA to none", "/envelope/recipient/update-many", recipient(draftID, draftRec, `"actionAuth":[],"accessAuth":[]`), ""},
 		{"DRAFT: global access code removed", "/envelope/update", fmt.Sprintf(`{"envelopeId":%q,"data":{"globalAccessAuth":[]}}`, draftID), ""},

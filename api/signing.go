@@ -27,6 +27,10 @@ func (s *Server) signingRoutes(r chi.Router) {
 	r.Post("/reject", s.signingReject)
 	r.Get("/fea", s.signingDigest)
 	r.Post("/fea", s.signingFEA)
+	r.Post("/auth/password", s.signingPassword)
+	r.Post("/auth/totp", s.signingTOTP)
+	r.Post("/auth/passkey/options", s.signingPasskeyOptions)
+	r.Post("/auth/passkey", s.signingPasskey)
 }
 
 // noStore keeps signing answers out of caches and referrers.
@@ -166,7 +170,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	// holder the intended signer's RUN.
 	v.Recipient.ExpectedRut = nil
 	v.Auth = derivedAuth(e, rec)
-	v.Verification = newVerificationView(st)
+	v.Verification = newVerificationView(st, s.ceremony.Unavailable(st.Requirements))
 	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
 	if e.Status == envelope.StatusPending {
 		if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, now); err != nil {
@@ -384,13 +388,37 @@ type verificationView struct {
 	FAOHashVerified    bool     `json:"faoHashVerified"`
 	Digest             *string  `json:"digest"`
 	Unavailable        []string `json:"unavailable"`
+	// AccountRequired: ACCOUNT access; ActionMethods: the methods any one of which completes.
+	AccountRequired bool                  `json:"accountRequired"`
+	ActionMethods   []envelope.ActionAuth `json:"actionMethods"`
+	// Account is the signer account this browser is signed in to, AccountMatches whether it
+	// is the recipient's, AccountProofs which account proofs it gave here in the last minutes.
+	Account        *accountView      `json:"account"`
+	AccountMatches bool              `json:"accountMatches"`
+	AccountProofs  accountProofsView `json:"accountProofs"`
 }
 
-func newVerificationView(st ceremony.Status) verificationView {
-	v := verificationView{AccessCodeRequired: st.AccessCode, AccessVerified: st.AccessVerified, ClaveUnicaRequired: st.ClaveUnica,
-		FAOHashRequired: st.FAOHash, Unavailable: st.Unavailable}
+type accountView struct {
+	Email         string `json:"email"`
+	EmailVerified bool   `json:"emailVerified"`
+	TOTPEnabled   bool   `json:"totpEnabled"`
+}
+
+type accountProofsView struct {
+	Password bool `json:"password"`
+	TOTP     bool `json:"totp"`
+	Passkey  bool `json:"passkey"`
+}
+
+func newVerificationView(st ceremony.Status, unavailable []string) verificationView {
+	v := verificationView{AccessCodeRequired: st.AccessCode, AccessVerified: st.AccessVerified, ClaveUnicaRequired: st.ClaveUnica(),
+		FAOHashRequired: st.FAOHash(), Unavailable: unavailable, AccountRequired: st.AccessAccount, ActionMethods: st.Action,
+		AccountMatches: st.AccountMatches}
 	if v.Unavailable == nil {
 		v.Unavailable = []string{}
+	}
+	if v.ActionMethods == nil {
+		v.ActionMethods = []envelope.ActionAuth{}
 	}
 	if st.ClaveUnicaRUN != "" {
 		v.ClaveUnicaRUN, v.ClaveUnicaName = &st.ClaveUnicaRUN, &st.ClaveUnicaName
@@ -399,6 +427,11 @@ func newVerificationView(st ceremony.Status) verificationView {
 		v.Digest = &st.Digest
 	}
 	v.FAOHashVerified = st.FEA != nil && st.FEA.Digest == st.Digest
+	if st.Account != nil {
+		v.Account = &accountView{Email: st.Account.Email, EmailVerified: st.Account.EmailVerified, TOTPEnabled: st.Account.TOTPEnabled}
+	}
+	fresh := func(at *time.Time) bool { return at != nil && time.Since(*at) <= envelope.AccountProofMaxAge }
+	v.AccountProofs = accountProofsView{Password: fresh(st.PasswordAt), TOTP: fresh(st.TOTPAt), Passkey: fresh(st.PasskeyAt)}
 	return v
 }
 
@@ -410,7 +443,7 @@ func (s *Server) signingDigest(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if !st.FAOHash {
+	if !st.FAOHash() {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
 		return
 	}
@@ -453,7 +486,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if !st.FAOHash {
+	if !st.FAOHash() {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
 		return
 	}

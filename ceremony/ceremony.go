@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/auth/fea"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
@@ -46,7 +47,10 @@ type Service struct {
 	MailHost   string
 	ClaveUnica IdentityProvider
 	FEA        *fea.Verifier
-	PublicURL  string
+	// Accounts keeps signer accounts (ACCOUNT, PASSWORD, TWO_FACTOR_AUTH and PASSKEY). Nil: no
+	// browser is ever signed in, so those methods cannot be met.
+	Accounts  *account.Service
+	PublicURL string
 	Log        *slog.Logger
 	// ProofMaxAge is how old an action proof may be when the recipient completes
 	// (envelope.DefaultProofMaxAge when 0).
@@ -184,6 +188,36 @@ type Status struct {
 	FEA            *persistence.FEASignature // the advanced signature given in this session
 	Digest         string                    // the FAO_HASH digest this session would sign now
 	ProofMaxAge    time.Duration             // how old an action proof may be at completion
+	Email          string                    // the recipient's: the address an account must prove
+	// Account is the signer account this browser is signed in to (nil: none), AccountSession
+	// its session; AccountMatches says it proves the recipient's email (envelope.CheckAccount).
+	Account        *account.Account
+	AccountSession *account.Session
+	AccountMatches bool
+	// The account proofs this session gave for the recipient, by the account signed in now.
+	PasswordAt, TOTPAt, PasskeyAt *time.Time
+}
+
+// signedIn is the account as the domain's rules read it.
+func (st Status) signedIn() *envelope.SignedIn {
+	if st.Account == nil {
+		return nil
+	}
+	return &envelope.SignedIn{ID: st.Account.ID, Email: st.Account.Email, EmailVerified: st.Account.EmailVerified}
+}
+
+// held is what this browser's session proved, for the domain's rules (nil without a session).
+func (st Status) held() *envelope.SessionProofs {
+	if st.Session == nil {
+		if st.Account == nil {
+			return nil
+		}
+		return &envelope.SessionProofs{RecipientID: st.RecipientID, Account: st.signedIn()}
+	}
+	p := st.Session.Proofs()
+	p.Account = st.signedIn()
+	p.PasswordAt, p.TOTPAt, p.PasskeyAt = st.PasswordAt, st.TOTPAt, st.PasskeyAt
+	return &p
 }
 
 // SessionID is the id of this browser's session, "" without one.
@@ -196,7 +230,7 @@ func (st Status) SessionID() string {
 
 // StatusOf reports rec's ceremony as seen from request r.
 func (s *Service) StatusOf(ctx context.Context, r *http.Request, e *envelope.Envelope, rec envelope.Recipient) (Status, error) {
-	st := Status{Requirements: Require(e, rec), RecipientID: rec.ID, ProofMaxAge: s.proofMaxAge()}
+	st := Status{Requirements: Require(e, rec), RecipientID: rec.ID, ProofMaxAge: s.proofMaxAge(), Email: rec.Email}
 	if c, ok := s.Session(ctx, r, rec); ok {
 		st.Session = &c
 		st.HasSession = true
@@ -204,7 +238,10 @@ func (s *Service) StatusOf(ctx context.Context, r *http.Request, e *envelope.Env
 		st.ClaveUnicaRUN, st.ClaveUnicaName = c.ClaveUnicaRUN, c.ClaveUnicaName
 		st.FEA = c.FEA
 	}
-	if st.FAOHash {
+	if err := s.accountOf(ctx, r, &st); err != nil {
+		return st, err
+	}
+	if st.FAOHash() {
 		var err error
 		if st.Digest, err = s.Digest(ctx, e, rec, st.ClaveUnicaRUN); err != nil {
 			return st, err
@@ -220,15 +257,11 @@ func (s *Service) proofMaxAge() time.Duration {
 	return envelope.DefaultProofMaxAge
 }
 
-// ErrAccessRequired: the recipient must enter a mailed code before seeing the document.
-var ErrAccessRequired = envelope.Errorf(envelope.CodeUnauthorized, "Enter the code we sent to your email address to open this document")
-
-// CheckAccess refuses a request that may not see the document yet.
+// CheckAccess refuses a request that may not see the document yet (envelope.CheckAccess): a
+// mailed code not entered in this browser, or ACCOUNT access without being signed in to the
+// account of the recipient's email.
 func (st Status) CheckAccess() error {
-	if st.AccessCode && !st.AccessVerified {
-		return ErrAccessRequired
-	}
-	return nil
+	return envelope.CheckAccess(st.Requirements, st.held(), st.Email)
 }
 
 // CheckAction refuses a completion this browser has not proved enough for, early; the
@@ -237,16 +270,11 @@ func (st Status) CheckAction(role envelope.Role) error {
 	if err := st.CheckAccess(); err != nil {
 		return err
 	}
-	var held *envelope.SessionProofs
-	if st.Session != nil {
-		p := st.Session.Proofs()
-		held = &p
-	}
 	maxAge := st.ProofMaxAge
 	if maxAge <= 0 {
 		maxAge = envelope.DefaultProofMaxAge
 	}
-	return envelope.CheckCompletion(st.Requirements, role, st.RecipientID, held, st.Digest, time.Now(), maxAge)
+	return envelope.CheckCompletion(st.Requirements, role, st.RecipientID, st.Email, st.held(), st.Digest, time.Now(), maxAge)
 }
 
 // RequestCode mails a new six-digit access code to rec, bound to this browser's session.

@@ -31,22 +31,22 @@ func TestRequire(t *testing.T) {
 		own       envelope.RecipientAuthOptions
 		fields    []envelope.Field
 		want      ceremony.Requirements
-		wantUnav  []string
 		actionErr bool
 	}{
 		{name: "nothing asked"},
 		{name: "envelope asks a code", global: envelope.AuthOptions{GlobalAccessAuth: []envelope.AccessAuth{envelope.AccessAuthTwoFactorAuth}},
 			want: ceremony.Requirements{AccessCode: true}, actionErr: true},
 		{name: "recipient's own list wins", global: envelope.AuthOptions{GlobalActionAuth: []envelope.ActionAuth{envelope.ActionAuthFAOHash}},
-			own: envelope.RecipientAuthOptions{ActionAuth: []envelope.ActionAuth{envelope.ActionAuthClaveUnica}}, want: ceremony.Requirements{ClaveUnica: true}, actionErr: true},
+			own: envelope.RecipientAuthOptions{ActionAuth: []envelope.ActionAuth{envelope.ActionAuthClaveUnica}}, want: ceremony.Requirements{Action: []envelope.ActionAuth{envelope.ActionAuthClaveUnica}}, actionErr: true},
 		{name: "explicit none overrides the envelope", global: envelope.AuthOptions{GlobalActionAuth: []envelope.ActionAuth{envelope.ActionAuthPasskey}},
 			own: envelope.RecipientAuthOptions{ActionAuth: []envelope.ActionAuth{envelope.ActionAuthExplicitNone}}},
 		{name: "a RUT_FIRMADO field needs Clave Única", fields: []envelope.Field{{RecipientID: 7, Type: envelope.FieldRUTFirmado}},
-			want: ceremony.Requirements{ClaveUnica: true}, actionErr: true},
+			want: ceremony.Requirements{RUTFirmado: true}, actionErr: true},
 		{name: "another recipient's RUT_FIRMADO does not", fields: []envelope.Field{{RecipientID: 8, Type: envelope.FieldRUTFirmado}}},
-		{name: "account methods are not available", own: envelope.RecipientAuthOptions{AccessAuth: []envelope.AccessAuth{envelope.AccessAuthAccount},
+		{name: "account methods", own: envelope.RecipientAuthOptions{AccessAuth: []envelope.AccessAuth{envelope.AccessAuthAccount},
 			ActionAuth: []envelope.ActionAuth{envelope.ActionAuthPassword, envelope.ActionAuthPasskey, envelope.ActionAuthTwoFactorAuth}},
-			wantUnav: []string{"ACCOUNT", "PASSWORD", "PASSKEY", "TWO_FACTOR_AUTH"}, actionErr: true},
+			want: ceremony.Requirements{AccessAccount: true, Action: []envelope.ActionAuth{envelope.ActionAuthPassword, envelope.ActionAuthPasskey,
+				envelope.ActionAuthTwoFactorAuth}}, actionErr: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,10 +54,8 @@ func TestRequire(t *testing.T) {
 			r := rec
 			r.AuthOptions = c.own
 			got := ceremony.Require(e, r)
-			if !slices.Equal(got.Unavailable, c.wantUnav) {
-				t.Errorf("unavailable = %v, want %v", got.Unavailable, c.wantUnav)
-			}
-			if got.AccessCode != c.want.AccessCode || got.ClaveUnica != c.want.ClaveUnica || got.FAOHash != c.want.FAOHash {
+			if got.AccessCode != c.want.AccessCode || got.AccessAccount != c.want.AccessAccount || got.RUTFirmado != c.want.RUTFirmado ||
+				!slices.Equal(got.Action, c.want.Action) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 			err := ceremony.Status{Requirements: ceremony.Require(e, r)}.CheckAction(envelope.RoleSigner)
@@ -85,7 +83,7 @@ func TestCheckActionFEA(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			at := c.at
-			st := ceremony.Status{Requirements: ceremony.Requirements{FAOHash: true, ClaveUnica: true}, RecipientID: 7, Digest: "abc",
+			st := ceremony.Status{Requirements: ceremony.Requirements{Action: []envelope.ActionAuth{envelope.ActionAuthFAOHash}}, RecipientID: 7, Digest: "abc",
 				Session: &persistence.Ceremony{RecipientID: 7, ClaveUnicaRUN: "44444444-4", ClaveUnicaAt: &now, FEA: c.fea, FEAAt: &at}}
 			err := st.CheckAction(envelope.RoleSigner)
 			if got := envelope.ErrorCode(err); (err == nil && c.code != "") || (err != nil && got != c.code) {
@@ -213,7 +211,7 @@ func TestAccessCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !errors.Is(st.CheckAccess(), ceremony.ErrAccessRequired) {
+	if envelope.ErrorCode(st.CheckAccess()) != envelope.CodeUnauthorized {
 		t.Fatal("the document is shown before the code")
 	}
 

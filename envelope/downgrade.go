@@ -33,22 +33,34 @@ func GlobalAuth(global AuthOptions) AuthMethods {
 	return AuthMethods{Access: global.GlobalAccessAuth, Action: global.GlobalActionAuth}
 }
 
-// Weakened lists the methods in force in before that after no longer has: the access methods
-// and the action methods lost. Authentication after is weaker than before when either list is
-// not empty. Every method counts alone: removing one (CLAVE_UNICA to none, the mailed access
-// code TWO_FACTOR_AUTH removed, EXPLICIT_NONE added) weakens, and so does replacing one by
-// another (CLAVE_UNICA by FAO_HASH: the recipient would no longer pass the check the sender
-// chose when sending). Adding methods never weakens. Once an envelope is PENDING its recipients'
-// authentication, and the envelope's, may only keep or gain methods (the API refuses the rest
-// with a 400 naming the field); a sender who must loosen it cancels and sends a new envelope.
+// Weakened lists what makes after weaker than before: the access methods lost (every access
+// method must be passed, so each one removed weakens), and the action methods that loosen the
+// action (any one action method completes, so each one added is a new way to sign; when after
+// asks none, every method of before). Replacing one method by another (CLAVE_UNICA by
+// FAO_HASH) weakens: the recipient would no longer pass the check the sender chose. Removing an
+// action method from a list of several, or adding an access method, never weakens. Once an
+// envelope is PENDING its recipients' authentication, and the envelope's, may only keep its
+// methods or be strengthened (the API refuses the rest with a 400 naming the field); a sender
+// who must loosen it cancels and sends a new envelope.
 func Weakened(before, after AuthMethods) (access []AccessAuth, action []ActionAuth) {
 	for _, a := range before.Access {
 		if !slices.Contains(after.Access, a) && !slices.Contains(access, a) {
 			access = append(access, a)
 		}
 	}
-	for _, a := range before.Action {
-		if !slices.Contains(after.Action, a) && !slices.Contains(action, a) {
+	if len(before.Action) == 0 {
+		return access, nil
+	}
+	lost := after.Action
+	if len(after.Action) == 0 {
+		lost = before.Action
+	}
+	for _, a := range lost {
+		if len(after.Action) == 0 && !slices.Contains(action, a) {
+			action = append(action, a)
+			continue
+		}
+		if !slices.Contains(before.Action, a) && !slices.Contains(action, a) {
 			action = append(action, a)
 		}
 	}
@@ -56,31 +68,41 @@ func Weakened(before, after AuthMethods) (access []AccessAuth, action []ActionAu
 }
 
 // ProofsLost lists what a recipient had to prove before a change (before) that it no longer
-// has to after it: the mailed access code ("TWO_FACTOR_AUTH"), "CLAVE_UNICA" (asked by the
-// action auth or by a RUT_FIRMADO field), "FAO_HASH", and "expectedRut" when the RUN every proof
-// must name is removed or changed. The authentication lists are only one way to lose a proof;
-// deleting a recipient's RUT_FIRMADO field, or changing its expected RUN, loses one too. Once an
-// envelope is PENDING no change may lose any (the API refuses it with a 400 naming the field);
-// a recipient who must prove something is never removed from a sent envelope either, which
-// would let the sender add them again without it.
+// has to after it: an access method ("TWO_FACTOR_AUTH", "ACCOUNT") dropped; the action loosened
+// (Weakened: each action method added, or every one when none is left); "CLAVE_UNICA" when the
+// login a RUT_FIRMADO field asked for is no longer asked; and "expectedRut" when the RUN every
+// proof must name is removed or changed. The authentication lists are only one way to lose a
+// proof; deleting a recipient's RUT_FIRMADO field, or changing its expected RUN, loses one too.
+// Once an envelope is PENDING no change may lose any (the API refuses it with a 400 naming the
+// field); a recipient who must prove something is never removed from a sent envelope either,
+// which would let the sender add them again without it.
 func ProofsLost(before, after Proofs) []string {
 	var lost []string
+	add := func(name string) {
+		if !slices.Contains(lost, name) {
+			lost = append(lost, name)
+		}
+	}
 	if before.AccessCode && !after.AccessCode {
-		lost = append(lost, string(AccessAuthTwoFactorAuth))
+		add(string(AccessAuthTwoFactorAuth))
 	}
-	if before.ClaveUnica && !after.ClaveUnica {
-		lost = append(lost, string(ActionAuthClaveUnica))
+	if before.AccessAccount && !after.AccessAccount {
+		add(string(AccessAuthAccount))
 	}
-	if before.FAOHash && !after.FAOHash {
-		lost = append(lost, string(ActionAuthFAOHash))
+	_, action := Weakened(AuthMethods{Action: before.Action}, AuthMethods{Action: after.Action})
+	for _, a := range action {
+		add(string(a))
+	}
+	if before.ClaveUnica() && !after.ClaveUnica() {
+		add(string(ActionAuthClaveUnica))
 	}
 	if before.ExpectedRUT != "" && after.ExpectedRUT != before.ExpectedRUT {
-		lost = append(lost, "expectedRut")
+		add("expectedRut")
 	}
 	return lost
 }
 
 // MustProve reports whether p asks the recipient to prove anything.
 func (p Proofs) MustProve() bool {
-	return p.AccessCode || p.ClaveUnica || p.FAOHash || p.ExpectedRUT != ""
+	return p.AccessCode || p.AccessAccount || len(p.Action) > 0 || p.RUTFirmado || p.ExpectedRUT != ""
 }

@@ -20,8 +20,10 @@ func TestWeakened(t *testing.T) {
 		{"unchanged", opts{ActionAuth: cu}, opts{ActionAuth: cu}, none, none, nil, nil},
 		{"CLAVE_UNICA to none", opts{ActionAuth: cu}, opts{}, none, none, nil, cu},
 		{"CLAVE_UNICA to EXPLICIT_NONE", opts{ActionAuth: cu}, opts{ActionAuth: []ActionAuth{ActionAuthExplicitNone}}, none, none, nil, cu},
-		{"CLAVE_UNICA kept, FAO_HASH added", opts{ActionAuth: cu}, opts{ActionAuth: []ActionAuth{ActionAuthClaveUnica, ActionAuthFAOHash}}, none, none, nil, nil},
-		{"CLAVE_UNICA replaced by FAO_HASH", opts{ActionAuth: cu}, opts{ActionAuth: []ActionAuth{ActionAuthFAOHash}}, none, none, nil, cu},
+		{"FAO_HASH added as another way to sign", opts{ActionAuth: cu}, opts{ActionAuth: []ActionAuth{ActionAuthClaveUnica, ActionAuthFAOHash}}, none, none, nil,
+			[]ActionAuth{ActionAuthFAOHash}},
+		{"CLAVE_UNICA replaced by FAO_HASH", opts{ActionAuth: cu}, opts{ActionAuth: []ActionAuth{ActionAuthFAOHash}}, none, none, nil, []ActionAuth{ActionAuthFAOHash}},
+		{"one way of two removed", opts{ActionAuth: []ActionAuth{ActionAuthPassword, ActionAuthPasskey}}, opts{ActionAuth: []ActionAuth{ActionAuthPasskey}}, none, none, nil, nil},
 		{"none to CLAVE_UNICA", opts{}, opts{ActionAuth: cu}, none, none, nil, nil},
 		{"access code removed", opts{AccessAuth: code}, opts{}, none, none, code, nil},
 		{"access code added", opts{}, opts{AccessAuth: code}, none, none, nil, nil},
@@ -55,7 +57,7 @@ func TestWeakenedGlobal(t *testing.T) {
 	}{
 		{"access code removed", AuthOptions{GlobalAccessAuth: []AccessAuth{AccessAuthTwoFactorAuth}}, AuthOptions{}, []AccessAuth{AccessAuthTwoFactorAuth}, nil},
 		{"password replaced by passkey", AuthOptions{GlobalActionAuth: []ActionAuth{ActionAuthPassword}},
-			AuthOptions{GlobalActionAuth: []ActionAuth{ActionAuthPasskey}}, nil, []ActionAuth{ActionAuthPassword}},
+			AuthOptions{GlobalActionAuth: []ActionAuth{ActionAuthPasskey}}, nil, []ActionAuth{ActionAuthPasskey}},
 		{"method added", AuthOptions{}, AuthOptions{GlobalActionAuth: []ActionAuth{ActionAuthPasskey}}, nil, nil},
 	}
 	for _, tt := range tests {

@@ -93,7 +93,7 @@ func CheckExpectedRUT(p *Problems, path string, r Recipient, global AuthOptions,
 	if r.ExpectedRUT == nil {
 		return
 	}
-	if proofs := RequiredProofs(r, global, fields); !proofs.ClaveUnica && !proofs.FAOHash {
+	if !RequiredProofs(r, global, fields).Identity() {
 		p.Add(path, "needs CLAVE_UNICA or FAO_HASH in the recipient's (or the envelope's) actionAuth, or a RUT_FIRMADO field: nothing else proves a RUN")
 	}
 }

@@ -34,6 +34,14 @@ type Ceremony struct {
 	ClaveUnicaAt     *time.Time
 	FEA              *FEASignature // the advanced electronic signature given in this session
 	FEAAt            *time.Time
+	// The signer account this browser was signed in to when it last acted on the link (its
+	// session's public id), and the proofs that account gave here for this recipient.
+	AccountID           int64
+	AccountSessionID    string
+	PasswordAt          *time.Time
+	TOTPAt              *time.Time
+	PasskeyAt           *time.Time
+	PasskeyCredentialID string
 }
 
 // Proofs is what the session proved, for envelope.CheckCompletion.
@@ -43,22 +51,30 @@ func (c Ceremony) Proofs() envelope.SessionProofs {
 	if c.FEA != nil {
 		p.FEARUT, p.FEADigest, p.FEAAt = c.FEA.RUT, c.FEA.Digest, c.FEAAt
 	}
+	p.PasswordAt, p.TOTPAt, p.PasskeyAt, p.PasskeyCredentialID = c.PasswordAt, c.TOTPAt, c.PasskeyAt, c.PasskeyCredentialID
 	return p
 }
 
 // ceremonyColumns are read by scanCeremony.
 const ceremonyColumns = `id_hash, id, recipient_id, expires_at, access_verified_at, claveunica_run, claveunica_name, claveunica_at,
-	fea_rut, fea_subject, fea_issuer, fea_serial, fea_digest, fea_cms, fea_at, fea_ocsp, fea_revocation`
+	fea_rut, fea_subject, fea_issuer, fea_serial, fea_digest, fea_cms, fea_at, fea_ocsp, fea_revocation,
+	account_id, account_session_id, password_at, totp_at, passkey_at, passkey_credential_id`
 
 func scanCeremony(row pgx.Row) (Ceremony, error) {
 	var c Ceremony
-	var run, name, rut, subject, issuer, serial, digest, revocation *string
+	var run, name, rut, subject, issuer, serial, digest, revocation, accountSession, passkey *string
+	var account *int64
 	var cms, ocsp []byte
 	if err := row.Scan(&c.IDHash, &c.ID, &c.RecipientID, &c.ExpiresAt, &c.AccessVerifiedAt, &run, &name, &c.ClaveUnicaAt,
-		&rut, &subject, &issuer, &serial, &digest, &cms, &c.FEAAt, &ocsp, &revocation); err != nil {
+		&rut, &subject, &issuer, &serial, &digest, &cms, &c.FEAAt, &ocsp, &revocation,
+		&account, &accountSession, &c.PasswordAt, &c.TOTPAt, &c.PasskeyAt, &passkey); err != nil {
 		return c, err
 	}
 	c.ClaveUnicaRUN, c.ClaveUnicaName = deref(run), deref(name)
+	c.AccountSessionID, c.PasskeyCredentialID = deref(accountSession), deref(passkey)
+	if account != nil {
+		c.AccountID = *account
+	}
 	if rut != nil {
 		c.FEA = &FEASignature{RUT: *rut, Subject: deref(subject), Issuer: deref(issuer), Serial: deref(serial), Digest: deref(digest), CMS: cms,
 			OCSP: ocsp, Revocation: deref(revocation)}
@@ -421,6 +437,46 @@ type Identity struct {
 	FEAOCSP       []byte `json:"-"`
 	// FEADigestInput is the exact text whose SHA-256 is FEADigest, as the completion saw it.
 	FEADigestInput []byte `json:"-"`
+	// The signer account the completing browser was signed in to, and the account proofs it
+	// gave (each at most envelope.AccountProofMaxAge before the completion).
+	AccountID           int64      `json:"accountId,omitempty"`
+	AccountEmail        string     `json:"accountEmail,omitempty"`
+	PasswordAt          *time.Time `json:"passwordAt,omitempty"`
+	TOTPAt              *time.Time `json:"totpAt,omitempty"`
+	PasskeyAt           *time.Time `json:"passkeyAt,omitempty"`
+	PasskeyCredentialID string     `json:"passkeyCredentialId,omitempty"`
+}
+
+// Proofs lists each method a completion rested on, as DOCUMENT_RECIPIENT_COMPLETED records
+// it (under "proofs") and the certificate of completion shows it: ACCOUNT (the account
+// signed in), PASSWORD, TWO_FACTOR_AUTH and PASSKEY (with the account, and the passkey's
+// credential id), CLAVE_UNICA (the RUN) and FAO_HASH (the certificate's RUT), each with its time.
+func (id Identity) Proofs() []map[string]any {
+	var out []map[string]any
+	account := func(method envelope.ActionAuth, at *time.Time) map[string]any {
+		return map[string]any{"method": string(method), "accountId": id.AccountID, "accountEmail": id.AccountEmail, "at": at}
+	}
+	if id.AccountID != 0 {
+		out = append(out, account(envelope.ActionAuthAccount, nil))
+		if id.PasswordAt != nil {
+			out = append(out, account(envelope.ActionAuthPassword, id.PasswordAt))
+		}
+		if id.TOTPAt != nil {
+			out = append(out, account(envelope.ActionAuthTwoFactorAuth, id.TOTPAt))
+		}
+		if id.PasskeyAt != nil {
+			p := account(envelope.ActionAuthPasskey, id.PasskeyAt)
+			p["credentialId"] = id.PasskeyCredentialID
+			out = append(out, p)
+		}
+	}
+	if id.ClaveUnicaRUN != "" {
+		out = append(out, map[string]any{"method": string(envelope.ActionAuthClaveUnica), "run": id.ClaveUnicaRUN, "at": id.ClaveUnicaAt})
+	}
+	if id.FEARUT != "" {
+		out = append(out, map[string]any{"method": string(envelope.ActionAuthFAOHash), "rut": id.FEARUT, "serialNumber": id.FEASerial, "at": id.FEAAt})
+	}
+	return out
 }
 
 // RecipientIdentity returns what recipientID proved (the zero Identity when nothing).
@@ -430,12 +486,13 @@ func (s *Store) RecipientIdentity(ctx context.Context, recipientID int64) (Ident
 
 func readIdentity(ctx context.Context, q querier, recipientID int64) (Identity, error) {
 	var id Identity
-	var run, name, rut, subject, issuer, serial, digest, revocation *string
+	var run, name, rut, subject, issuer, serial, digest, revocation, accountEmail, credential *string
+	var accountID *int64
 	err := q.QueryRow(ctx, `SELECT claveunica_run, claveunica_name, claveunica_at, fea_rut, fea_subject, fea_issuer, fea_serial, fea_digest, fea_cms, fea_at,
-			fea_revocation, fea_ocsp, fea_digest_input
+			fea_revocation, fea_ocsp, fea_digest_input, account_id, account_email, password_at, totp_at, passkey_at, passkey_credential_id
 		FROM recipient_identities WHERE recipient_id = $1`, recipientID).
 		Scan(&run, &name, &id.ClaveUnicaAt, &rut, &subject, &issuer, &serial, &digest, &id.FEACMS, &id.FEAAt,
-			&revocation, &id.FEAOCSP, &id.FEADigestInput)
+			&revocation, &id.FEAOCSP, &id.FEADigestInput, &accountID, &accountEmail, &id.PasswordAt, &id.TOTPAt, &id.PasskeyAt, &credential)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return id, nil
 	}
@@ -445,6 +502,10 @@ func readIdentity(ctx context.Context, q querier, recipientID int64) (Identity, 
 	id.ClaveUnicaRUN, id.ClaveUnicaName = deref(run), deref(name)
 	id.FEARUT, id.FEASubject, id.FEAIssuer, id.FEASerial, id.FEADigest = deref(rut), deref(subject), deref(issuer), deref(serial), deref(digest)
 	id.FEARevocation = deref(revocation)
+	id.AccountEmail, id.PasskeyCredentialID = deref(accountEmail), deref(credential)
+	if accountID != nil {
+		id.AccountID = *accountID
+	}
 	return id, nil
 }
 
@@ -601,6 +662,9 @@ func (tx *Tx) completionAuth(ctx context.Context, snap Snapshot, r envelope.Reci
 	if len(identity) > 0 {
 		out["identity"] = identity
 	}
+	if proofs := id.Proofs(); len(proofs) > 0 {
+		out["proofs"] = proofs
+	}
 	return out, nil
 }
 
@@ -627,13 +691,29 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 			session = &c
 		}
 	}
+	// How old a proof is, by the database's clock: the one that stamped it.
+	var now time.Time
+	if err := tx.q.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
+		return fmt.Errorf("read the time: %w", err)
+	}
 	var held *envelope.SessionProofs
 	var digest string
 	var digestInput []byte // the text whose SHA-256 is digest
 	if session != nil {
 		p := session.Proofs()
 		held = &p
-		if proofs.FAOHash || session.FEA != nil {
+		// The account proofs count only while the browser is still signed in to the account
+		// that gave them.
+		account, err := signedIn(ctx, tx.q, session.AccountSessionID, now)
+		if err != nil {
+			return err
+		}
+		if account != nil && account.ID == session.AccountID {
+			held.Account = account
+		} else {
+			held.PasswordAt, held.TOTPAt, held.PasskeyAt = nil, nil, nil
+		}
+		if proofs.FAOHash() || session.FEA != nil {
 			in, err := faoDigestInput(ctx, tx.q, snap.EnvelopeID, r.ID, session.ClaveUnicaRUN)
 			if err != nil {
 				return err
@@ -645,12 +725,7 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 	if maxAge <= 0 {
 		maxAge = envelope.DefaultProofMaxAge
 	}
-	// How old a proof is, by the database's clock: the one that stamped it.
-	var now time.Time
-	if err := tx.q.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
-		return fmt.Errorf("read the time: %w", err)
-	}
-	if err := envelope.CheckCompletion(proofs, r.Role, r.ID, held, digest, now, maxAge); err != nil {
+	if err := envelope.CheckCompletion(proofs, r.Role, r.ID, r.Email, held, digest, now, maxAge); err != nil {
 		return err
 	}
 	if session == nil || session.RecipientID != r.ID {
@@ -658,7 +733,7 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 	}
 	// An identity proved here signs only what this browser filled or cleared: a value typed (or
 	// removed) in another browser, another person's perhaps, would be sealed under this one's name.
-	if r.Role != envelope.RoleCC && (proofs.ClaveUnica || proofs.FAOHash) {
+	if r.Role != envelope.RoleCC && proofs.Identity() {
 		for _, f := range fields {
 			if f.Type != envelope.FieldRUTFirmado && f.FilledBy != "" && f.FilledBy != session.ID && f.FilledBy != FilledBySender {
 				return envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
@@ -706,6 +781,34 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 		    fea_ocsp = EXCLUDED.fea_ocsp, fea_revocation = EXCLUDED.fea_revocation, fea_digest_input = EXCLUDED.fea_digest_input`,
 		r.ID, run, name, session.ClaveUnicaAt, rut, subject, issuer, serial, digestOf, cms, feaAt, ocsp, revocation, input); err != nil {
 		return fmt.Errorf("record the identity of recipient %d: %w", r.ID, err)
+	}
+	return tx.recordAccountEvidence(ctx, r.ID, held, now)
+}
+
+// recordAccountEvidence keeps with recipient id's identity the account the completing browser
+// was signed in to and the account proofs it gave that were still fresh
+// (envelope.AccountProofMaxAge): what the audit entry and the certificate of completion show.
+func (tx *Tx) recordAccountEvidence(ctx context.Context, recipientID int64, held *envelope.SessionProofs, now time.Time) error {
+	var accountID *int64
+	var email, credential *string
+	var password, totp, passkey *time.Time
+	if held != nil && held.Account != nil {
+		accountID, email = &held.Account.ID, &held.Account.Email
+		fresh := func(at *time.Time) *time.Time {
+			if at != nil && !at.Before(now.Add(-envelope.AccountProofMaxAge)) {
+				return at
+			}
+			return nil
+		}
+		password, totp, passkey = fresh(held.PasswordAt), fresh(held.TOTPAt), fresh(held.PasskeyAt)
+		if passkey != nil && held.PasskeyCredentialID != "" {
+			credential = &held.PasskeyCredentialID
+		}
+	}
+	if _, err := tx.q.Exec(ctx, `UPDATE recipient_identities SET account_id = $2, account_email = $3, password_at = $4, totp_at = $5,
+			passkey_at = $6, passkey_credential_id = $7 WHERE recipient_id = $1`,
+		recipientID, accountID, email, password, totp, passkey, credential); err != nil {
+		return fmt.Errorf("record the account proofs of recipient %d: %w", recipientID, err)
 	}
 	return nil
 }

@@ -122,11 +122,6 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.failure(w, r, t, err, "")
 		return
 	}
-	if len(st.Unavailable) > 0 {
-		v.State, v.Heading, v.Message = "unavailable", t.Unavailable, t.UnavailableHelp
-		h.render(w, r, http.StatusOK, v)
-		return
-	}
 	if err := st.CheckAccess(); err != nil {
 		if code := envelope.ErrorCode(err); isAccountRefusal(code) {
 			h.render(w, r, statusOf(code), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
@@ -275,9 +270,9 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		}
 		v.Items = append(v.Items, iv)
 	}
-	v.NeedsClaveUnica = st.ClaveUnica
+	v.NeedsClaveUnica = st.ClaveUnica()
 	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
-	v.NeedsFEA, v.FEAAvailable = st.FAOHash, h.Ceremony.FEA != nil
+	v.NeedsFEA, v.FEAAvailable = st.FAOHash(), h.Ceremony.FEA != nil
 	v.Digest = st.Digest
 	if st.FEA != nil && st.FEA.Digest == st.Digest {
 		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
@@ -285,7 +280,8 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	if f := h.accountFacts(r, st, rec); len(f.Methods) > 0 && h.Accounts != nil {
 		v.Account = newAccountPanel(t, f, rec.Token)
 		// Any one method completes: another one proved (Clave Única, FAO_HASH) is as good.
-		v.ActionPending = !v.Account.Proved && v.ClaveUnicaRUN == "" && !v.FEAVerified
+		other := (st.Offers(envelope.ActionAuthClaveUnica) && v.ClaveUnicaRUN != "") || (st.Offers(envelope.ActionAuthFAOHash) && v.FEAVerified)
+		v.ActionPending = !v.Account.Proved && !other
 	}
 	meta, err := json.Marshal(map[string]any{
 		"token": rec.Token,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/sobre-sign/sobre/ceremony"
@@ -29,13 +30,13 @@ type accountFacts struct {
 	Now                           time.Time
 }
 
-// proved reports whether this session proved m, fresh enough to complete with
-// (envelope.AccountProofMaxAge).
+// proved reports whether this session proved m with the recipient's account, recently enough
+// to complete with (envelope.AccountProofMaxAge).
 func (f accountFacts) proved(m envelope.ActionAuth) bool {
 	if !f.Matches {
 		return false
 	}
-	fresh := func(at *time.Time) bool { return at != nil && f.Now.Sub(*at) <= accountProofMaxAge }
+	fresh := func(at *time.Time) bool { return at != nil && f.Now.Sub(*at) <= envelope.AccountProofMaxAge }
 	switch m {
 	case envelope.ActionAuthAccount:
 		return true
@@ -48,10 +49,6 @@ func (f accountFacts) proved(m envelope.ActionAuth) bool {
 	}
 	return false
 }
-
-// accountProofMaxAge is how old a password typed again, an authenticator code or a passkey
-// answer may be at completion (docs/signer-accounts.md).
-const accountProofMaxAge = 5 * time.Minute
 
 // accountPanel is the "verify to sign" panel, or the links of the account page.
 type accountPanel struct {
@@ -131,7 +128,34 @@ func isAccountRefusal(code envelope.Code) bool {
 }
 
 // accountFacts reads, from the ceremony's status st, what the signing page of rec shows of
-// signer accounts.
+// signer accounts. Account methods are listed only when they can complete: with an expected
+// RUN only Clave Única and FAO_HASH do.
 func (h *Handler) accountFacts(r *http.Request, st ceremony.Status, rec envelope.Recipient) accountFacts {
-	return accountFacts{Recipient: rec.Email, Now: time.Now()}
+	f := accountFacts{Recipient: st.Email, Now: time.Now(), Matches: st.AccountMatches,
+		PasswordAt: st.PasswordAt, TOTPAt: st.TOTPAt, PasskeyAt: st.PasskeyAt}
+	if f.Recipient == "" {
+		f.Recipient = rec.Email
+	}
+	for _, m := range st.Action {
+		if slices.Contains(envelope.AccountMethods, m) {
+			if st.ExpectedRUT == "" {
+				f.Methods = append(f.Methods, m)
+			}
+		} else {
+			f.Others = true
+		}
+	}
+	if a := st.Account; a != nil {
+		f.SignedIn, f.Verified, f.TOTP = a.Email, a.EmailVerified, a.TOTPEnabled
+		f.Passkeys = true
+		if f.Matches && h.Accounts != nil && slices.Contains(f.Methods, envelope.ActionAuthPasskey) {
+			// Without a passkey the page offers to add one instead of a button that cannot work.
+			if ov, err := h.Accounts.Overview(r.Context(), *a); err == nil {
+				f.Passkeys = len(ov.Passkeys) > 0
+			} else {
+				h.Log.WarnContext(r.Context(), "read the signer account's passkeys", "account", a.ID, "err", err)
+			}
+		}
+	}
+	return f
 }
