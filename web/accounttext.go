@@ -41,7 +41,7 @@ type AccountText struct {
 	Created, LastUsed, Never, Remove, Name         string
 	PasskeyAdded, PasskeyRemoved                   string
 	PasskeysUnsupported, PasskeyCancelled          string
-	SignInsHeading, NoSignIns, Time, IP, Browser   string
+	SignInsHeading, NoSignIns, IP, Browser         string
 	EnvelopesHeading, NoEnvelopes                  string
 	Title, Sender, Status, Open                    string
 	Statuses                                       map[envelope.Status]string
@@ -110,7 +110,7 @@ var accountTexts = map[envelope.Language]AccountText{
 		PasskeyAdded: "The passkey was added.", PasskeyRemoved: "The passkey was removed.",
 		PasskeysUnsupported: "This browser does not support passkeys.",
 		PasskeyCancelled:    "The passkey was not created (cancelled or not allowed).",
-		SignInsHeading:      "Recent sign-ins", NoSignIns: "No sign-ins yet.", Time: "Time", IP: "IP address", Browser: "Browser",
+		SignInsHeading:      "Recent sign-ins", NoSignIns: "No sign-ins yet.", IP: "IP address", Browser: "Browser",
 		EnvelopesHeading: "Documents you were asked to sign", NoEnvelopes: "No documents yet.",
 		Title: "Title", Sender: "Sender", Status: "Status", Open: "Open",
 		Statuses: map[envelope.Status]string{
@@ -180,7 +180,7 @@ var accountTexts = map[envelope.Language]AccountText{
 		PasskeyAdded: "La llave de acceso fue agregada.", PasskeyRemoved: "La llave de acceso fue eliminada.",
 		PasskeysUnsupported: "Este navegador no admite llaves de acceso.",
 		PasskeyCancelled:    "No se creó la llave de acceso (se canceló o no se permitió).",
-		SignInsHeading:      "Inicios de sesión recientes", NoSignIns: "Aún no hay inicios de sesión.", Time: "Fecha", IP: "Dirección IP", Browser: "Navegador",
+		SignInsHeading:      "Inicios de sesión recientes", NoSignIns: "Aún no hay inicios de sesión.", IP: "Dirección IP", Browser: "Navegador",
 		EnvelopesHeading: "Documentos que le pidieron firmar", NoEnvelopes: "Aún no hay documentos.",
 		Title: "Título", Sender: "Remitente", Status: "Estado", Open: "Abrir",
 		Statuses: map[envelope.Status]string{
