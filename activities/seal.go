@@ -180,6 +180,10 @@ func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 		if r.Identity.ClaveUnicaRUN != "" {
 			p.ClaveUnica = "RUN " + r.Identity.ClaveUnicaRUN + ", " + r.Identity.ClaveUnicaName
 		}
+		if id := r.Identity; id.AccountID != 0 {
+			p.Account = &seal.AccountProofs{ID: id.AccountID, Email: id.AccountEmail, PasswordAt: id.PasswordAt, TOTPAt: id.TOTPAt,
+				PasskeyAt: id.PasskeyAt, PasskeyID: id.PasskeyCredentialID}
+		}
 		if r.Identity.FEARUT != "" {
 			p.Certificate = "RUT " + r.Identity.FEARUT + ", " + r.Identity.FEASubject
 			p.Revocation = r.Identity.FEARevocation

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/smallstep/pkcs7"
 
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/auth/claveunicadev"
@@ -89,7 +90,12 @@ func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, 
 	}
 	h = p.Handler()
 	log := slog.New(slog.DiscardHandler)
+	relyingParty, err := account.NewWebAuthn(publicURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return &ceremony.Service{Store: store, Mail: sender, PublicURL: publicURL, Log: log, FEA: f.verifier,
+		Accounts: &account.Service{Store: store, Mail: sender, PublicURL: publicURL, WebAuthn: relyingParty, Log: log},
 		ClaveUnica: claveunica.New(claveunica.Config{IssuerURL: srv.URL + "/openid", ClientID: "sobre", ClientSecret: "s",
 			RedirectURL: publicURL + "/auth/claveunica/callback"})}
 }

@@ -13,6 +13,7 @@ import (
 type certText struct {
 	Title, Envelope, ID, Documents, Uploaded, Shown, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth string
 	ClaveUnica, Certificate, Revocation, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection       string
+	Account, Password, TOTP, Passkey                                                                                   string
 }
 
 var certTexts = map[envelope.Language]certText{
@@ -21,13 +22,15 @@ var certTexts = map[envelope.Language]certText{
 		Recipients: "Recipients", Role: "Role", Sent: "Sent", Opened: "Opened", Signed: "Completed", Rejected: "Rejected", IP: "IP address",
 		Agent: "Browser", Auth: "Authentication", ClaveUnica: "ClaveÚnica", Certificate: "Advanced e-signature certificate",
 		Revocation: "Revocation", Signature: "Signature", Audit: "Audit trail", AuditHelp: "SHA-256 chain of the audit log when sealed (sobre audit verify recomputes it):",
-		SealedAt: "Sealed", Page: "Page", None: "none (signing link)", AuthEmail: "mailed access code"},
+		SealedAt: "Sealed", Page: "Page", None: "none (signing link)", AuthEmail: "mailed access code",
+		Account: "Signed in to the account of", Password: "password typed again", TOTP: "authenticator app code", Passkey: "passkey"},
 	envelope.LanguageSpanish: {Title: "Certificado de finalización", Envelope: "Sobre", ID: "Id", Documents: "Documentos (SHA-256)",
 		Uploaded: "subido", Shown: "mostrado y sellado",
 		Recipients: "Destinatarios", Role: "Rol", Sent: "Enviado", Opened: "Abierto", Signed: "Completado", Rejected: "Rechazado", IP: "Dirección IP",
 		Agent: "Navegador", Auth: "Autenticación", ClaveUnica: "ClaveÚnica", Certificate: "Certificado de firma electrónica avanzada",
 		Revocation: "Revocación", Signature: "Firma", Audit: "Registro de auditoría", AuditHelp: "Cadena SHA-256 del registro de auditoría al sellar (sobre audit verify la recalcula):",
-		SealedAt: "Sellado", Page: "Página", None: "ninguna (enlace de firma)", AuthEmail: "código enviado por correo"},
+		SealedAt: "Sellado", Page: "Página", None: "ninguna (enlace de firma)", AuthEmail: "código enviado por correo",
+		Account: "Con sesión iniciada en la cuenta de", Password: "contraseña ingresada de nuevo", TOTP: "código de app autenticadora", Passkey: "llave de acceso"},
 }
 
 var roleNames = map[envelope.Language]map[envelope.Role]string{
@@ -164,6 +167,22 @@ func party(wr *writer, t certText, roles map[envelope.Role]string, p Party, when
 	lines = append(lines, struct{ font, text string }{"regular", t.Auth + ": " + auth})
 	if p.ClaveUnica != "" {
 		lines = append(lines, struct{ font, text string }{"regular", t.ClaveUnica + ": " + p.ClaveUnica})
+	}
+	if a := p.Account; a != nil {
+		lines = append(lines, struct{ font, text string }{"regular", fmt.Sprintf("%s %s (%d)", t.Account, a.Email, a.ID)})
+		for _, proof := range []struct {
+			name string
+			at   *time.Time
+		}{{t.Password, a.PasswordAt}, {t.TOTP, a.TOTPAt}, {t.Passkey, a.PasskeyAt}} {
+			if proof.at == nil {
+				continue
+			}
+			text := "    " + proof.name + ": " + when(proof.at)
+			if proof.name == t.Passkey && a.PasskeyID != "" {
+				text += "  (" + a.PasskeyID + ")"
+			}
+			lines = append(lines, struct{ font, text string }{"regular", text})
+		}
 	}
 	if p.Certificate != "" {
 		lines = append(lines, struct{ font, text string }{"regular", t.Certificate + ": " + p.Certificate})

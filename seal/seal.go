@@ -80,12 +80,22 @@ type Party struct {
 	Rejected     bool
 	IP           string
 	UserAgent    string
-	Auth         []string // access and action auth that applied
-	ClaveUnica   string   // "RUN 44444444-4, María Del Río" when verified
-	Certificate  string   // "RUT 44444444-4, CN=…" for a FAO_HASH signature
-	Revocation   string   // that certificate's revocation status: "good (OCSP, …)" or "not checked: …"
-	Signature    string   // typed signature
-	SignaturePNG []byte   // drawn signature
+	Auth         []string       // access and action auth that applied
+	ClaveUnica   string         // "RUN 44444444-4, María Del Río" when verified
+	Certificate  string         // "RUT 44444444-4, CN=…" for a FAO_HASH signature
+	Revocation   string         // that certificate's revocation status: "good (OCSP, …)" or "not checked: …"
+	Account      *AccountProofs // the signer account the completion rested on, if any
+	Signature    string         // typed signature
+	SignaturePNG []byte         // drawn signature
+}
+
+// AccountProofs are the signer account a recipient completed signed in to, and the proofs it
+// gave just before: when, and which passkey (its credential id, base64url).
+type AccountProofs struct {
+	ID                            int64
+	Email                         string
+	PasswordAt, TOTPAt, PasskeyAt *time.Time
+	PasskeyID                     string
 }
 
 // Input is everything a seal needs.

@@ -102,6 +102,8 @@ func inputFrom(t *testing.T, original []byte) seal.Input {
 				Auth: []string{"CLAVE_UNICA"}, ClaveUnica: "RUN 44444444-4, José Ñúñez", SignaturePNG: sig},
 			{Name: "Zoë Łukasz-Ğüç", Email: "zoe@example.com", Role: envelope.RoleSigner, Sent: &at, Opened: &at, Completed: &at, Signature: "Zoë Łukasz-Ğüç",
 				Certificate: "RUT 55555555-5, CN=Zoë", Revocation: "good (OCSP, http://ocsp.test, 2026-01-02T03:04:05Z)"},
+			{Name: "Ana", Email: "ana@example.cl", Role: envelope.RoleApprover, Sent: &at, Opened: &at, Completed: &at, Auth: []string{"PASSKEY", "PASSWORD"},
+				Account: &seal.AccountProofs{ID: 12, Email: "ana@example.cl", PasskeyAt: &at, PasskeyID: "q1w2e3r4"}},
 		},
 		AuditHash: strings.Repeat("ab", 32),
 		SealedAt:  at,
@@ -192,7 +194,8 @@ func TestSealedPDFIsValidAndShowsEveryValue(t *testing.T) {
 	}
 	for _, want := range []string{"CONTRATO", "José Ñúñez", "Zoë Łukasz-Ğüç", "jose@example.cl", "Gerente de operaciones", "1.234,50",
 		"Mascotas", "Mensual", "Valparaíso", "12345678-5", "44444444-4", "Certificado de finalización", "203.0.113.7", in.AuditHash,
-		"subido: " + in.Documents[0].SHA256, "Revocación: good (OCSP, http://ocsp.test, 2026-01-02T03:04:05Z)", "mostrado y sellado: " + hexSHA256(in.Documents[0].PDF)} {
+		"subido: " + in.Documents[0].SHA256, "Revocación: good (OCSP, http://ocsp.test, 2026-01-02T03:04:05Z)", "mostrado y sellado: " + hexSHA256(in.Documents[0].PDF),
+		"Con sesión iniciada en la cuenta de ana@example.cl (12)", "llave de acceso:", "(q1w2e3r4)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the sealed PDF's text lacks %q", want)
 		}

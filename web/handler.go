@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/pdf"
@@ -32,12 +33,15 @@ var staticFS embed.FS
 var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
 	"mul10": func(v float64) float64 { return v * 10 },
 	"has":   func(list []string, v string) bool { return slices.Contains(list, v) },
-}).ParseFS(templateFS, "templates/*.html"))
+}).ParseFS(templateFS, "templates/page.html"))
 
 // Handler serves the signing pages.
 type Handler struct {
 	Store    *persistence.Store
 	Ceremony *ceremony.Service
+	// Accounts keeps signer accounts: with it the account pages (/account...) are served and
+	// the signing pages link to them. Nil: neither.
+	Accounts *account.Service
 	Log      *slog.Logger
 	// ClientIP is the caller's address as the API sees it (proxy headers trusted or not).
 	ClientIP func(*http.Request) string
@@ -55,9 +59,12 @@ type Handler struct {
 	images     *pageImages
 }
 
-// Routes mounts the pages: /sign/{token} and its parts, the Clave Única callback and the
-// pages' static files.
+// Routes mounts the pages: /sign/{token} and its parts, the Clave Única callback, the account
+// pages (when Accounts is set) and the pages' static files.
 func (h *Handler) Routes(r chi.Router) {
+	if h.Accounts != nil {
+		h.accountRoutes(r)
+	}
 	static, _ := fs.Sub(staticFS, "static")
 	r.Group(func(r chi.Router) {
 		r.Use(h.pageHeaders)
@@ -207,18 +214,24 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 // waitSeconds is d in whole seconds, rounded up.
 func waitSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
 
+// statusOf is the HTTP status of a domain error code on the pages; 400 for a code not named.
 func statusOf(c envelope.Code) int {
 	switch c {
 	case envelope.CodeNotFound:
 		return http.StatusNotFound
-	case envelope.CodeUnauthorized:
+	case envelope.CodeUnauthorized, envelope.CodeAccountRequired, envelope.CodeAccountMismatch,
+		envelope.CodeAuthFailed, envelope.CodeEmailUnverified, envelope.CodeAuthNotEnrolled:
 		return http.StatusUnauthorized
+	case envelope.CodeAccountLocked:
+		return http.StatusTooManyRequests
 	case envelope.CodeAccessCodeLocked:
 		return http.StatusForbidden
 	case envelope.CodeLinkEnded:
 		return http.StatusGone
 	case envelope.CodeTooManyRequests:
 		return http.StatusTooManyRequests
+	case envelope.CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
 	case envelope.CodeInternal:
 		return http.StatusInternalServerError
 	case envelope.CodeUnavailable:

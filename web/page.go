@@ -14,8 +14,8 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// view is what the page template shows. State picks the page: document, access, locked,
-// waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
+// view is what the page template shows. State picks the page: document, access, account,
+// locked, waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
 type view struct {
 	T       Text
 	State   string
@@ -47,6 +47,13 @@ type view struct {
 	Digest          string
 
 	CodeSent bool
+
+	// Account is the signer-account panel (document state) or the sign-in links (account
+	// state); nil when the recipient's methods need no account.
+	Account *accountPanel
+	// ActionPending: the recipient must prove one of the action methods on this page before
+	// completing, and has not.
+	ActionPending bool
 }
 
 type itemView struct {
@@ -115,7 +122,18 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.failure(w, r, t, err, "")
 		return
 	}
-	if st.CheckAccess() != nil {
+	// The server lost a method this recipient needs after the envelope was sent (Clave Única
+	// or FAO_HASH configured no longer): say so rather than show a form that cannot succeed.
+	if h.Ceremony.CheckSignable(st.Requirements) != nil {
+		v.State, v.Heading, v.Message = "unavailable", t.Unavailable, t.UnavailableHelp
+		h.render(w, r, http.StatusOK, v)
+		return
+	}
+	if err := st.CheckAccess(); err != nil {
+		if code := envelope.ErrorCode(err); isAccountRefusal(code) {
+			h.render(w, r, statusOf(code), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
+			return
+		}
 		locked, err := h.Ceremony.CodeEntryLocked(r.Context(), rec)
 		if err != nil {
 			h.failure(w, r, t, err, "")
@@ -266,10 +284,17 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	if st.FEA != nil && st.FEA.Digest == st.Digest {
 		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
 	}
+	if f := h.accountFacts(r, st, rec); len(f.Methods) > 0 && h.Accounts != nil {
+		v.Account = newAccountPanel(t, f, rec.Token)
+		// Any one method completes: another one proved (Clave Única, FAO_HASH) is as good.
+		other := (st.Offers(envelope.ActionAuthClaveUnica) && v.ClaveUnicaRUN != "") || (st.Offers(envelope.ActionAuthFAOHash) && v.FEAVerified)
+		v.ActionPending = !v.Account.Proved && !other
+	}
 	meta, err := json.Marshal(map[string]any{
 		"token": rec.Token,
 		"text": map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
-			"errorHeading": t.ErrorHeading},
+			"errorHeading": t.ErrorHeading, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
+			"passkeyCancelled": t.PasskeyCancelled, "passkeysUnsupported": t.PasskeysUnsupported},
 	})
 	if err != nil {
 		return err

@@ -39,6 +39,21 @@ type Text struct {
 	CodeLocked, CodeLockedHelp                             string
 	CodeWait                                               string // %d: seconds
 	LinkEnded                                              string // %d: days
+	// Signer accounts.
+	AccountAccessHeading                    string
+	AccountRequired                         string // %s: the recipient's email
+	AccountMismatch                         string // %s: the signed-in email, %s: the recipient's
+	AccountUnverified                       string // %s: the signed-in email
+	SignIn, CreateAccount, SignOut          string
+	VerifyHeading, AnyOneMethod, SignedInAs string // SignedInAs %s: the email
+	NotSignedIn                             string // %s: the recipient's email
+	MethodAccount, MethodPassword           string
+	MethodTOTP, MethodPasskey               string
+	AccountPassword, TOTPCode, Verify       string
+	UsePasskey, SetUpTOTP, SetUpPasskey     string
+	Proved, VerifyFirst                     string
+	AuthWrong, AccountLocked                string // AccountLocked %d: minutes
+	PasskeyCancelled, PasskeysUnsupported   string
 }
 
 var texts = map[envelope.Language]Text{
@@ -81,12 +96,27 @@ var texts = map[envelope.Language]Text{
 		Replaced: "This link was replaced", ReplacedHelp: "The sender changed who signs here or how, so this link no longer opens the document. If it is for you, use the link in the newest email.",
 		ErrorHeading: "Something went wrong", BackToDocument: "Back to the document",
 		Continue: "Continue", Choose: "Choose…",
-		ClaveUnicaRefused: "ClaveÚnica's answer could not be accepted (it was unknown, already used, expired or did not verify). Nothing was signed: go back to the signing page and try again.",
-		ClaveUnicaBadRUN:  "ClaveÚnica gave a RUN whose check digit is wrong, so it cannot be used. Nothing was signed.",
-		CodeLocked:        "Code entry locked",
-		CodeLockedHelp:    "Too many wrong codes were typed on this link, so it takes no more codes. The sender has been told. Ask them to send you the document again: their new email lets you enter a code again.",
-		CodeWait:          "Too many wrong codes: wait %d seconds before asking for or entering another code.",
-		LinkEnded:         "This link no longer shows the document: a signing link shows it for %d days after the document is finished or the link expires. Ask the sender if you need a copy.",
+		ClaveUnicaRefused:    "ClaveÚnica's answer could not be accepted (it was unknown, already used, expired or did not verify). Nothing was signed: go back to the signing page and try again.",
+		ClaveUnicaBadRUN:     "ClaveÚnica gave a RUN whose check digit is wrong, so it cannot be used. Nothing was signed.",
+		CodeLocked:           "Code entry locked",
+		CodeLockedHelp:       "Too many wrong codes were typed on this link, so it takes no more codes. The sender has been told. Ask them to send you the document again: their new email lets you enter a code again.",
+		CodeWait:             "Too many wrong codes: wait %d seconds before asking for or entering another code.",
+		LinkEnded:            "This link no longer shows the document: a signing link shows it for %d days after the document is finished or the link expires. Ask the sender if you need a copy.",
+		AccountAccessHeading: "Sign in to open this document",
+		AccountRequired:      "This document is for %s. Sign in to the Sobre account of that address to open it, or create the account if you have none.",
+		AccountMismatch:      "This browser is signed in to the account of %s, but this document is for %s. Sign out, then sign in to the account of that address.",
+		AccountUnverified:    "The email address of your account (%s) is not verified yet. Open the link we emailed you, then come back to this page.",
+		SignIn:               "Sign in", CreateAccount: "Create account", SignOut: "Sign out",
+		VerifyHeading: "Verify to sign", AnyOneMethod: "Any one of these methods is enough.", SignedInAs: "Signed in as %s.",
+		NotSignedIn:   "Sign in to the Sobre account of %s to use these methods.",
+		MethodAccount: "Being signed in to the account of this document's address", MethodPassword: "Your account's password, typed again",
+		MethodTOTP: "A code from your authenticator app (or a recovery code)", MethodPasskey: "A passkey of your account",
+		AccountPassword: "Account password", TOTPCode: "Authenticator code", Verify: "Verify",
+		UsePasskey: "Use a passkey", SetUpTOTP: "Set up an authenticator app in your account", SetUpPasskey: "Add a passkey to your account",
+		Proved: "Verified", VerifyFirst: "Verify with one of the methods above before you finish.",
+		AuthWrong:        "That is not right. Try again.",
+		AccountLocked:    "Too many wrong attempts: your account is locked for %d minutes.",
+		PasskeyCancelled: "The passkey was not used (cancelled or not allowed).", PasskeysUnsupported: "This browser does not support passkeys.",
 	},
 	envelope.LanguageSpanish: {
 		Lang:      "es",
@@ -127,12 +157,27 @@ var texts = map[envelope.Language]Text{
 		Replaced: "Este enlace fue reemplazado", ReplacedHelp: "El remitente cambió quién firma aquí o cómo, así que este enlace ya no abre el documento. Si es para usted, use el enlace del correo más reciente.",
 		ErrorHeading: "Algo salió mal", BackToDocument: "Volver al documento",
 		Continue: "Continuar", Choose: "Elija…",
-		ClaveUnicaRefused: "No pudimos aceptar la respuesta de ClaveÚnica (era desconocida, ya usada, vencida o no se pudo verificar). No se firmó nada: vuelva a la página de firma e inténtelo de nuevo.",
-		ClaveUnicaBadRUN:  "ClaveÚnica entregó un RUN con dígito verificador incorrecto, que no se puede usar. No se firmó nada.",
-		CodeLocked:        "Ingreso de código bloqueado",
-		CodeLockedHelp:    "Se ingresaron demasiados códigos incorrectos en este enlace, así que ya no acepta códigos. Avisamos al remitente. Pídale que le envíe el documento de nuevo: su nuevo correo le permitirá ingresar un código otra vez.",
-		CodeWait:          "Demasiados códigos incorrectos: espere %d segundos antes de pedir o ingresar otro código.",
-		LinkEnded:         "Este enlace ya no muestra el documento: un enlace de firma lo muestra durante %d días después de que el documento termina o el enlace vence. Si necesita una copia, pídasela al remitente.",
+		ClaveUnicaRefused:    "No pudimos aceptar la respuesta de ClaveÚnica (era desconocida, ya usada, vencida o no se pudo verificar). No se firmó nada: vuelva a la página de firma e inténtelo de nuevo.",
+		ClaveUnicaBadRUN:     "ClaveÚnica entregó un RUN con dígito verificador incorrecto, que no se puede usar. No se firmó nada.",
+		CodeLocked:           "Ingreso de código bloqueado",
+		CodeLockedHelp:       "Se ingresaron demasiados códigos incorrectos en este enlace, así que ya no acepta códigos. Avisamos al remitente. Pídale que le envíe el documento de nuevo: su nuevo correo le permitirá ingresar un código otra vez.",
+		CodeWait:             "Demasiados códigos incorrectos: espere %d segundos antes de pedir o ingresar otro código.",
+		LinkEnded:            "Este enlace ya no muestra el documento: un enlace de firma lo muestra durante %d días después de que el documento termina o el enlace vence. Si necesita una copia, pídasela al remitente.",
+		AccountAccessHeading: "Inicie sesión para abrir este documento",
+		AccountRequired:      "Este documento es para %s. Inicie sesión en la cuenta de Sobre de esa dirección para abrirlo, o cree la cuenta si no la tiene.",
+		AccountMismatch:      "Este navegador tiene la sesión iniciada en la cuenta de %s, pero este documento es para %s. Cierre la sesión e inicie sesión en la cuenta de esa dirección.",
+		AccountUnverified:    "El correo de su cuenta (%s) aún no está verificado. Abra el enlace que le enviamos y vuelva a esta página.",
+		SignIn:               "Iniciar sesión", CreateAccount: "Crear cuenta", SignOut: "Cerrar sesión",
+		VerifyHeading: "Verifique para firmar", AnyOneMethod: "Basta con uno cualquiera de estos métodos.", SignedInAs: "Sesión iniciada como %s.",
+		NotSignedIn:   "Inicie sesión en la cuenta de Sobre de %s para usar estos métodos.",
+		MethodAccount: "Tener la sesión iniciada en la cuenta de la dirección de este documento", MethodPassword: "La contraseña de su cuenta, escrita de nuevo",
+		MethodTOTP: "Un código de su app de autenticación (o un código de recuperación)", MethodPasskey: "Una llave de acceso de su cuenta",
+		AccountPassword: "Contraseña de la cuenta", TOTPCode: "Código de autenticación", Verify: "Verificar",
+		UsePasskey: "Usar una llave de acceso", SetUpTOTP: "Configure una app de autenticación en su cuenta", SetUpPasskey: "Agregue una llave de acceso a su cuenta",
+		Proved: "Verificado", VerifyFirst: "Verifique con uno de los métodos de arriba antes de terminar.",
+		AuthWrong:        "No es correcto. Inténtelo de nuevo.",
+		AccountLocked:    "Demasiados intentos fallidos: su cuenta está bloqueada por %d minutos.",
+		PasskeyCancelled: "No se usó la llave de acceso (se canceló o no se permitió).", PasskeysUnsupported: "Este navegador no admite llaves de acceso.",
 	},
 }
 

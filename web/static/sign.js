@@ -1,5 +1,6 @@
 // Signing page: saves field values and the signature through the recipient signing API
-// (/api/v2/signing/{token}), then completes or rejects. The browser sends the ceremony's cookie
+// (/api/v2/signing/{token}), proves the signer's account when the recipient's methods ask for
+// it, then completes or rejects. The browser sends the ceremony's cookie
 // with every call, so verifications done on this page apply to them.
 (function () {
   "use strict";
@@ -10,18 +11,26 @@
   function $(sel) { return document.querySelector(sel); }
   function all(sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); }
 
+  // call POSTs body as JSON (no body when it is undefined) to the signing API. A refusal is
+  // thrown as an Error with the answer's message, and its code, status and Retry-After.
   function call(path, body) {
-    return fetch(api + path, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {})
-    }).then(function (res) {
+    var init = { method: "POST", credentials: "same-origin", headers: {} };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    return fetch(api + path, init).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
         if (!res.ok) {
           var msg = data.message || meta.text.errorHeading;
           if (data.issues && data.issues.length) {
             msg += ": " + data.issues.map(function (i) { return i.message; }).join("; ");
           }
-          throw new Error(msg);
+          var err = new Error(msg);
+          err.code = data.code;
+          err.status = res.status;
+          err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
+          throw err;
         }
         return data;
       });
@@ -190,6 +199,72 @@
   }
 
   function settle() { var p = pending; pending = []; return Promise.all(p); }
+
+  // Signer accounts: the password typed again, an authenticator code or a passkey proves the
+  // account at the moment of signing; any one of the recipient's methods enables completing.
+  var complete = $("#complete");
+  function proved(key) {
+    var mark = document.getElementById("proved-" + key);
+    if (mark) { mark.textContent = "✓ " + meta.text.proved; mark.setAttribute("tabindex", "-1"); }
+    var item = document.getElementById("method-" + key);
+    if (item) {
+      all("#method-" + key + " .inline-row, #method-" + key + " button").forEach(function (el) {
+        if (el.parentNode) { el.parentNode.removeChild(el); }
+      });
+    }
+    complete.disabled = false;
+    complete.removeAttribute("aria-describedby");
+    var hint = $("#complete-hint");
+    if (hint) { hint.parentNode.removeChild(hint); }
+    say("auth-message", meta.text.proved);
+    if (mark) { mark.focus(); }
+  }
+  function authRefused(err) {
+    if (err.code === "AUTHENTICATION_FAILED") { return meta.text.authWrong; }
+    if (err.code === "ACCOUNT_LOCKED") {
+      return meta.text.accountLocked.replace("%d", String(Math.max(1, Math.ceil((err.retryAfter || 60) / 60))));
+    }
+    return err.message;
+  }
+  function prove(key, button, input, send) {
+    if (!button) { return; }
+    var run = function () {
+      if (input && !input.value.trim()) { input.focus(); return; }
+      button.disabled = true;
+      say("auth-message", meta.text.working);
+      send().then(function (res) {
+        if (res && res.verified) { proved(key); } else { throw new Error(meta.text.errorHeading); }
+      }, function (err) {
+        say("auth-message", window.SobrePasskey && window.SobrePasskey.refused(err) ? meta.text.passkeyCancelled : authRefused(err));
+        button.disabled = false;
+        if (input) { input.value = ""; input.focus(); }
+      });
+    };
+    button.addEventListener("click", run);
+    if (input) {
+      input.addEventListener("keydown", function (e) {
+        if (e.key === "Enter") { e.preventDefault(); run(); }
+      });
+    }
+  }
+  var password = $("#auth-password");
+  prove("password", $("#auth-password-submit"), password, function () {
+    return call("/auth/password", { password: password.value });
+  });
+  var totp = $("#auth-totp");
+  prove("totp", $("#auth-totp-submit"), totp, function () {
+    return call("/auth/totp", { code: totp.value.replace(/\s+/g, "") });
+  });
+  prove("passkey", $("#auth-passkey"), null, function () {
+    if (!window.SobrePasskey || !window.SobrePasskey.supported()) {
+      return Promise.reject(new Error(meta.text.passkeysUnsupported));
+    }
+    return call("/auth/passkey/options").then(function (options) {
+      return window.SobrePasskey.get(options);
+    }).then(function (credential) {
+      return call("/auth/passkey", { credential: credential });
+    });
+  });
 
   $("#complete").addEventListener("click", function () {
     var button = this;
