@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -19,7 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pquerna/otp/totp"
+
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/webauthntest"
 )
 
 // The "no traps" test: no accepted auth configuration can make a recipient unable to sign. Every
@@ -71,14 +76,20 @@ func (c authCombo) effective() (access, action []string) {
 	return access, action
 }
 
-// authCombos enumerates the configurations: each access list with each subset of the action
-// methods and with EXPLICIT_NONE on the recipient (4 × 65), then each access list with the
-// account methods, all and one by one, as the envelope's global lists under empty recipient
-// lists (4 × 5), and EXPLICIT_NONE on a recipient under each of those global action lists (5). The method proved rotates, the least proved so far first, so that every method
-// is proved many times.
+// authCombos enumerates the configurations:
+//
+//   - each access list with each subset of the action methods (64, the empty one included) and
+//     with EXPLICIT_NONE, on the recipient: 4 × 65;
+//   - each access list with EXPLICIT_NONE among other methods, on the recipient: 4 × 2;
+//   - each access list with the account methods, all and one by one, as the envelope's global
+//     lists under empty recipient lists: 4 × 5;
+//   - EXPLICIT_NONE on a recipient under each of those global action lists: 5.
+//
+// The method proved rotates, the least proved so far first, so that every method is proved
+// many times.
 func authCombos() []authCombo {
 	var out []authCombo
-	for _, access := range comboAccess {
+	for n, access := range comboAccess {
 		for mask := range 1 << len(comboMethods) {
 			action := []string{}
 			for i, m := range comboMethods {
@@ -89,6 +100,9 @@ func authCombos() []authCombo {
 			out = append(out, authCombo{access: access, action: action})
 		}
 		out = append(out, authCombo{access: access, action: []string{"EXPLICIT_NONE"}})
+		// EXPLICIT_NONE waives the methods listed with it too.
+		out = append(out, authCombo{access: access, action: append([]string{"EXPLICIT_NONE"}, comboMethods...)},
+			authCombo{access: access, action: []string{comboMethods[n], "EXPLICIT_NONE"}})
 	}
 	// The envelope-wide action list takes the account methods only (SPEC: globalActionAuth).
 	globalActions := [][]string{accountMethods}
@@ -121,6 +135,12 @@ func authCombos() []authCombo {
 // comboParallel is how many configurations run at once.
 const comboParallel = 8
 
+// TestEveryAuthCombinationCompletes: no accepted auth configuration makes a recipient unable to
+// sign. Under each configuration (authCombos) the signer passes every access method, is refused
+// (401, the envelope still PENDING) when completing before proving the action, proves one of its
+// methods, completes, and the envelope is COMPLETED with the recipient SIGNED and the method among
+// the proofs of DOCUMENT_RECIPIENT_COMPLETED. Every failing configuration is reported, with the
+// step it failed at.
 func TestEveryAuthCombinationCompletes(t *testing.T) {
 	sink := os.Getenv("SOBRE_TEST_MAILPIT_URL")
 	if sink == "" {
@@ -130,11 +150,12 @@ func TestEveryAuthCombinationCompletes(t *testing.T) {
 		t.Skip("no mail sink: run `make test`")
 	}
 	a := newTestAPIWithWorkflows(t)
-	h := &comboHarness{a: a, sink: sink, key: a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin),
-		run: fmt.Sprintf("%x", time.Now().UnixNano())}
-	if h.base, h.err = url.Parse(a.srv.URL); h.err != nil {
-		t.Fatal(h.err)
+	base, err := url.Parse(a.srv.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
+	h := &comboHarness{a: a, sink: sink, base: base, key: a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin),
+		run: fmt.Sprintf("%x", time.Now().UnixNano())}
 	combos := authCombos()
 	proved := map[string]int{}
 	refusals := 0
@@ -144,8 +165,12 @@ func TestEveryAuthCombinationCompletes(t *testing.T) {
 			refusals++
 		}
 	}
-	t.Logf("%d configurations; action methods proved: %v (none asked: %d); completion refused without the proof first in %d",
-		len(combos), proved, proved[""], refusals)
+	var counts []string
+	for _, m := range comboMethods {
+		counts = append(counts, fmt.Sprintf("%s %d", m, proved[m]))
+	}
+	t.Logf("%d configurations; the action method proved: %s, none asked %d; completing before the proof refused in %d",
+		len(combos), strings.Join(counts, ", "), proved[""], refusals)
 
 	start := time.Now()
 	failures := make([]error, len(combos))
@@ -184,7 +209,6 @@ type comboHarness struct {
 	sink string
 	base *url.URL
 	run  string // makes this run's addresses unique in the mail sink
-	err  error
 }
 
 // step names what failed.
@@ -463,7 +487,7 @@ func (s *comboSigner) completed() error {
 		Status     envelope.Status
 		Recipients []struct{ SigningStatus envelope.SigningStatus }
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		if err := s.h.owner(http.MethodGet, "/api/v2/envelope/"+s.envelopeID, "", nil, &e); err != nil {
 			return err
@@ -472,7 +496,7 @@ func (s *comboSigner) completed() error {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the envelope is %s, its recipient %+v, 30 s after completing", e.Status, e.Recipients)
+			return fmt.Errorf("the envelope is %s, its recipient %+v, a minute after completing", e.Status, e.Recipients)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -626,11 +650,89 @@ func getJSON(u string, out any) error {
 	return json.NewDecoder(res.Body).Decode(out)
 }
 
-// comboAccount is the signer account a configuration's browser is signed in to.
-type comboAccount struct{}
-
-func (s *comboSigner) signIn(ctx context.Context) error { return errors.New("no accounts yet") }
-func (s *comboSigner) enrolTOTP(ctx context.Context) (string, error) {
-	return "", errors.New("no accounts yet")
+// comboAccount is the signer account a configuration's browser is signed in to, with its
+// session.
+type comboAccount struct {
+	account.Account
+	session account.Session
 }
-func (s *comboSigner) provePasskey(ctx context.Context) error { return errors.New("no accounts yet") }
+
+// comboClient is who the account steps say is asking.
+var comboClient = account.Client{IP: "203.0.113.7", UserAgent: "authcombos"}
+
+// signIn creates the account of the recipient's email as its holder would: signs up, opens the
+// verification link mailed to the sink, signs in; the session cookie goes into the browser's jar
+// for the test server.
+func (s *comboSigner) signIn(ctx context.Context) error {
+	accounts := s.h.a.server.ceremony.Accounts
+	if err := accounts.SignUp(ctx, s.email, s.password, envelope.LanguageEnglish, "/sign/"+s.token, comboClient); err != nil {
+		return fmt.Errorf("sign up: %w", err)
+	}
+	token, err := s.h.mailed(s.email, "account-verify.", regexp.MustCompile(`/account/verify/([A-Za-z0-9_-]+)`))
+	if err != nil {
+		return err
+	}
+	if _, next, err := accounts.VerifyEmail(ctx, token, comboClient); err != nil || next != "/sign/"+s.token {
+		return fmt.Errorf("verify the email: next %q, %v", next, err)
+	}
+	w := httptest.NewRecorder()
+	a, sess, err := accounts.SignIn(ctx, w, httptest.NewRequest(http.MethodPost, s.h.a.srv.URL+"/account/signin", nil), s.email, s.password, comboClient)
+	if err != nil {
+		return fmt.Errorf("sign in: %w", err)
+	}
+	cookies := w.Result().Cookies()
+	if len(cookies) != 1 {
+		return fmt.Errorf("sign-in cookies %v, want the session's", cookies)
+	}
+	s.client.Jar.SetCookies(s.h.base, cookies)
+	s.account = &comboAccount{Account: a, session: sess}
+	return nil
+}
+
+// enrolTOTP turns on an authenticator app for the account, confirmed with a code of this step,
+// and returns a code of the next step (within the step either side that is accepted): the step
+// taken by the enrolment is accepted only once.
+func (s *comboSigner) enrolTOTP(ctx context.Context) (string, error) {
+	accounts := s.h.a.server.ceremony.Accounts
+	enrolment, err := accounts.BeginTOTP(ctx, s.account.Account)
+	if err != nil {
+		return "", fmt.Errorf("begin: %w", err)
+	}
+	now := time.Now()
+	code, err := totp.GenerateCode(enrolment.Secret, now)
+	if err != nil {
+		return "", err
+	}
+	if _, err := accounts.EnableTOTP(ctx, s.account.Account, code, comboClient); err != nil {
+		return "", fmt.Errorf("enable: %w", err)
+	}
+	return totp.GenerateCode(enrolment.Secret, now.Add(30*time.Second))
+}
+
+// provePasskey registers a passkey of a software authenticator on the account (at the public
+// URL's origin, the relying party's), then answers the signing page's assertion options with it.
+func (s *comboSigner) provePasskey(ctx context.Context) error {
+	accounts := s.h.a.server.ceremony.Accounts
+	authenticator := webauthntest.New(s.h.a.server.cfg.PublicURL)
+	options, err := accounts.BeginPasskeyRegistration(ctx, s.account.Account, s.account.session)
+	if err != nil {
+		return fmt.Errorf("begin registration: %w", err)
+	}
+	created, err := authenticator.Create(options, webauthntest.Tweaks{})
+	if err != nil {
+		return err
+	}
+	if _, err := accounts.FinishPasskeyRegistration(ctx, s.account.Account, s.account.session, "laptop", created, comboClient); err != nil {
+		return fmt.Errorf("finish registration: %w", err)
+	}
+	path := "/api/v2/signing/" + s.token + "/auth/passkey"
+	status, options, err := s.call(http.MethodPost, path+"/options", nil)
+	if err != nil || status != http.StatusOK {
+		return fmt.Errorf("assertion options: %d %s %v", status, options, err)
+	}
+	assertion, err := authenticator.Get(options, webauthntest.Tweaks{})
+	if err != nil {
+		return err
+	}
+	return s.verified(path, map[string]any{"credential": json.RawMessage(assertion)}, "PASSKEY")
+}
