@@ -2,20 +2,25 @@ package account
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-webauthn/webauthn/webauthn"
 
+	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
-
-// errNotBuilt marks the interface while its bodies are written; it never lands.
-var errNotBuilt = errors.New("account: not built yet")
 
 // Service keeps signer accounts. WebAuthn may be nil: passkeys are then unavailable
 // (CodeAuthUnavailable).
@@ -29,120 +34,469 @@ type Service struct {
 	Now       func() time.Time // time.Now when nil
 }
 
+// MailsPerHour is how many sign-up and reset mails one account's address is sent in an hour at
+// most: more requests are answered the same, and mail nothing.
+const MailsPerHour = 5
+
+// maxUserAgent is how much of a User-Agent header is recorded.
+const maxUserAgent = 512
+
+// Session-cookie names: __Host- under HTTPS (Secure, Path=/, no Domain: no other host can set
+// it), the plain name on plain HTTP, where the prefix cannot be used.
+const (
+	CookieName       = "sobre_account"
+	SecureCookieName = "__Host-" + CookieName
+)
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// ClientOf is who is asking in r: the address chi's ClientIP middleware found (the api's
+// withClientIP), else the connection's peer, and the User-Agent.
+func ClientOf(r *http.Request) Client {
+	ip := middleware.GetClientIP(r.Context())
+	if ip == "" {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		ip = host
+	}
+	return Client{IP: ip, UserAgent: r.UserAgent()}
+}
+
+// event is an account event of type t caused by c.
+func (c Client) event(t string) persistence.AccountEvent {
+	ua := c.UserAgent
+	if len(ua) > maxUserAgent {
+		ua = ua[:maxUserAgent]
+		for !utf8.ValidString(ua) {
+			ua = ua[:len(ua)-1]
+		}
+	}
+	return persistence.AccountEvent{Type: t, IP: c.IP, UserAgent: ua}
+}
+
+func toAccount(a persistence.SignerAccount) Account {
+	lang := envelope.Language(a.Language)
+	if lang != envelope.LanguageSpanish {
+		lang = envelope.LanguageEnglish
+	}
+	return Account{ID: a.ID, Email: a.Email, EmailVerified: a.EmailVerifiedAt != nil, TOTPEnabled: a.TOTPEnabledAt != nil,
+		Language: lang, CreatedAt: a.CreatedAt}
+}
+
+func toSession(s persistence.AccountSession) Session {
+	return Session{ID: s.ID, AccountID: s.AccountID, CreatedAt: s.CreatedAt, LastSeenAt: s.LastSeenAt, IP: s.IP, UserAgent: s.UserAgent}
+}
+
+// randomSecret is n random bytes, base64url.
+func randomSecret(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("read random bytes: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func sha(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// Errors of a failed proof. None says which part was wrong, nor whether the address has an
+// account.
+var (
+	errSignInFailed   = envelope.Errorf(envelope.CodeAuthFailed, "The email address or the password is not right")
+	errPasswordWrong  = envelope.Errorf(envelope.CodeAuthFailed, "The password is not right")
+	errCodeWrong      = envelope.Errorf(envelope.CodeAuthFailed, "That code is not right, or was used already")
+	errPasskeyFailed  = envelope.Errorf(envelope.CodeAuthFailed, "The passkey's answer could not be verified")
+	errEmailUnproved  = envelope.Errorf(envelope.CodeEmailUnverified, "Confirm your email address first: open the link we mailed you, or ask for a new one by signing up again")
+	errLinkNotWorking = envelope.Errorf(envelope.CodeNotFound, "This link does not work: it was used already or has expired")
+	errNoMail         = envelope.Errorf(envelope.CodeUnavailable, "Mail is not configured: account links cannot be sent")
+)
+
+// lockedError is the answer while an account is locked until until.
+func lockedError(until, now time.Time) error {
+	wait := until.Sub(now)
+	if wait < time.Second {
+		wait = time.Second
+	}
+	minutes := int((wait + time.Minute - 1) / time.Minute)
+	unit := "minutes"
+	if minutes == 1 {
+		unit = "minute"
+	}
+	return &envelope.Error{Code: envelope.CodeAccountLocked, RetryAfter: wait,
+		Message: fmt.Sprintf("Too many failed attempts: this account takes none for %d more %s", minutes, unit)}
+}
+
+// attempt counts an attempt to prove account id before its secret is tested
+// (persistence.Store.ReserveAccountAttempt): a locked account is refused with CodeAccountLocked.
+// The caller then calls failed, or clears the failures on success.
+func (s *Service) attempt(ctx context.Context, id int64) error {
+	now := s.now()
+	ok, until, err := s.Store.ReserveAccountAttempt(ctx, id, MaxFailures, now)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return nil
+	case until != nil:
+		return lockedError(*until, now)
+	default:
+		// MaxFailures attempts are being tested at this moment: the account is as good as locked.
+		return lockedError(now.Add(LockDuration), now)
+	}
+}
+
+// failed records a failed attempt on account id (ev) and answers wrong, or CodeAccountLocked when
+// this failure locked the account.
+func (s *Service) failed(ctx context.Context, id int64, ev persistence.AccountEvent, wrong error) error {
+	now := s.now()
+	until, err := s.Store.RecordAccountFailure(ctx, id, ev, MaxFailures, LockDuration, now)
+	if err != nil {
+		return err
+	}
+	if until != nil {
+		s.log().WarnContext(ctx, "signer account locked after too many failures", "account", id, "event", ev.Type, "until", until)
+		return lockedError(*until, now)
+	}
+	return wrong
+}
+
+// succeeded clears account id's failures after a right secret.
+func (s *Service) succeeded(ctx context.Context, id int64) error {
+	return s.Store.ClearAccountFailures(ctx, id)
+}
+
+// checkPassword tests password against account a, counted against its lock: nil when
+// right, the error for a wrong one (wrong, or CodeAccountLocked) after recording ev.
+func (s *Service) checkPassword(ctx context.Context, a persistence.SignerAccount, password string, ev persistence.AccountEvent, wrong error) error {
+	if err := s.attempt(ctx, a.ID); err != nil {
+		return err
+	}
+	ok, err := VerifyPassword(ctx, a.PasswordHash, password)
+	if err != nil {
+		return fmt.Errorf("verify the password of account %d: %w", a.ID, err)
+	}
+	if !ok {
+		return s.failed(ctx, a.ID, ev, wrong)
+	}
+	if needsRehash(a.PasswordHash) {
+		if h, err := HashPassword(ctx, password); err == nil {
+			if err := s.Store.SetSignerPasswordHash(ctx, a.ID, a.PasswordHash, h); err != nil {
+				s.log().WarnContext(ctx, "rehash a password", "account", a.ID, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
 // SignUp creates an account for email with password (CheckPassword), unverified, and mails a
 // verification link (VerifyLinkTTL, single use) that leads, once used, to next (a path on
 // Sobre: a signing page). An address that has a verified account already gets a mail saying so
 // and nothing else changes; the answer is the same either way, so that nobody learns which
-// addresses have accounts. An unverified account of the address takes the new password.
+// addresses have accounts. An unverified account of the address takes the new password, and
+// only the newest link works. An address sent MailsPerHour sign-up or reset mails in the last
+// hour is answered the same, and nothing changes or is mailed.
 func (s *Service) SignUp(ctx context.Context, email, password string, lang envelope.Language, next string, c Client) error {
-	return errNotBuilt
+	var p envelope.Problems
+	if !envelope.ValidEmail(email) {
+		p.Add("email", "must be one email address")
+	}
+	checkPassword(&p, "password", email, password)
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if s.Mail == nil {
+		return errNoMail
+	}
+	if lang != envelope.LanguageSpanish {
+		lang = envelope.LanguageEnglish
+	}
+	next = CleanNext(next)
+	hash, err := HashPassword(ctx, password)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	// An address mailed too often already changes nothing: its earlier links stay those of the
+	// password they were mailed for.
+	switch existing, err := s.Store.SignerAccountByEmail(ctx, email); {
+	case err == nil:
+		if ok, err := s.mayMail(ctx, existing.ID, now); err != nil || !ok {
+			return err
+		}
+	case !envelope.IsNotFound(err):
+		return err
+	}
+	a, created, err := s.Store.UpsertSignerAccount(ctx, email, hash, string(lang), now)
+	if err != nil {
+		return err
+	}
+	ev := c.event(persistence.AccountEventSignUp)
+	ev.Data = map[string]any{"created": created, "verified": a.EmailVerifiedAt != nil}
+	if err := s.Store.RecordAccountEvent(ctx, a.ID, ev, now); err != nil {
+		return err
+	}
+	if a.EmailVerifiedAt != nil {
+		return s.mailAccountExists(ctx, a, lang, next)
+	}
+	return s.mailLink(ctx, a, lang, persistence.AccountLinkVerify, next, now)
+}
+
+// mayMail reports whether account id's address may be sent another sign-up or reset mail now
+// (MailsPerHour); a refusal is logged, and answered like a mail sent.
+func (s *Service) mayMail(ctx context.Context, id int64, now time.Time) (bool, error) {
+	n, err := s.Store.CountAccountEvents(ctx, id, []string{persistence.AccountEventSignUp, persistence.AccountEventResetRequested}, now.Add(-time.Hour))
+	if err != nil {
+		return false, err
+	}
+	if n >= MailsPerHour {
+		s.log().WarnContext(ctx, "account mail not sent: too many in the last hour", "account", id)
+		return false, nil
+	}
+	return true, nil
 }
 
 // VerifyEmail uses a mailed verification link: the account's email is verified. It returns the
 // account and where the browser goes next. A used, expired or unknown link is CodeNotFound.
 func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (Account, string, error) {
-	return Account{}, "", errNotBuilt
+	if token == "" || len(token) > 100 {
+		return Account{}, "", errLinkNotWorking
+	}
+	a, next, err := s.Store.VerifySignerEmail(ctx, sha(token), c.event(persistence.AccountEventEmailVerified), s.now())
+	if envelope.IsNotFound(err) {
+		return Account{}, "", errLinkNotWorking
+	}
+	if err != nil {
+		return Account{}, "", err
+	}
+	return toAccount(a), next, nil
+}
+
+// cookieName is the session cookie's name for this service's PublicURL.
+func (s *Service) cookieName() string {
+	if config.ServedOverHTTPS(s.PublicURL) {
+		return SecureCookieName
+	}
+	return CookieName
 }
 
 // SignIn checks email and password and, when they are right and the email verified, signs the
 // browser in: a new session whose secret is set as an HttpOnly, SameSite=Lax cookie (__Host- and
 // Secure under HTTPS). A wrong email or password is CodeAuthFailed (counted against an existing
-// account), an unverified email CodeEmailUnverified, a locked account CodeAccountLocked.
+// account), an unverified email CodeEmailUnverified, a locked account CodeAccountLocked. An
+// address without an account costs the same password hashing as one with. A session the browser
+// held already ends.
 func (s *Service) SignIn(ctx context.Context, w http.ResponseWriter, r *http.Request, email, password string, c Client) (Account, Session, error) {
-	return Account{}, Session{}, errNotBuilt
+	email = strings.TrimSpace(email)
+	var p envelope.Problems
+	if email == "" {
+		p.Add("email", "is required")
+	}
+	if password == "" {
+		p.Add("password", "is required")
+	} else if utf8.RuneCountInString(password) > MaxPasswordLength {
+		p.Add("password", "must be at most %d characters long", MaxPasswordLength)
+	}
+	if err := p.Err(); err != nil {
+		return Account{}, Session{}, err
+	}
+	a, err := s.Store.SignerAccountByEmail(ctx, email)
+	if envelope.IsNotFound(err) {
+		spendVerification(ctx, password)
+		return Account{}, Session{}, errSignInFailed
+	}
+	if err != nil {
+		return Account{}, Session{}, err
+	}
+	if err := s.checkPassword(ctx, a, password, c.event(persistence.AccountEventSignInFailed), errSignInFailed); err != nil {
+		return Account{}, Session{}, err
+	}
+	if a.EmailVerifiedAt == nil {
+		if err := s.succeeded(ctx, a.ID); err != nil {
+			return Account{}, Session{}, err
+		}
+		return Account{}, Session{}, errEmailUnproved
+	}
+	// A session this browser held already (perhaps of another account) ends: one browser, one
+	// session.
+	if prev := s.sessionSecret(r); prev != "" {
+		if _, err := s.Store.EndAccountSession(ctx, sha(prev), c.event(persistence.AccountEventSignOut), s.now()); err != nil {
+			return Account{}, Session{}, err
+		}
+	}
+	secret, err := randomSecret(32)
+	if err != nil {
+		return Account{}, Session{}, err
+	}
+	sess, err := s.Store.StartAccountSession(ctx, sha(secret), a.ID, "PASSWORD", c.event(persistence.AccountEventSignIn), s.now())
+	if err != nil {
+		return Account{}, Session{}, err
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: secret, Path: "/", HttpOnly: true,
+		Secure: config.ServedOverHTTPS(s.PublicURL), SameSite: http.SameSiteLaxMode})
+	return toAccount(a), toSession(sess), nil
+}
+
+// sessionSecret is the session cookie's value in r, "" without one.
+func (s *Service) sessionSecret(r *http.Request) string {
+	ck, err := r.Cookie(s.cookieName())
+	if err != nil || ck.Value == "" || len(ck.Value) > 100 {
+		return ""
+	}
+	return ck.Value
 }
 
 // Current is the account this browser is signed in to, if any; a use keeps the session alive
 // (SessionIdleTTL from now).
 func (s *Service) Current(ctx context.Context, r *http.Request) (Account, Session, bool) {
-	return Account{}, Session{}, false
+	secret := s.sessionSecret(r)
+	if secret == "" {
+		return Account{}, Session{}, false
+	}
+	now := s.now()
+	sess, a, err := s.Store.LiveAccountSession(ctx, sha(secret), now.Add(-SessionIdleTTL))
+	if err != nil {
+		if !envelope.IsNotFound(err) {
+			s.log().WarnContext(ctx, "read an account session", "err", err)
+		}
+		return Account{}, Session{}, false
+	}
+	if now.Sub(sess.LastSeenAt) >= time.Minute {
+		if err := s.Store.TouchAccountSession(ctx, sha(secret), now); err != nil {
+			s.log().WarnContext(ctx, "touch an account session", "err", err)
+		} else {
+			sess.LastSeenAt = now
+		}
+	}
+	return toAccount(a), toSession(sess), true
 }
 
 // SessionLive reports whether the session with public id is signed in now, and to which account.
 func (s *Service) SessionLive(ctx context.Context, id string) (Account, bool, error) {
-	return Account{}, false, errNotBuilt
+	if id == "" {
+		return Account{}, false, nil
+	}
+	_, a, err := s.Store.LiveAccountSessionByID(ctx, id, s.now().Add(-SessionIdleTTL))
+	if envelope.IsNotFound(err) {
+		return Account{}, false, nil
+	}
+	if err != nil {
+		return Account{}, false, err
+	}
+	return toAccount(a), true, nil
 }
 
-// SignOut ends this browser's session and clears its cookie.
+// SignOut ends this browser's session and clears its cookie. The SIGN_OUT event names the
+// client as ClientOf(r) sees it.
 func (s *Service) SignOut(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
-	return errNotBuilt
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		Secure: config.ServedOverHTTPS(s.PublicURL), SameSite: http.SameSiteLaxMode})
+	secret := s.sessionSecret(r)
+	if secret == "" {
+		return nil
+	}
+	_, err := s.Store.EndAccountSession(ctx, sha(secret), ClientOf(r).event(persistence.AccountEventSignOut), s.now())
+	return err
 }
 
 // RequestReset mails a password-reset link (ResetLinkTTL, single use) to email when it has an
-// account, leading to next afterwards; the answer is the same when it has none.
+// account, leading to next afterwards; the answer is the same when it has none, or when the
+// address was sent MailsPerHour sign-up or reset mails in the last hour (nothing is mailed then).
+// A newer reset link ends the older ones.
 func (s *Service) RequestReset(ctx context.Context, email string, lang envelope.Language, next string, c Client) error {
-	return errNotBuilt
+	email = strings.TrimSpace(email)
+	if !envelope.ValidEmail(email) {
+		var p envelope.Problems
+		p.Add("email", "must be one email address")
+		return p.Err()
+	}
+	if s.Mail == nil {
+		return errNoMail
+	}
+	a, err := s.Store.SignerAccountByEmail(ctx, email)
+	if envelope.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if lang != envelope.LanguageSpanish && lang != envelope.LanguageEnglish {
+		lang = toAccount(a).Language
+	}
+	now := s.now()
+	if ok, err := s.mayMail(ctx, a.ID, now); err != nil || !ok {
+		return err
+	}
+	if err := s.Store.RecordAccountEvent(ctx, a.ID, c.event(persistence.AccountEventResetRequested), now); err != nil {
+		return err
+	}
+	return s.mailLink(ctx, a, lang, persistence.AccountLinkReset, CleanNext(next), now)
 }
 
 // ResetPassword uses a reset link: the account takes password (CheckPassword), its email counts
 // as verified (the link proved it), every session of it ends, and its lock is lifted. It returns
-// the account and where the browser goes next.
+// the account and where the browser goes next. A password CheckPassword refuses leaves the link
+// working.
 func (s *Service) ResetPassword(ctx context.Context, token, password string, c Client) (Account, string, error) {
-	return Account{}, "", errNotBuilt
+	if token == "" || len(token) > 100 {
+		return Account{}, "", errLinkNotWorking
+	}
+	a, err := s.Store.AccountOfLink(ctx, sha(token), persistence.AccountLinkReset, s.now())
+	if envelope.IsNotFound(err) {
+		return Account{}, "", errLinkNotWorking
+	}
+	if err != nil {
+		return Account{}, "", err
+	}
+	if err := CheckPassword(a.Email, password); err != nil {
+		return Account{}, "", err
+	}
+	hash, err := HashPassword(ctx, password)
+	if err != nil {
+		return Account{}, "", err
+	}
+	a, next, err := s.Store.ResetSignerPassword(ctx, sha(token), hash, c.event(persistence.AccountEventPasswordReset), s.now())
+	if envelope.IsNotFound(err) {
+		return Account{}, "", errLinkNotWorking
+	}
+	if err != nil {
+		return Account{}, "", err
+	}
+	return toAccount(a), next, nil
 }
 
 // ConfirmPassword checks the password of a signed-in account again (PASSWORD action auth): nil
 // when right, CodeAuthFailed when wrong (counted), CodeAccountLocked while locked.
 func (s *Service) ConfirmPassword(ctx context.Context, a Account, password string, c Client) error {
-	return errNotBuilt
-}
-
-// BeginTOTP starts enrolling an authenticator app: a new secret, kept sealed and not in use until
-// EnableTOTP confirms it. An account with an app enabled already must disable it first.
-func (s *Service) BeginTOTP(ctx context.Context, a Account) (TOTPEnrolment, error) {
-	return TOTPEnrolment{}, errNotBuilt
-}
-
-// EnableTOTP confirms the enrolment with a code from the app and returns RecoveryCodes
-// single-use recovery codes, shown once.
-func (s *Service) EnableTOTP(ctx context.Context, a Account, code string, c Client) ([]string, error) {
-	return nil, errNotBuilt
-}
-
-// DisableTOTP turns the app off, proved by a current code or a recovery code.
-func (s *Service) DisableTOTP(ctx context.Context, a Account, code string, c Client) error {
-	return errNotBuilt
-}
-
-// VerifyTOTP checks a code of the account's app (RFC 6238, 30 s steps, one step either side), or
-// one of its recovery codes. A code is accepted once: a step at or before the last accepted one
-// is refused. Wrong: CodeAuthFailed (counted); no app: CodeAuthNotEnrolled.
-func (s *Service) VerifyTOTP(ctx context.Context, a Account, code string, c Client) error {
-	return errNotBuilt
-}
-
-// BeginPasskeyRegistration returns the options (JSON, for navigator.credentials.create) of a new
-// passkey for the account, the challenge bound to session sess.
-func (s *Service) BeginPasskeyRegistration(ctx context.Context, a Account, sess Session) ([]byte, error) {
-	return nil, errNotBuilt
-}
-
-// FinishPasskeyRegistration checks the browser's answer (the PublicKeyCredential as JSON) against
-// the challenge of sess and keeps the passkey under name.
-func (s *Service) FinishPasskeyRegistration(ctx context.Context, a Account, sess Session, name string, response []byte, c Client) (Passkey, error) {
-	return Passkey{}, errNotBuilt
-}
-
-// RemovePasskey removes one of the account's passkeys.
-func (s *Service) RemovePasskey(ctx context.Context, a Account, id int64) error {
-	return errNotBuilt
-}
-
-// BeginPasskeyAssertion returns the options (JSON, for navigator.credentials.get) of an
-// assertion by one of the account's passkeys, user verification required, the challenge bound to
-// sess. No passkey: CodeAuthNotEnrolled.
-func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Session) ([]byte, error) {
-	return nil, errNotBuilt
-}
-
-// FinishPasskeyAssertion checks the browser's assertion against the challenge of sess and the
-// account's passkeys and returns the credential id (base64url) it was made with. Wrong:
-// CodeAuthFailed (counted).
-func (s *Service) FinishPasskeyAssertion(ctx context.Context, a Account, sess Session, response []byte, c Client) (string, error) {
-	return "", errNotBuilt
-}
-
-// Overview is what the account's page shows.
-func (s *Service) Overview(ctx context.Context, a Account) (Overview, error) {
-	return Overview{}, errNotBuilt
+	if password == "" || utf8.RuneCountInString(password) > MaxPasswordLength {
+		var p envelope.Problems
+		p.Add("password", "is required, at most %d characters", MaxPasswordLength)
+		return p.Err()
+	}
+	stored, err := s.Store.SignerAccountByID(ctx, a.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.checkPassword(ctx, stored, password, c.event(persistence.AccountEventPasswordFailed), errPasswordWrong); err != nil {
+		return err
+	}
+	if err := s.succeeded(ctx, a.ID); err != nil {
+		return err
+	}
+	return s.Store.RecordAccountEvent(ctx, a.ID, c.event(persistence.AccountEventPasswordConfirmed), s.now())
 }

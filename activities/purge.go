@@ -15,7 +15,8 @@ func (a *Activities) PurgeExpired(ctx context.Context, batch int) (persistence.P
 	}
 	if a.Log != nil {
 		a.Log.InfoContext(ctx, "purged expired ceremony records", "sessions", c.Sessions, "access_codes", c.AccessCodes,
-			"logins", c.Logins, "code_guards", c.CodeGuards, "views", c.Views)
+			"logins", c.Logins, "code_guards", c.CodeGuards, "views", c.Views,
+			"account_sessions", c.AccountSessions, "account_links", c.AccountLinks, "webauthn_challenges", c.Challenges)
 	}
 	return c, nil
 }

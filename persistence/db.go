@@ -109,9 +109,10 @@ func isUniqueViolation(err error, name string) bool {
 // uniqueMeanings say, by constraint, what a change that breaks it would have made twice.
 var uniqueMeanings = map[string]string{
 	"envelope_items_envelope_id_item_order_key": "Two documents of this envelope would have the same order",
-	"teams_url_key":     "A team with this name already exists",
-	"users_email_key":   "A user with this email already exists",
-	"team_members_pkey": "This user is already a member of this team",
+	"teams_url_key":                      "A team with this name already exists",
+	"users_email_key":                    "A user with this email already exists",
+	"team_members_pkey":                  "This user is already a member of this team",
+	"account_passkeys_credential_id_key": "This passkey is registered already",
 }
 
 // alreadyExists turns a unique violation in err into an *envelope.Error ALREADY_EXISTS (400, as

@@ -3,6 +3,8 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"time"
 )
 
 // PurgeCounts are the rows one purge step deleted, by kind.
@@ -12,6 +14,11 @@ type PurgeCounts struct {
 	Logins      int // Clave Únicas logins past their expiry, used or not
 	CodeGuards  int // access-code counts that count for nothing: no failure, or a replaced link's, and never locked
 	Views       int // document views older than ViewEvery (they throttle nothing any more)
+	// AccountSessions are signer-account sessions that ended, or went unused past their idle
+	// expiry, over a day ago.
+	AccountSessions int
+	AccountLinks    int // mailed account links expired over a day ago, used or not
+	Challenges      int // WebAuthn challenges past their expiry, used or not
 }
 
 // Add adds o to c.
@@ -21,11 +28,15 @@ func (c *PurgeCounts) Add(o PurgeCounts) {
 	c.Logins += o.Logins
 	c.CodeGuards += o.CodeGuards
 	c.Views += o.Views
+	c.AccountSessions += o.AccountSessions
+	c.AccountLinks += o.AccountLinks
+	c.Challenges += o.Challenges
 }
 
 // Full reports whether some kind reached batch: more may be left.
 func (c PurgeCounts) Full(batch int) bool {
-	return c.Sessions >= batch || c.AccessCodes >= batch || c.Logins >= batch || c.CodeGuards >= batch || c.Views >= batch
+	return c.Sessions >= batch || c.AccessCodes >= batch || c.Logins >= batch || c.CodeGuards >= batch || c.Views >= batch ||
+		c.AccountSessions >= batch || c.AccountLinks >= batch || c.Challenges >= batch
 }
 
 // purges are the purge's statements, each deleting at most $1 rows. A code guard that ever
@@ -46,7 +57,19 @@ var purges = []struct {
 		WHERE g.locks = 0 AND (g.failures = 0 OR g.link_version <> r.link_version) LIMIT $1)`, func(c *PurgeCounts) *int { return &c.CodeGuards }},
 	{"document views", `DELETE FROM document_views WHERE ctid = ANY(ARRAY(
 		SELECT ctid FROM document_views WHERE viewed_at < now() - '` + ViewEvery.String() + `'::interval LIMIT $1))`, func(c *PurgeCounts) *int { return &c.Views }},
+	{"account sessions", `DELETE FROM account_sessions WHERE id_hash IN (
+		SELECT id_hash FROM account_sessions
+		WHERE ended_at < now() - interval '1 day' OR last_seen_at < now() - interval '1 day' - make_interval(secs => ` +
+		strconv.Itoa(int(accountSessionIdle.Seconds())) + `) LIMIT $1)`, func(c *PurgeCounts) *int { return &c.AccountSessions }},
+	{"account links", `DELETE FROM account_links WHERE token_hash IN (
+		SELECT token_hash FROM account_links WHERE expires_at < now() - interval '1 day' LIMIT $1)`, func(c *PurgeCounts) *int { return &c.AccountLinks }},
+	{"WebAuthn challenges", `DELETE FROM webauthn_challenges WHERE challenge IN (
+		SELECT challenge FROM webauthn_challenges WHERE expires_at < now() LIMIT $1)`, func(c *PurgeCounts) *int { return &c.Challenges }},
 }
+
+// accountSessionIdle is how long a signer-account session lives unused (account.SessionIdleTTL,
+// which this package cannot import): the purge keeps one a day longer.
+const accountSessionIdle = 12 * time.Hour
 
 // PurgeExpired deletes up to batch rows of each kind of expired ceremony record and says how
 // many it deleted; call it again while PurgeCounts.Full. Each statement commits on its own.

@@ -1,0 +1,392 @@
+package account_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/account"
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// A signer signs up, takes the verification link from the real mail, signs in, is seen signed
+// in, and signs out.
+func TestSignUpVerifySignInSignOut(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	email := newAddress(t)
+
+	// Bad input is refused with the field named, before anything is stored or mailed.
+	err := e.svc.SignUp(ctx, "not-an-address", "short", envelope.LanguageEnglish, "", client)
+	var de *envelope.Error
+	if !errors.As(err, &de) || de.Code != envelope.CodeInvalidBody || len(de.Issues) != 2 ||
+		de.Issues[0].Path != "email" || de.Issues[1].Path != "password" {
+		t.Fatalf("bad sign-up: %v", err)
+	}
+
+	if err := e.svc.SignUp(ctx, email, goodPassword, envelope.LanguageSpanish, "/sign/tok-123", client); err != nil {
+		t.Fatal(err)
+	}
+	// Not verified yet: the right password is answered EMAIL_NOT_VERIFIED, and nobody is signed in.
+	var b browser
+	w := httptest.NewRecorder()
+	if _, _, err := e.svc.SignIn(ctx, w, b.request(), email, goodPassword, client); code(err) != envelope.CodeEmailUnverified {
+		t.Fatalf("sign-in before verifying: %v", err)
+	}
+	if len(w.Result().Cookies()) != 0 {
+		t.Fatal("a cookie was set before the email was verified")
+	}
+
+	m := e.waitMails(t, email, 1)[0]
+	if !strings.Contains(m.Subject, "Confirme") || !strings.Contains(m.Text, "24 horas") {
+		t.Errorf("verification mail in Spanish with its lifetime: %q / %q", m.Subject, m.Text)
+	}
+	token := linkIn(t, m, "verify")
+	if raw, err := base64.RawURLEncoding.DecodeString(token); err != nil || len(raw) != 32 {
+		t.Errorf("link token %q: %d bytes (%v), want 32", token, len(raw), err)
+	}
+	a, next, err := e.svc.VerifyEmail(ctx, token, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.EmailVerified || a.Email != email || next != "/sign/tok-123" || a.Language != envelope.LanguageSpanish {
+		t.Fatalf("verified %+v, next %q", a, next)
+	}
+	if _, _, err := e.svc.VerifyEmail(ctx, token, client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("a verification link used twice: %v", err)
+	}
+	if e.events(t, a.ID, "EMAIL_VERIFIED") != 1 {
+		t.Error("no EMAIL_VERIFIED event")
+	}
+
+	// Not signed in: no current account.
+	if _, _, ok := e.svc.Current(ctx, b.request()); ok {
+		t.Fatal("a browser without a session is signed in")
+	}
+	w = httptest.NewRecorder()
+	signedIn, sess, err := e.svc.SignIn(ctx, w, b.request(), strings.ToUpper(email), goodPassword, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cookies := w.Result().Cookies()
+	if len(cookies) != 1 {
+		t.Fatalf("cookies %+v, want one", cookies)
+	}
+	ck := cookies[0]
+	if ck.Name != account.CookieName || !ck.HttpOnly || ck.Secure || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Domain != "" {
+		t.Errorf("session cookie %+v: want sobre_account, HttpOnly, SameSite=Lax, Path=/, not Secure over http", ck)
+	}
+	if raw, err := base64.RawURLEncoding.DecodeString(ck.Value); err != nil || len(raw) != 32 {
+		t.Errorf("session secret %q: %d bytes (%v), want 32", ck.Value, len(raw), err)
+	}
+	b.keep(w)
+	if signedIn.ID != a.ID || sess.AccountID != a.ID || len(sess.ID) != 64 || sess.IP != client.IP {
+		t.Fatalf("signed in %+v, session %+v", signedIn, sess)
+	}
+	// The database keeps neither the secret nor its hash as the public id.
+	var stored int
+	if err := e.db.QueryRow(ctx, `SELECT count(*) FROM account_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8')) AND id = $2`, ck.Value, sess.ID).Scan(&stored); err != nil || stored != 1 {
+		t.Fatalf("the session is not kept by the SHA-256 of its secret: %d, %v", stored, err)
+	}
+	cur, cs, ok := e.svc.Current(ctx, b.request())
+	if !ok || cur.ID != a.ID || cs.ID != sess.ID || !cur.Matches(strings.ToUpper(email)) || cur.Matches("other@sobre.test") {
+		t.Fatalf("current %+v %+v %v", cur, cs, ok)
+	}
+	if live, ok, err := e.svc.SessionLive(ctx, sess.ID); err != nil || !ok || live.ID != a.ID {
+		t.Fatalf("SessionLive: %+v %v %v", live, ok, err)
+	}
+	if e.events(t, a.ID, "SIGN_IN") != 1 {
+		t.Error("no SIGN_IN event")
+	}
+
+	w = httptest.NewRecorder()
+	if err := e.svc.SignOut(ctx, w, b.request()); err != nil {
+		t.Fatal(err)
+	}
+	cleared := w.Result().Cookies()
+	if len(cleared) != 1 || cleared[0].Name != account.CookieName || cleared[0].MaxAge >= 0 {
+		t.Errorf("sign-out cookie %+v: want %s expired", cleared, account.CookieName)
+	}
+	// The old cookie, kept by a careless browser, is signed out too.
+	if _, _, ok := e.svc.Current(ctx, b.request()); ok {
+		t.Fatal("still signed in after signing out")
+	}
+	if _, ok, _ := e.svc.SessionLive(ctx, sess.ID); ok {
+		t.Fatal("SessionLive after signing out")
+	}
+	if e.events(t, a.ID, "SIGN_OUT") != 1 {
+		t.Error("no SIGN_OUT event")
+	}
+}
+
+// Signing in again in the same browser ends the session it held.
+func TestSignInAgainEndsSession(t *testing.T) {
+	e := newEnv(t, false)
+	a := e.verified(t)
+	other := e.verified(t)
+	var b browser
+	_, first := e.signIn(t, &b, a.Email, goodPassword)
+	_, second := e.signIn(t, &b, other.Email, goodPassword)
+	if _, ok, _ := e.svc.SessionLive(context.Background(), first.ID); ok {
+		t.Fatal("the browser's earlier session is still live")
+	}
+	cur, s, ok := e.svc.Current(context.Background(), b.request())
+	if !ok || cur.ID != other.ID || s.ID != second.ID {
+		t.Fatalf("current %+v %+v %v, want the second account", cur, s, ok)
+	}
+	if e.events(t, a.ID, "SIGN_OUT") != 1 {
+		t.Error("the ended session has no SIGN_OUT event")
+	}
+}
+
+// Over HTTPS the cookie is __Host- and Secure.
+func TestSecureCookie(t *testing.T) {
+	e := newEnv(t, false)
+	e.svc.PublicURL = "https://firma.example.cl"
+	a := e.verified(t)
+	w := httptest.NewRecorder()
+	if _, _, err := e.svc.SignIn(context.Background(), w, httptest.NewRequest(http.MethodPost, "/account/signin", nil), a.Email, goodPassword, client); err != nil {
+		t.Fatal(err)
+	}
+	cs := w.Result().Cookies()
+	if len(cs) != 1 || cs[0].Name != "__Host-sobre_account" || !cs[0].Secure || cs[0].Path != "/" || cs[0].Domain != "" || !cs[0].HttpOnly {
+		t.Fatalf("cookie over https: %+v", cs)
+	}
+	var b browser
+	b.keep(w)
+	if _, _, ok := e.svc.Current(context.Background(), b.request()); !ok {
+		t.Fatal("the secure cookie does not sign the browser in")
+	}
+	// The plain name is not read under HTTPS.
+	plain := httptest.NewRequest(http.MethodGet, "/account", nil)
+	plain.AddCookie(&http.Cookie{Name: account.CookieName, Value: cs[0].Value})
+	if _, _, ok := e.svc.Current(context.Background(), plain); ok {
+		t.Fatal("the plain cookie name is read under HTTPS")
+	}
+}
+
+// A session ends after 12 hours without use; a use keeps it alive, and is written at most once a
+// minute.
+func TestSessionIdleExpiry(t *testing.T) {
+	e := newEnv(t, false)
+	ctx := context.Background()
+	a := e.verified(t)
+	var b browser
+	_, sess := e.signIn(t, &b, a.Email, goodPassword)
+
+	e.clk.add(30 * time.Second)
+	_, s1, ok := e.svc.Current(ctx, b.request())
+	if !ok || !s1.LastSeenAt.Equal(sess.LastSeenAt) {
+		t.Fatalf("a use within a minute wrote last_seen_at: %v -> %v (%v)", sess.LastSeenAt, s1.LastSeenAt, ok)
+	}
+	e.clk.add(account.SessionIdleTTL - time.Minute) // 11h59m30s after the sign-in
+	_, s2, ok := e.svc.Current(ctx, b.request())
+	if !ok || !s2.LastSeenAt.Equal(e.clk.now()) {
+		t.Fatalf("use before the idle expiry: ok=%v, last seen %v", ok, s2.LastSeenAt)
+	}
+	e.clk.add(account.SessionIdleTTL - time.Second) // kept alive by the last use
+	if _, _, ok := e.svc.Current(ctx, b.request()); !ok {
+		t.Fatal("a session used less than 12 hours ago ended")
+	}
+	e.clk.add(account.SessionIdleTTL + time.Second)
+	if _, _, ok := e.svc.Current(ctx, b.request()); ok {
+		t.Fatal("a session unused for 12 hours is still signed in")
+	}
+	if _, ok, _ := e.svc.SessionLive(ctx, sess.ID); ok {
+		t.Fatal("SessionLive of an idle session")
+	}
+}
+
+// Signing up again for an address that has a verified account mails "you have an account" and
+// changes nothing; for an unverified one, the new password replaces the old and only the newest
+// link works.
+func TestSignUpExistingAddress(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	email := newAddress(t)
+
+	if err := e.svc.SignUp(ctx, email, "first-password-1", envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	first := linkIn(t, e.waitMails(t, email, 1)[0], "verify")
+	if err := e.svc.SignUp(ctx, email, "second-password-2", envelope.LanguageEnglish, "/sign/abc", client); err != nil {
+		t.Fatal(err)
+	}
+	second := linkIn(t, e.waitMails(t, email, 2)[0], "verify")
+	if _, _, err := e.svc.VerifyEmail(ctx, first, client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("the first link of a replaced password still works: %v", err)
+	}
+	a, next, err := e.svc.VerifyEmail(ctx, second, client)
+	if err != nil || next != "/sign/abc" {
+		t.Fatal(next, err)
+	}
+	var b browser
+	w := httptest.NewRecorder()
+	if _, _, err := e.svc.SignIn(ctx, w, b.request(), email, "first-password-1", client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the replaced password: %v", err)
+	}
+	e.signIn(t, &b, email, "second-password-2")
+
+	// Verified: same answer, a mail saying so, the password unchanged.
+	if err := e.svc.SignUp(ctx, strings.ToUpper(email), "third-password-3", envelope.LanguageEnglish, "/sign/abc", client); err != nil {
+		t.Fatal(err)
+	}
+	m := e.waitMails(t, email, 3)[0]
+	if !strings.Contains(m.Subject, "already have") || strings.Contains(m.Text, "/account/verify/") ||
+		!strings.Contains(m.Text, publicURL+"/account/signin?next=%2Fsign%2Fabc") || !strings.Contains(m.Text, publicURL+"/account/reset") {
+		t.Fatalf("account-exists mail: %q / %q", m.Subject, m.Text)
+	}
+	e.signIn(t, &browser{}, email, "second-password-2")
+	w = httptest.NewRecorder()
+	if _, _, err := e.svc.SignIn(ctx, w, (&browser{}).request(), email, "third-password-3", client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("a sign-up changed a verified account's password: %v", err)
+	}
+	var stored string
+	if err := e.db.QueryRow(ctx, `SELECT email FROM signer_accounts WHERE id = $1`, a.ID).Scan(&stored); err != nil || stored != email {
+		t.Fatalf("the verified address became %q (%v)", stored, err)
+	}
+}
+
+// A sign-in with an address that has no account is answered like a wrong password.
+func TestSignInUnknownAddress(t *testing.T) {
+	e := newEnv(t, false)
+	w := httptest.NewRecorder()
+	_, _, err := e.svc.SignIn(context.Background(), w, httptest.NewRequest(http.MethodPost, "/", nil), newAddress(t), goodPassword, client)
+	if code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("unknown address: %v", err)
+	}
+	a := e.verified(t)
+	_, _, wrong := e.svc.SignIn(context.Background(), w, httptest.NewRequest(http.MethodPost, "/", nil), a.Email, "not-the-password", client)
+	if code(wrong) != envelope.CodeAuthFailed || wrong.Error() != err.Error() {
+		t.Fatalf("wrong password %v and unknown address %v are told apart", wrong, err)
+	}
+}
+
+// A reset link sets a new password, verifies the address, lifts the lock and ends every session;
+// it works once, for an hour.
+func TestResetPassword(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	a := e.verified(t)
+
+	// An address without an account: the same answer, and no mail.
+	stranger := newAddress(t)
+	if err := e.svc.RequestReset(ctx, stranger, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+
+	var b1, b2 browser
+	_, s1 := e.signIn(t, &b1, a.Email, goodPassword)
+	e.signIn(t, &b2, a.Email, goodPassword)
+
+	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "/sign/zzz", client); err != nil {
+		t.Fatal(err)
+	}
+	m := e.waitMails(t, a.Email, 1)[0]
+	if !strings.Contains(m.Text, "1 hour") {
+		t.Errorf("reset mail without its lifetime: %q", m.Text)
+	}
+	token := linkIn(t, m, "reset")
+
+	// A password the policy refuses leaves the link working.
+	if _, _, err := e.svc.ResetPassword(ctx, token, a.Email, client); code(err) != envelope.CodeInvalidBody {
+		t.Fatalf("reset to the email address: %v", err)
+	}
+	const fresh = "a-new-password-9"
+	got, next, err := e.svc.ResetPassword(ctx, token, fresh, client)
+	if err != nil || got.ID != a.ID || next != "/sign/zzz" {
+		t.Fatalf("reset: %+v %q %v", got, next, err)
+	}
+	for i, b := range []*browser{&b1, &b2} {
+		if _, _, ok := e.svc.Current(ctx, b.request()); ok {
+			t.Errorf("browser %d still signed in after the reset", i+1)
+		}
+	}
+	if _, ok, _ := e.svc.SessionLive(ctx, s1.ID); ok {
+		t.Error("SessionLive after the reset")
+	}
+	if _, _, err := e.svc.ResetPassword(ctx, token, "another-password-8", client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("a reset link used twice: %v", err)
+	}
+	w := httptest.NewRecorder()
+	if _, _, err := e.svc.SignIn(ctx, w, (&browser{}).request(), a.Email, goodPassword, client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the old password after the reset: %v", err)
+	}
+	e.signIn(t, &browser{}, a.Email, fresh)
+	if e.events(t, a.ID, "PASSWORD_RESET") != 1 {
+		t.Error("no PASSWORD_RESET event")
+	}
+
+	// An hour later the next link no longer works; a newer one replaces an older.
+	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	older := linkIn(t, e.waitMails(t, a.Email, 2)[0], "reset")
+	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	newer := linkIn(t, e.waitMails(t, a.Email, 3)[0], "reset")
+	if _, _, err := e.svc.ResetPassword(ctx, older, "yet-another-pw-7", client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("an older reset link after a newer was mailed: %v", err)
+	}
+	e.clk.add(account.ResetLinkTTL + time.Second)
+	if _, _, err := e.svc.ResetPassword(ctx, newer, "yet-another-pw-7", client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("an expired reset link: %v", err)
+	}
+	if n := len(e.mails(t, stranger)); n != 0 {
+		t.Errorf("%d mails to an address without an account", n)
+	}
+}
+
+// A verification link works for 24 hours.
+func TestVerifyLinkExpires(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	email := newAddress(t)
+	if err := e.svc.SignUp(ctx, email, goodPassword, envelope.LanguageEnglish, "https://evil.example/", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, email, 1)[0], "verify")
+	e.clk.add(account.VerifyLinkTTL + time.Second)
+	if _, _, err := e.svc.VerifyEmail(ctx, token, client); code(err) != envelope.CodeNotFound {
+		t.Fatalf("an expired verification link: %v", err)
+	}
+	// A new sign-up mails a new link; a next off Sobre was dropped.
+	if err := e.svc.SignUp(ctx, email, goodPassword, envelope.LanguageEnglish, "//evil.example/", client); err != nil {
+		t.Fatal(err)
+	}
+	token = linkIn(t, e.waitMails(t, email, 2)[0], "verify")
+	if _, next, err := e.svc.VerifyEmail(ctx, token, client); err != nil || next != "" {
+		t.Fatalf("verify: next %q, %v", next, err)
+	}
+}
+
+// At most MailsPerHour sign-up and reset mails go to one address in an hour; more requests are
+// answered the same and mail nothing.
+func TestMailsPerHour(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	a := e.verified(t)
+	for range account.MailsPerHour + 2 {
+		if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.svc.SignUp(ctx, a.Email, "someone-elses-pw", envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	// Sending is done when SignUp and RequestReset return: a mail too many would be in the sink.
+	if n := len(e.waitMails(t, a.Email, account.MailsPerHour)); n != account.MailsPerHour {
+		t.Fatalf("%d mails in an hour", n)
+	}
+	e.clk.add(time.Hour + time.Second)
+	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	e.waitMails(t, a.Email, account.MailsPerHour+1)
+}

@@ -1,0 +1,140 @@
+package persistence_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+)
+
+func hashOf(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// signerStore is a Store with a keyring and a connection to the same database.
+func signerStore(t *testing.T) (*persistence.Store, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.NewURL(t)
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return store, conn
+}
+
+// The purge deletes account links expired over a day ago, WebAuthn challenges past their expiry,
+// and account sessions ended, or unused past their idle expiry, over a day ago; it keeps the rest.
+func TestPurgeSignerAccountRecords(t *testing.T) {
+	store, conn := signerStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	a, _, err := store.UpsertSignerAccount(ctx, "purga@sobre.test", "$argon2id$x", "es", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, expires := range []time.Time{now.Add(-49 * time.Hour), now.Add(-25 * time.Hour), now.Add(-time.Hour), now.Add(time.Hour)} {
+		if _, err := conn.Exec(ctx, `INSERT INTO account_links (token_hash, account_id, purpose, created_at, expires_at) VALUES ($1, $2, 'reset', $3, $3)`,
+			hashOf(fmt.Sprint("link", i)), a.ID, expires); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, expires := range []time.Time{now.Add(-time.Minute), now.Add(5 * time.Minute)} {
+		if err := store.SaveWebAuthnChallenge(ctx, fmt.Sprint("challenge", i), "s", persistence.WebAuthnAssert, []byte(`{}`), expires); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range []struct{ seen, ended *time.Time }{
+		{seen: ptr(now.Add(-37 * time.Hour))},                                       // idle past 12 h + a day: purged
+		{seen: ptr(now.Add(-13 * time.Hour))},                                       // idle, but less than a day past its expiry: kept
+		{seen: ptr(now.Add(-26 * time.Hour)), ended: ptr(now.Add(-25 * time.Hour))}, // ended over a day ago: purged
+		{seen: ptr(now.Add(-time.Hour)), ended: ptr(now.Add(-time.Hour))},           // ended an hour ago: kept
+		{seen: ptr(now)}, // live: kept
+	} {
+		if _, err := conn.Exec(ctx, `INSERT INTO account_sessions (id_hash, account_id, created_at, last_seen_at, ended_at) VALUES ($1, $2, $3, $3, $4)`,
+			hashOf(fmt.Sprint("session", i)), a.ID, *s.seen, s.ended); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := store.PurgeExpired(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AccountLinks != 2 || c.Challenges != 1 || c.AccountSessions != 2 {
+		t.Fatalf("purged %+v, want 2 links, 1 challenge, 2 sessions", c)
+	}
+	for table, want := range map[string]int{"account_links": 2, "webauthn_challenges": 1, "account_sessions": 3} {
+		if n := count(t, store, table); n != want {
+			t.Errorf("%s: %d rows left, want %d", table, n, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// An authenticator secret is sealed bound to its account: copied to another account's row it does
+// not open there.
+func TestTOTPSecretBoundToAccount(t *testing.T) {
+	store, conn := signerStore(t)
+	ctx := context.Background()
+	a, _, err := store.UpsertSignerAccount(ctx, "uno@sobre.test", "h", "en", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := store.UpsertSignerAccount(ctx, "dos@sobre.test", "h", "en", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetPendingTOTPSecret(ctx, a.ID, "JBSWY3DPEHPK3PXP"); err != nil {
+		t.Fatal(err)
+	}
+	sec, ok, err := store.AccountTOTPSecret(ctx, a.ID)
+	if err != nil || !ok || sec.Secret != "JBSWY3DPEHPK3PXP" || sec.Enabled {
+		t.Fatalf("the secret read back: %+v %v %v", sec, ok, err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE signer_accounts SET (totp_secret_sealed, totp_key_id) = (SELECT totp_secret_sealed, totp_key_id FROM signer_accounts WHERE id = $1) WHERE id = $2`, a.ID, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.AccountTOTPSecret(ctx, b.ID); err == nil {
+		t.Fatal("a secret copied to another account opened there")
+	}
+}
+
+// The email is unique without regard to case; a sign-up of a verified address changes nothing.
+func TestUpsertSignerAccount(t *testing.T) {
+	store, _ := signerStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	a, created, err := store.UpsertSignerAccount(ctx, "Ana@Sobre.test", "h1", "es", now)
+	if err != nil || !created {
+		t.Fatalf("create: %v %v", created, err)
+	}
+	b, created, err := store.UpsertSignerAccount(ctx, "ana@sobre.test", "h2", "en", now)
+	if err != nil || created || b.ID != a.ID || b.PasswordHash != "h2" || b.Email != "ana@sobre.test" || b.Language != "en" {
+		t.Fatalf("unverified again: %+v %v %v", b, created, err)
+	}
+	token := hashOf("verify")
+	if err := store.CreateAccountLink(ctx, a.ID, persistence.AccountLinkVerify, token, "", now.Add(time.Hour), now); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.VerifySignerEmail(ctx, token, persistence.AccountEvent{Type: persistence.AccountEventEmailVerified}, now); err != nil {
+		t.Fatal(err)
+	}
+	c, created, err := store.UpsertSignerAccount(ctx, "ANA@SOBRE.TEST", "h3", "es", now)
+	if err != nil || created || c.PasswordHash != "h2" || c.Email != "ana@sobre.test" || c.EmailVerifiedAt == nil {
+		t.Fatalf("verified again: %+v %v %v", c, created, err)
+	}
+}
