@@ -674,7 +674,7 @@ func (h *Handler) removePasskey(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err == nil {
-		err = h.Accounts.RemovePasskey(r.Context(), a, id)
+		err = h.Accounts.RemovePasskey(r.Context(), a, id, h.client(r))
 	} else {
 		err = envelope.NotFound("Passkey")
 	}
