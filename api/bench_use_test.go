@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/auth/claveunica"
 	"github.com/sobre-sign/sobre/auth/claveunicadev"
@@ -68,8 +69,8 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	return a
 }
 
-// testCeremony is a signing ceremony that takes every method: mail for access codes, a local
-// Clave Única provider served for the test, and signer accounts.
+// testCeremony is a signing ceremony that takes every method but FAO_HASH: mail for access
+// codes, a local Clave Única provider served for the test, and signer accounts.
 func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, publicURL string) *ceremony.Service {
 	tb.Helper()
 	var h http.Handler
@@ -82,7 +83,12 @@ func testCeremony(tb testing.TB, store *persistence.Store, sender *mail.Sender, 
 	}
 	h = p.Handler()
 	log := slog.New(slog.DiscardHandler)
+	relyingParty, err := account.NewWebAuthn(publicURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return &ceremony.Service{Store: store, Mail: sender, PublicURL: publicURL, Log: log,
+		Accounts: &account.Service{Store: store, Mail: sender, PublicURL: publicURL, WebAuthn: relyingParty, Log: log},
 		ClaveUnica: claveunica.New(claveunica.Config{IssuerURL: srv.URL + "/openid", ClientID: "sobre", ClientSecret: "s",
 			RedirectURL: publicURL + "/auth/claveunica/callback"})}
 }

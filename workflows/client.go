@@ -161,7 +161,8 @@ func isDomainCode(t string) bool {
 		envelope.CodeRecipientHasUnsignedFields, envelope.CodeEnvelopeDraft, envelope.CodeEnvelopeCompleted,
 		envelope.CodeEnvelopeRejected, envelope.CodeEnvelopeCancelled, envelope.CodeMissingSignatureField,
 		// What the completion's proof check refuses (persistence.CompleteRecipient).
-		envelope.CodeUnauthorized, envelope.CodeAuthUnavailable, envelope.CodeRUTMismatch, envelope.CodeLinkReplaced} {
+		envelope.CodeUnauthorized, envelope.CodeAuthUnavailable, envelope.CodeRUTMismatch, envelope.CodeLinkReplaced,
+		envelope.CodeAccountRequired, envelope.CodeAccountMismatch, envelope.CodeEmailUnverified} {
 		if string(c) == t {
 			return true
 		}

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/api"
 	"github.com/sobre-sign/sobre/auth/claveunica"
@@ -347,6 +348,15 @@ func (p *process) ceremony(flows *workflows.Client) (*ceremony.Service, error) {
 		MaxCodeFailures: p.cfg.AccessCodeMaxFailures,
 		TellOwner:       flows.Refresh,
 	}
+	// Signer accounts; passkeys need a relying party, which a public URL on a non-loopback IP
+	// address cannot be (browsers refuse WebAuthn there): then passkeys alone are unavailable.
+	relyingParty, err := account.NewWebAuthn(p.cfg.PublicURL)
+	if err != nil {
+		p.log.Warn("passkeys are unavailable", "err", err)
+		relyingParty = nil
+	}
+	s.Accounts = &account.Service{Store: p.store, Mail: sender, MailHost: publicHost(p.cfg.PublicURL), PublicURL: p.cfg.PublicURL,
+		WebAuthn: relyingParty, Log: p.log}
 	if p.cfg.ClaveUnicaIssuerURL != "" {
 		s.ClaveUnica = claveunica.New(claveunica.Config{
 			IssuerURL: p.cfg.ClaveUnicaIssuerURL, ClientID: p.cfg.ClaveUnicaClientID, ClientSecret: p.cfg.ClaveUnicaClientSecret,
