@@ -81,7 +81,7 @@ func NewServer(d Deps) (*Server, error) {
 	if s.ceremony == nil {
 		s.ceremony = &ceremony.Service{Store: d.Store, PublicURL: d.Config.PublicURL, Log: d.Log}
 	}
-	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Log: d.Log, ClientIP: s.clientIP,
+	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Accounts: s.ceremony.Accounts, Log: d.Log, ClientIP: s.clientIP,
 		PageCacheBytes: int64(d.Config.PageCacheMiB) << 20, LinkRead: d.Config.LinkRead()}
 	s.pages.ClaveUnicaOrigin = origin(d.Config.ClaveUnicaIssuerURL)
 	return s, nil
