@@ -82,8 +82,8 @@ func TestSigningPageSignedOut(t *testing.T) {
 		}
 		next := url.QueryEscape("/sign/" + rec.Token)
 		for _, want := range []string{`id="account-signin-link"`, `id="account-signup-link"`, email,
-			`href="/account/signin?email=` + url.QueryEscape(email) + `&amp;next=` + next + `"`,
-			`href="/account/signup?email=` + url.QueryEscape(email) + `&amp;next=` + next + `"`} {
+			`href="/account/signin?email=` + url.QueryEscape(email) + `&amp;lang=en&amp;next=` + next + `"`,
+			`href="/account/signup?email=` + url.QueryEscape(email) + `&amp;lang=en&amp;next=` + next + `"`} {
 			if !strings.Contains(a.body, want) {
 				t.Errorf("the page lacks %s", want)
 			}
@@ -152,7 +152,7 @@ func TestSigningPageSignedIn(t *testing.T) {
 		t.Fatalf("signing page signed in: %d:\n%s", a.status, a.body)
 	}
 	for _, want := range []string{`id="verify-account"`, `id="account-signed-in"`, email, `<label for="auth-password">`, `id="auth-password-submit"`,
-		`id="auth-totp-setup" href="/account?next=` + url.QueryEscape("/sign/"+rec.Token) + `"`, `id="account-signout"`,
+		`id="auth-totp-setup" href="/account?lang=en&amp;next=` + url.QueryEscape("/sign/"+rec.Token) + `"`, `id="account-signout"`,
 		`id="complete" class="primary" disabled`, `id="auth-message"`} {
 		if !strings.Contains(a.body, want) {
 			t.Errorf("the page lacks %s", want)
