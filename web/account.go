@@ -92,32 +92,23 @@ func (v *accountView) URL(path string, extra ...string) string {
 func (v *accountView) Err(name string) string { return v.Errors[name] }
 
 // safeNext keeps raw when it is a path on Sobre that a browser may be sent to once done: a
-// signing page (/sign/...) or an account page (/account...). Anything else, above all an
-// address elsewhere ("https://...", "//host", "/\host"), is dropped: "" is returned.
+// signing page (/sign/{token}...) or an account page (/account...), as account.CleanNext rules,
+// and without dot segments, which would lead out of those. Anything else, above all an address
+// elsewhere ("https://...", "//host", "/\host"), is dropped: "" is returned.
 func safeNext(raw string) string {
-	if raw == "" || len(raw) > 1024 || strings.HasPrefix(raw, "//") || strings.Contains(raw, `\`) {
+	next := account.CleanNext(raw)
+	if next == "" || len(next) > 1024 || next == "/sign/" || strings.HasPrefix(next, "/sign/?") || strings.HasPrefix(next, "/sign/#") {
 		return ""
 	}
-	for _, c := range raw {
-		if c < 0x20 || c == 0x7f {
-			return ""
-		}
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+	u, err := url.Parse(next)
+	if err != nil || u.Opaque != "" {
 		return ""
 	}
-	p := u.EscapedPath()
-	if strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") || strings.Contains(p, "/./") {
+	p := "/" + strings.Trim(u.Path, "/") + "/"
+	if strings.Contains(p, "/../") || strings.Contains(p, "/./") {
 		return ""
 	}
-	switch {
-	case strings.HasPrefix(p, "/sign/") && len(p) > len("/sign/"):
-	case p == "/account" || strings.HasPrefix(p, "/account/"):
-	default:
-		return ""
-	}
-	return raw
+	return next
 }
 
 // accountLanguage is the language of an account page: asked, the lang query or form value, when

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,11 +11,13 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/envelope"
@@ -510,4 +513,147 @@ func TestResetPassword(t *testing.T) {
 func sameButAddress(a, b string) bool {
 	addr := regexp.MustCompile(`[A-Za-z0-9._%+\-]+(@|%40)example\.cl`)
 	return addr.ReplaceAllString(a, "ADDR") == addr.ReplaceAllString(b, "ADDR")
+}
+
+// signedIn signs a new account up, verifies it and signs visitor v in; it returns the email
+// and password.
+func (v *visitor) signedIn(sink, who string) (email, password string) {
+	v.t.Helper()
+	email, password = uniqueEmail(who), "a long passphrase of "+who
+	if a := v.post("/account/signup", url.Values{"email": {email}, "password": {password}, "password2": {password}}); a.status != http.StatusOK {
+		v.t.Fatalf("sign-up: %d", a.status)
+	}
+	if a := v.get(strings.TrimPrefix(mailedLink(v.t, sink, email, "http://127.0.0.1:8080/account/verify/"), "http://127.0.0.1:8080")); a.status != http.StatusSeeOther {
+		v.t.Fatalf("verify: %d", a.status)
+	}
+	if a := v.post("/account/signin", url.Values{"email": {email}, "password": {password}}); a.status != http.StatusSeeOther {
+		v.t.Fatalf("sign-in: %d:\n%s", a.status, a.body)
+	}
+	return email, password
+}
+
+func TestAuthenticatorPages(t *testing.T) {
+	svc, sink := accountsService(t)
+	srv := pagesServer(t, svc)
+	v := newVisitor(t, srv)
+	v.signedIn(sink, "dani")
+	tx := accountTexts[envelope.LanguageEnglish]
+
+	a := v.post("/account/totp/begin", url.Values{})
+	if a.status != http.StatusOK || !regexp.MustCompile(`<img id="totp-qr" class="qr" src="data:image/png;base64,[A-Za-z0-9+/=&#;]+"`).MatchString(a.body) {
+		t.Fatalf("set-up page: %d, without the QR code as a data: image:\n%s", a.status, a.body)
+	}
+	m := regexp.MustCompile(`<code id="totp-secret"[^>]*>([A-Z2-7 ]+)</code>`).FindStringSubmatch(a.body)
+	if m == nil || !strings.Contains(m[1], " ") {
+		t.Fatalf("set-up page without the secret in groups:\n%s", a.body)
+	}
+	secret := strings.ReplaceAll(m[1], " ", "")
+	for _, want := range []string{`id="totp-code"`, `autocomplete="one-time-code"`, `id="totp-confirm"`, `<label for="totp-code">`} {
+		if !strings.Contains(a.body, want) {
+			t.Errorf("set-up page lacks %s", want)
+		}
+	}
+
+	code, err := totp.GenerateCode(secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := fmt.Sprintf("%06d", (mustAtoi(t, code)+500000)%1000000)
+	if a = v.post("/account/totp/confirm", url.Values{"code": {wrong}}); a.status != http.StatusUnauthorized ||
+		!strings.Contains(a.body, `id="err-totp-code"`) || !strings.Contains(a.body, `id="totp-restart"`) {
+		t.Fatalf("a wrong code: %d, want 401 naming the code, with a way to start again:\n%s", a.status, a.body)
+	}
+	a = v.post("/account/totp/confirm", url.Values{"code": {code}})
+	codes := regexp.MustCompile(`<li><code>([^<]+)</code></li>`).FindAllStringSubmatch(a.body, -1)
+	if a.status != http.StatusOK || !strings.Contains(a.body, `id="recovery-codes"`) || len(codes) != account.RecoveryCodes {
+		t.Fatalf("confirm: %d with %d recovery codes, want 200 with %d:\n%s", a.status, len(codes), account.RecoveryCodes, a.body)
+	}
+	a = v.get("/account")
+	if !strings.Contains(a.body, `id="totp-disable"`) || strings.Contains(a.body, `id="totp-begin"`) ||
+		!strings.Contains(a.body, fmt.Sprintf(tx.RecoveryLeft, account.RecoveryCodes)) {
+		t.Fatalf("the account page does not show the app on:\n%s", a.body)
+	}
+	if a = v.post("/account/totp/disable", url.Values{"code": {"nope"}}); a.status < 400 || !strings.Contains(a.body, `id="totp-disable"`) {
+		t.Fatalf("turning off with a wrong code: %d:\n%s", a.status, a.body)
+	}
+	if a = v.post("/account/totp/disable", url.Values{"code": {codes[0][1]}}); a.status != http.StatusSeeOther || a.header.Get("Location") != "/account?done=totp-off" {
+		t.Fatalf("turning off with a recovery code: %d to %q", a.status, a.header.Get("Location"))
+	}
+	if a = v.get("/account?done=totp-off"); !strings.Contains(a.body, `id="totp-begin"`) || !strings.Contains(a.body, tx.AuthenticatorOffDone) {
+		t.Fatalf("the account page after turning off:\n%s", a.body)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestPasskeyEndpoints(t *testing.T) {
+	svc, sink := accountsService(t)
+	rp, err := account.NewWebAuthn("http://localhost:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.WebAuthn = rp
+	srv := pagesServer(t, svc)
+	v := newVisitor(t, srv)
+
+	jsonPost := func(path, body string) answer {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, v.base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		res, err := v.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return answer{status: res.StatusCode, header: res.Header, body: string(b)}
+	}
+	var refusal struct{ Message, Code string }
+	a := jsonPost("/account/passkeys/options", "")
+	if err := json.Unmarshal([]byte(a.body), &refusal); a.status != http.StatusUnauthorized || err != nil || refusal.Code != string(envelope.CodeUnauthorized) {
+		t.Fatalf("options signed out: %d %s, want 401 UNAUTHORIZED", a.status, a.body)
+	}
+
+	v.signedIn(sink, "eli")
+	a = jsonPost("/account/passkeys/options", "")
+	var opts struct {
+		PublicKey struct {
+			Challenge string
+			RP        struct{ ID string }
+			User      struct{ ID, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(a.body), &opts); a.status != http.StatusOK || err != nil || opts.PublicKey.Challenge == "" ||
+		opts.PublicKey.User.ID == "" || opts.PublicKey.RP.ID != "localhost" {
+		t.Fatalf("options: %d %s", a.status, a.body)
+	}
+	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("options answered as %q", ct)
+	}
+	for _, c := range []struct{ name, body string }{
+		{"not JSON", "name=x"},
+		{"unknown member", `{"name":"Laptop","credential":{},"extra":1}`},
+		{"no credential", `{"name":"Laptop"}`},
+		{"no name", `{"name":" ","credential":{"id":"x"}}`},
+		{"a credential that is not one", `{"name":"Laptop","credential":{"id":"x","rawId":"x","type":"public-key","response":{}}}`},
+	} {
+		a := jsonPost("/account/passkeys", c.body)
+		if err := json.Unmarshal([]byte(a.body), &refusal); a.status != http.StatusBadRequest || err != nil || refusal.Message == "" {
+			t.Errorf("%s: %d %s, want 400 with a message", c.name, a.status, a.body)
+		}
+	}
+	if a = v.get("/account"); strings.Contains(a.body, `id="passkey-list"`) || !strings.Contains(a.body, `id="passkey-none"`) {
+		t.Error("a refused credential is listed")
+	}
 }

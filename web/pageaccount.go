@@ -74,16 +74,17 @@ type methodView struct {
 
 // newAccountPanel is the panel of facts for the signing page of token.
 func newAccountPanel(t Text, f accountFacts, token string) *accountPanel {
+	// The account pages speak the signing page's language.
 	back := "/sign/" + token
-	q := url.Values{"next": {back}}
+	q := url.Values{"next": {back}, "lang": {t.Lang}}
+	setUp := "/account?" + q.Encode()
 	if f.Recipient != "" {
 		q.Set("email", f.Recipient)
 	}
 	p := &accountPanel{
 		Recipient: f.Recipient, SignedIn: f.SignedIn, Matches: f.Matches, Back: back, SignOutText: t.SignOut,
-		SignInURL: "/account/signin?" + q.Encode(), SignUpURL: "/account/signup?" + q.Encode(),
-		SetUpURL: "/account?" + url.Values{"next": {back}}.Encode(),
-		AnyOne:   len(f.Methods) > 1 || (len(f.Methods) > 0 && f.Others),
+		SignInURL: "/account/signin?" + q.Encode(), SignUpURL: "/account/signup?" + q.Encode(), SetUpURL: setUp,
+		AnyOne: len(f.Methods) > 1 || (len(f.Methods) > 0 && f.Others),
 	}
 	for _, m := range f.Methods {
 		mv := methodView{Method: m, Proved: f.proved(m), Enrolled: true}

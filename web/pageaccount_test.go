@@ -60,6 +60,9 @@ func TestAccountPanelLinks(t *testing.T) {
 		if next := u.Query().Get("next"); next != "/sign/abcdefghijklmnop" || safeNext(next) != next {
 			t.Errorf("%s: next %q, want this signing page", link, next)
 		}
+		if u.Query().Get("lang") != "es" {
+			t.Errorf("%s: not in the signing page's language", link)
+		}
 	}
 	for _, link := range []string{p.SignInURL, p.SignUpURL} {
 		u, _ := url.Parse(link)
@@ -89,7 +92,7 @@ func TestAccountAccessPage(t *testing.T) {
 		tx := textFor(lang)
 		required := renderPage(t, accountAccessView(tx, e, rec, accountFacts{Recipient: rec.Email}, envelope.CodeAccountRequired))
 		for _, want := range []string{`<html lang="` + string(lang) + `">`, `id="account-signin-link"`, `id="account-signup-link"`,
-			`href="/account/signin?email=ana%40example.cl&amp;next=%2Fsign%2Fabcdefghijklmnop"`, "ana@example.cl", tx.AccountAccessHeading} {
+			`href="/account/signin?email=ana%40example.cl&amp;lang=` + string(lang) + `&amp;next=%2Fsign%2Fabcdefghijklmnop"`, "ana@example.cl", tx.AccountAccessHeading} {
 			if !strings.Contains(required, want) {
 				t.Errorf("%s: the page of a browser signed out lacks %s:\n%s", lang, want, required)
 			}
@@ -132,7 +135,7 @@ func TestVerifyPanel(t *testing.T) {
 				`id="auth-totp-submit"`, `id="auth-passkey"`, `id="proved-password"`, `id="account-signout"`, `disabled`},
 			[]string{`id="account-signin-link"`, `id="auth-totp-setup"`, `id="auth-passkey-setup"`}},
 		{"signed in, nothing set up", accountFacts{SignedIn: "ana@example.cl", Verified: true, Matches: true},
-			[]string{`id="auth-totp-setup" href="/account?next=%2Fsign%2Fabcdefghijklmnop"`, `id="auth-passkey-setup"`, `id="auth-password"`},
+			[]string{`id="auth-totp-setup" href="/account?lang=en&amp;next=%2Fsign%2Fabcdefghijklmnop"`, `id="auth-passkey-setup"`, `id="auth-password"`},
 			[]string{`id="auth-totp"`, `id="auth-passkey"`}},
 		{"password typed a minute ago", accountFacts{SignedIn: "ana@example.cl", Verified: true, Matches: true, PasswordAt: ptr(now.Add(-time.Minute))},
 			[]string{`id="proved-password">✓ ` + tx.Proved},

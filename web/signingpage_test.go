@@ -82,8 +82,8 @@ func TestSigningPageSignedOut(t *testing.T) {
 		}
 		next := url.QueryEscape("/sign/" + rec.Token)
 		for _, want := range []string{`id="account-signin-link"`, `id="account-signup-link"`, email,
-			`href="/account/signin?email=` + url.QueryEscape(email) + `&amp;next=` + next + `"`,
-			`href="/account/signup?email=` + url.QueryEscape(email) + `&amp;next=` + next + `"`} {
+			`href="/account/signin?email=` + url.QueryEscape(email) + `&amp;lang=en&amp;next=` + next + `"`,
+			`href="/account/signup?email=` + url.QueryEscape(email) + `&amp;lang=en&amp;next=` + next + `"`} {
 			if !strings.Contains(a.body, want) {
 				t.Errorf("the page lacks %s", want)
 			}
@@ -121,4 +121,82 @@ func TestSigningPageSignedOut(t *testing.T) {
 			t.Errorf("a page that asks for no account: %d, with account parts:\n%s", a.status, a.body)
 		}
 	})
+}
+
+// request is a request to path carrying the cookies v holds for its server.
+func (v *visitor) request(path string) *http.Request {
+	v.t.Helper()
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	u, err := url.Parse(v.base)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	for _, c := range v.client.Jar.Cookies(u) {
+		r.AddCookie(c)
+	}
+	return r
+}
+
+func TestSigningPageSignedIn(t *testing.T) {
+	svc, sink := accountsService(t)
+	store := svc.Store
+	srv := signingServer(t, store, svc)
+	v := newVisitor(t, srv)
+	email, password := v.signedIn(sink, "fer")
+	auth := envelope.RecipientAuthOptions{AccessAuth: []envelope.AccessAuth{envelope.AccessAuthAccount},
+		ActionAuth: []envelope.ActionAuth{envelope.ActionAuthPassword, envelope.ActionAuthTwoFactorAuth}}
+	rec := pendingFor(t, store, strings.ToUpper(email), auth)
+
+	a := v.get("/sign/" + rec.Token)
+	if a.status != http.StatusOK {
+		t.Fatalf("signing page signed in: %d:\n%s", a.status, a.body)
+	}
+	for _, want := range []string{`id="verify-account"`, `id="account-signed-in"`, email, `<label for="auth-password">`, `id="auth-password-submit"`,
+		`id="auth-totp-setup" href="/account?lang=en&amp;next=` + url.QueryEscape("/sign/"+rec.Token) + `"`, `id="account-signout"`,
+		`id="complete" class="primary" disabled`, `id="auth-message"`} {
+		if !strings.Contains(a.body, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Contains(a.body, `id="auth-totp"`) {
+		t.Error("a code input is offered to an account without an authenticator app")
+	}
+
+	// The password typed again (as the signing API takes it) shows as proved, and completing is offered.
+	e, err := store.EnvelopeForRecipient(context.Background(), rec.EnvelopeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Handler{Store: store, Accounts: svc, Log: slog.New(slog.DiscardHandler),
+		Ceremony: &ceremony.Service{Store: store, Accounts: svc, PublicURL: "http://127.0.0.1:8080", Log: slog.New(slog.DiscardHandler)}}
+	req := v.request("/sign/" + rec.Token)
+	st, err := h.Ceremony.StatusOf(context.Background(), req, e, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actor := persistence.RecipientActor(rec, "192.0.2.7", "test")
+	if err := h.Ceremony.ProvePassword(context.Background(), st, rec, password, account.Client{IP: "192.0.2.7"}, actor); err != nil {
+		t.Fatal(err)
+	}
+	a = v.get("/sign/" + rec.Token)
+	if !strings.Contains(a.body, `id="proved-password">✓`) || strings.Contains(a.body, `id="auth-password"`) ||
+		strings.Contains(a.body, `id="complete" class="primary" disabled`) {
+		t.Errorf("after the password was proved the page does not show it, or still holds completing back:\n%s", a.body)
+	}
+
+	// Another account in the same browser: the page names both and offers to sign out.
+	other := newVisitor(t, srv)
+	otherEmail, _ := other.signedIn(sink, "gabi")
+	a = other.get("/sign/" + rec.Token)
+	if a.status != http.StatusUnauthorized || !strings.Contains(a.body, otherEmail) || !strings.Contains(a.body, `id="account-signout"`) ||
+		!strings.Contains(a.body, `name="next" value="/sign/`+rec.Token+`"`) || strings.Contains(a.body, `class="page"`) {
+		t.Fatalf("signed in to another account: %d:\n%s", a.status, a.body)
+	}
+	a = other.post("/account/signout", url.Values{"next": {"/sign/" + rec.Token}})
+	if a.status != http.StatusSeeOther || a.header.Get("Location") != "/sign/"+rec.Token {
+		t.Fatalf("sign-out from the signing page: %d to %q", a.status, a.header.Get("Location"))
+	}
+	if a = other.get("/sign/" + rec.Token); a.status != http.StatusUnauthorized || !strings.Contains(a.body, `id="account-signin-link"`) {
+		t.Fatalf("after signing out: %d, want the sign-in links", a.status)
+	}
 }
