@@ -19,6 +19,9 @@ const localURL = baseURL.replace("127.0.0.1", "localhost");
 const onLocalhost = (url) => url.replace(baseURL, localURL);
 const PASSWORD = "Cerro-Alegre-1987 valparaíso";
 
+// signingLink is the signing link mailed to address, whatever account mails it got too.
+const signingLink = (address) => linkFrom(address, /^(Please|Por favor) /);
+
 const text = {
   en: {
     createAccount: "Create account", signUpHeading: "Create your account", email: "Email address",
@@ -191,7 +194,7 @@ test("an account made from the signing page: sign-up, mailed verification, sign-
   const signer = uniqueEmail("cuenta-firma");
   const { id, tokens } = await envelopeFor(key, signer, { actionAuth: ["ACCOUNT"] }, { title: "Contrato de servicios" });
   const page = await phone(browser);
-  await page.goto(await linkFrom(signer));
+  await page.goto(await signingLink(signer));
   await page.getByText(`Sign in to the Sobre account of ${signer}`).waitFor();
   assert.equal(await page.getByRole("button", { name: "Sign", exact: true }).isDisabled(), true, "Sign waits for the account");
   const early = await signing("POST", tokens[signer], "/complete");
@@ -223,7 +226,7 @@ test("an account made from the signing page: sign-up, mailed verification, sign-
   const firmante = uniqueEmail("cuenta-acceso");
   const env = await envelopeFor(key, firmante, { accessAuth: ["ACCOUNT"] }, { language: "es" });
   const es = await phone(browser, { locale: "es-CL" });
-  const res = await es.goto(await linkFrom(firmante));
+  const res = await es.goto(await signingLink(firmante));
   assert.equal(res.status(), 401);
   await es.getByRole("heading", { name: "Inicie sesión para abrir este documento" }).waitFor();
   assert.equal(await es.locator("img[src*='/pages/']").count(), 0, "no page of the document shows");
@@ -246,7 +249,7 @@ test("PASSWORD: the account's password typed again on the signing page completes
   const signer = uniqueEmail("clave");
   const { id } = await envelopeFor(key, signer, { actionAuth: ["PASSWORD"] });
   const page = await phone(browser);
-  await page.goto(await linkFrom(signer));
+  await page.goto(await signingLink(signer));
   await signUpFromPage(page, signer);
   // Signed in is not enough: the password is asked again.
   assert.equal(await page.getByRole("button", { name: "Sign", exact: true }).isDisabled(), true);
@@ -267,7 +270,7 @@ test("TWO_FACTOR_AUTH: an authenticator app set up on the account page, a fresh 
   const signer = uniqueEmail("autenticador");
   const { id } = await envelopeFor(key, signer, { actionAuth: ["TWO_FACTOR_AUTH"] });
   const page = await phone(browser);
-  const link = await linkFrom(signer);
+  const link = await signingLink(signer);
   await page.goto(link);
   await signUpFromPage(page, signer);
   // Without an app, the page leads to setting one up, and back.
@@ -295,7 +298,7 @@ test("TWO_FACTOR_AUTH: a code is taken once, and so is a recovery code", async (
   await quickAccount(page.context(), signer);
   await page.goto(`${baseURL}/account`);
   const { secret, step, recovery } = await enrolTOTP(page);
-  await page.goto(await linkFrom(signer));
+  await page.goto(await signingLink(signer));
   const api = page.context().request;
   const prove = (code) => api.post(`${baseURL}/api/v2/signing/${tok}/auth/totp`, { data: { code } });
   const code = totp(secret, freshStep(step));
@@ -329,7 +332,7 @@ test("PASSKEY: a passkey of the virtual authenticator registered on the account 
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
     options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
   });
-  const link = onLocalhost(await linkFrom(signer));
+  const link = onLocalhost(await signingLink(signer));
   assert.ok(link.startsWith(`${localURL}/sign/`));
   await page.goto(link);
   await signUpFromPage(page, signer, { host: localURL });
@@ -364,7 +367,7 @@ test("five wrong passwords are refused and logged, then the right one completes;
   const { id } = await envelopeFor(key, signer, { actionAuth: ["PASSWORD"] });
   const page = await phone(browser);
   await quickAccount(page.context(), signer);
-  await page.goto(await linkFrom(signer));
+  await page.goto(await signingLink(signer));
   const attempt = async (password) => {
     await page.getByLabel("Account password").fill(password);
     const [res] = await Promise.all([
@@ -396,7 +399,7 @@ test("five wrong passwords are refused and logged, then the right one completes;
   const env = await envelopeFor(key, locked, { actionAuth: ["PASSWORD"] });
   const lp = await phone(browser);
   await quickAccount(lp.context(), locked);
-  await lp.goto(await linkFrom(locked));
+  await lp.goto(await signingLink(locked));
   const api = lp.context().request;
   const prove = (password) => api.post(`${baseURL}/api/v2/signing/${env.tokens[locked]}/auth/password`, { data: { password } });
   for (let i = 1; i <= 9; i++) {
@@ -435,7 +438,7 @@ test("ACCOUNT access: the document, its PDF and page images only for the recipie
   const tok = tokens[signer];
   const owner = await raw("GET", `/envelope/${id}`, { key });
   const itemId = owner.json.envelopeItems[0].id;
-  const link = await linkFrom(signer);
+  const link = await signingLink(signer);
   const paths = {
     json: `${baseURL}/api/v2/signing/${tok}`,
     pdf: `${baseURL}/api/v2/signing/${tok}/items/${itemId}`,
@@ -469,6 +472,11 @@ test("ACCOUNT access: the document, its PDF and page images only for the recipie
   await other.getByText(`signed in to the account of ${intruder}, but this document is for ${signer}`).waitFor();
   await check(other, "acc-17-access-mismatch");
   await expectRefused(other.context(), "ACCOUNT_MISMATCH");
+  // Signing out from that page leads back to it, signed out.
+  await other.getByRole("button", { name: "Sign out" }).click();
+  await other.waitForURL(link);
+  await other.getByRole("link", { name: "Sign in" }).waitFor();
+  await expectRefused(other.context(), "ACCOUNT_REQUIRED");
   await other.context().close();
   // The recipient's account.
   const right = await phone(browser);
@@ -495,7 +503,7 @@ test("several action methods mean any one: PASSKEY or PASSWORD completes with th
   const { id } = await envelopeFor(key, signer, { actionAuth: ["PASSKEY", "PASSWORD"] });
   const page = await phone(browser);
   await quickAccount(page.context(), signer);
-  await page.goto(await linkFrom(signer));
+  await page.goto(await signingLink(signer));
   await page.getByText("Any one of these methods is enough.").waitFor();
   await page.getByRole("link", { name: "Add a passkey to your account" }).waitFor();
   await page.getByLabel("Account password").fill(PASSWORD);
