@@ -656,4 +656,8 @@ func TestPasskeyEndpoints(t *testing.T) {
 	if a = v.get("/account"); strings.Contains(a.body, `id="passkey-list"`) || !strings.Contains(a.body, `id="passkey-none"`) {
 		t.Error("a refused credential is listed")
 	}
+	// Removing a passkey the account does not have is refused on the account page.
+	if a = v.post("/account/passkeys/999999/delete", url.Values{}); a.status != http.StatusNotFound || !strings.Contains(a.body, `id="account-email"`) {
+		t.Errorf("removing an unknown passkey: %d, want 404 on the account page", a.status)
+	}
 }

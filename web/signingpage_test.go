@@ -184,6 +184,11 @@ func TestSigningPageSignedIn(t *testing.T) {
 		t.Errorf("after the password was proved the page does not show it, or still holds completing back:\n%s", a.body)
 	}
 
+	// The account page lists the envelope, with its signing link.
+	if a = v.get("/account"); !strings.Contains(a.body, `id="asked-envelopes"`) || !strings.Contains(a.body, "/sign/"+rec.Token+`">Arriendo</a>`) {
+		t.Errorf("the account page does not list the envelope asked to sign:\n%s", a.body)
+	}
+
 	// Another account in the same browser: the page names both and offers to sign out.
 	other := newVisitor(t, srv)
 	otherEmail, _ := other.signedIn(sink, "gabi")
