@@ -51,7 +51,7 @@ type Service struct {
 	// browser is ever signed in, so those methods cannot be met.
 	Accounts  *account.Service
 	PublicURL string
-	Log        *slog.Logger
+	Log       *slog.Logger
 	// ProofMaxAge is how old an action proof may be when the recipient completes
 	// (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration

@@ -122,6 +122,13 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.failure(w, r, t, err, "")
 		return
 	}
+	// The server lost a method this recipient needs after the envelope was sent (Clave Única
+	// or FAO_HASH configured no longer): say so rather than show a form that cannot succeed.
+	if h.Ceremony.CheckSignable(st.Requirements) != nil {
+		v.State, v.Heading, v.Message = "unavailable", t.Unavailable, t.UnavailableHelp
+		h.render(w, r, http.StatusOK, v)
+		return
+	}
 	if err := st.CheckAccess(); err != nil {
 		if code := envelope.ErrorCode(err); isAccountRefusal(code) {
 			h.render(w, r, statusOf(code), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
