@@ -444,13 +444,14 @@ test("ACCOUNT access: the document, its PDF and page images only for the recipie
     pdf: `${baseURL}/api/v2/signing/${tok}/items/${itemId}`,
     image: `${baseURL}/sign/${tok}/pages/${itemId}/1`,
   };
-  // See what a browser (its cookies) gets from every route of the link; code is the JSON
-  // routes' refusal.
+  // See what a browser (its cookies) gets from every route of the link: the JSON routes give the
+  // refusal's code in their body, the page image at the start of its plain text.
   const expectRefused = async (context, code) => {
     for (const [what, url] of Object.entries(paths)) {
       const r = await context.request.get(url);
       assert.equal(r.status(), 401, `${what} for ${code}`);
-      if (what !== "image") assert.equal((await r.json()).code, code, `${what}`);
+      if (what === "image") assert.ok((await r.text()).startsWith(`${code}:`), `${what}`);
+      else assert.equal((await r.json()).code, code, `${what}`);
     }
   };
   // No cookie at all.
