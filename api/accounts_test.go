@@ -21,9 +21,8 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// Probes of the signer-account methods as an attacker meets them: another person holding a
-// forwarded signing link, another browser, another account, and someone who signs up for the
-// signer's address first.
+// The signer-account methods as an attacker meets them: another person holding a forwarded
+// signing link, another browser, another account, a server that cannot take a method.
 
 // accountBrowser is a browser: its own cookies, no redirect followed, every request same-origin.
 type accountBrowser struct {
@@ -99,7 +98,7 @@ func (a *testAPI) accountEnvelope(key, email, role string, access, action []stri
 		}
 	}
 	payload := map[string]any{"title": "Préstamo", "type": "DOCUMENT", "recipients": []any{rec}}
-	status, created := a.createRaw(key, payload, map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("probe ", time.Now().UnixNano()))})
+	status, created := a.createRaw(key, payload, map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("account test ", time.Now().UnixNano()))})
 	if status != http.StatusOK {
 		a.t.Fatalf("create: %d %v", status, created)
 	}
@@ -196,10 +195,9 @@ func (a *testAPI) completedProofs(key, id string) []any {
 	return proofs
 }
 
-
 // TestAttachmentsThroughATokenNeedItsAccess: the attachments of an envelope whose recipient needs
-// ACCOUNT access are listed to any API key holder of another team who has the signing link,
-// without the account.
+// ACCOUNT access are not listed to an API key holder of another team who has the signing link
+// but not the account.
 func TestAttachmentsThroughATokenNeedItsAccess(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
@@ -414,7 +412,7 @@ func TestEvidenceNamesOnlyTheRecipientsAccount(t *testing.T) {
 			}
 		}
 	}
-	if err := a.store.RecordClaveUnica(ctx, session, "11111111-1", "Víctima Verdadera", persistence.RecipientActor(rec, "203.0.113.9", "probe")); err != nil {
+	if err := a.store.RecordClaveUnica(ctx, session, "11111111-1", "Víctima Verdadera", persistence.RecipientActor(rec, "203.0.113.9", "test")); err != nil {
 		t.Fatal(err)
 	}
 	if status, body := b.json("/api/v2/signing/"+rec.Token+"/complete", map[string]any{}); status != http.StatusOK {
