@@ -339,9 +339,9 @@ func sha256Of(s string) []byte {
 	return h[:]
 }
 
-// TestNoTrapSentThroughUseOrRecipientChanges: on a server that takes no passkeys, distribute refuses a
-// recipient whose only action method is PASSKEY (no signer could ever complete), but the same
-// recipient sent from a template by /envelope/use with distributeDocument is sent all the same.
+// TestNoTrapSentThroughUseOrRecipientChanges: on a server that takes no passkeys, a recipient
+// whose only action method is PASSKEY (no signer could ever complete) is refused by distribute,
+// by /envelope/use with distributeDocument, and as a change to a sent envelope's recipient.
 func TestNoTrapSentThroughUseOrRecipientChanges(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	a.server.ceremony.Accounts.WebAuthn = nil // SOBRE_PUBLIC_URL on an IP address: no passkeys
@@ -380,8 +380,8 @@ func TestNoTrapSentThroughUseOrRecipientChanges(t *testing.T) {
 
 // TestEvidenceNamesOnlyTheRecipientsAccount: a recipient who may prove PASSWORD or CLAVE_UNICA
 // completes with Clave Única in a browser signed in to someone else's account. The completion
-// rested on Clave Única alone, yet DOCUMENT_RECIPIENT_COMPLETED lists an ACCOUNT proof naming
-// the other account, whose address is not the recipient's.
+// rests on Clave Única alone, and DOCUMENT_RECIPIENT_COMPLETED lists no proof naming the other
+// account, whose address is not the recipient's.
 func TestEvidenceNamesOnlyTheRecipientsAccount(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	ctx := context.Background()
