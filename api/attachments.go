@@ -8,7 +8,8 @@ import (
 )
 
 // findAttachments answers GET /envelope/attachment?envelopeId=…[&token=…]. The envelope must be
-// visible to the caller, or token must be the signing token of one of its recipients.
+// visible to the caller, or token must be the signing token of one of its recipients whose
+// access auth this caller passed.
 func (s *Server) findAttachments(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("envelopeId")
 	token := r.URL.Query().Get("token")
@@ -28,6 +29,12 @@ func (s *Server) findAttachments(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, envelope.NotFound("Envelope"))
 			return
 		}
+		// Through a signing token, what the token's recipient may see: nothing before their
+		// access auth (a mailed code, their account) is passed by this caller.
+		if err := s.tokenMaySee(r, token); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	list, err := s.store.Attachments(r.Context(), id)
 	if err != nil {
@@ -35,6 +42,24 @@ func (s *Server) findAttachments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": list})
+}
+
+// tokenMaySee refuses a caller who may not see what signing token token shows yet
+// (ceremony.Status.CheckAccess).
+func (s *Server) tokenMaySee(r *http.Request, token string) error {
+	rec, err := s.store.RecipientByToken(r.Context(), token)
+	if err != nil {
+		return envelope.NotFound("Envelope")
+	}
+	e, err := s.store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
+	if err != nil {
+		return err
+	}
+	st, err := s.ceremony.StatusOf(r.Context(), r, e, rec)
+	if err != nil {
+		return err
+	}
+	return st.CheckAccess()
 }
 
 // createAttachment answers POST /envelope/attachment/create.

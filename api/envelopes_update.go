@@ -96,6 +96,9 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 					next.GlobalActionAuth = toType[envelope.ActionAuth](d.GlobalActionAuth)
 				}
 				checkNotWeakened(&p, "data", "globalAccessAuth", "globalActionAuth", envelope.GlobalAuth(e.AuthOptions), envelope.GlobalAuth(next))
+				for i, rec := range e.Recipients {
+					s.checkRecipientSignable(&p, envelope.Join(envelope.Join("recipients", i), "authOptions"), rec, next, e.Fields)
+				}
 			}
 			if d.GlobalAccessAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalAccessAuth", toType[envelope.AccessAuth](d.GlobalAccessAuth), envelope.AccessAuths())

@@ -122,6 +122,9 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		for i, rin := range in.Data {
 			// A new recipient has no fields yet: only auth can ask for a proof of its RUN.
 			envelope.CheckExpectedRUT(&p, envelope.Join(envelope.Join("data", i), "expectedRut"), recipientFrom(rin), e.AuthOptions, nil)
+			if e.Status == envelope.StatusPending {
+				s.checkRecipientSignable(&p, envelope.Join(envelope.Join("data", i), "authOptions"), recipientFrom(rin), e.AuthOptions, nil)
+			}
 		}
 		if err := p.Err(); err != nil {
 			return err
@@ -264,6 +267,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 			if e.Status == envelope.StatusPending {
 				checkNotWeakened(&p, path, "accessAuth", "actionAuth", envelope.RecipientAuth(cur.AuthOptions, e.AuthOptions),
 					envelope.RecipientAuth(next.AuthOptions, e.AuthOptions))
+				s.checkRecipientSignable(&p, envelope.Join(path, "authOptions"), next, e.AuthOptions, e.Fields)
 			}
 			if next.Email == "" && (len(next.AuthOptions.AccessAuth) > 0 || len(next.AuthOptions.ActionAuth) > 0) {
 				p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")

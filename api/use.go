@@ -118,6 +118,9 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		if err := checkDistributable(created); err != nil {
 			return err
 		}
+		if err := s.checkSignable(created); err != nil {
+			return err
+		}
 		return s.checkMailQuota(r.Context(), tx, created.TeamID, mailsOnDistribute(created))
 	})
 	if err != nil {

@@ -731,9 +731,10 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 	if session == nil || session.RecipientID != r.ID {
 		return nil
 	}
-	// An identity proved here signs only what this browser filled or cleared: a value typed (or
-	// removed) in another browser, another person's perhaps, would be sealed under this one's name.
-	if r.Role != envelope.RoleCC && proofs.Identity() {
+	// A proof given here (an identity, or an account's password, code or passkey) signs only what
+	// this browser filled or cleared: a value typed (or removed) in another browser, by whoever
+	// else holds the link perhaps, would be sealed under this one's name.
+	if r.Role != envelope.RoleCC && (len(proofs.Action) > 0 || proofs.RUTFirmado) {
 		for _, f := range fields {
 			if f.Type != envelope.FieldRUTFirmado && f.FilledBy != "" && f.FilledBy != session.ID && f.FilledBy != FilledBySender {
 				return envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
@@ -782,17 +783,19 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 		r.ID, run, name, session.ClaveUnicaAt, rut, subject, issuer, serial, digestOf, cms, feaAt, ocsp, revocation, input); err != nil {
 		return fmt.Errorf("record the identity of recipient %d: %w", r.ID, err)
 	}
-	return tx.recordAccountEvidence(ctx, r.ID, held, now)
+	return tx.recordAccountEvidence(ctx, r, held, now)
 }
 
-// recordAccountEvidence keeps with recipient id's identity the account the completing browser
-// was signed in to and the account proofs it gave that were still fresh
+// recordAccountEvidence keeps with recipient r's identity the account the completing browser
+// was signed in to, when it is the recipient's (envelope.CheckAccount: another person's account
+// proves nothing about this recipient), and the account proofs it gave that were still fresh
 // (envelope.AccountProofMaxAge): what the audit entry and the certificate of completion show.
-func (tx *Tx) recordAccountEvidence(ctx context.Context, recipientID int64, held *envelope.SessionProofs, now time.Time) error {
+func (tx *Tx) recordAccountEvidence(ctx context.Context, r envelope.Recipient, held *envelope.SessionProofs, now time.Time) error {
+	recipientID := r.ID
 	var accountID *int64
 	var email, credential *string
 	var password, totp, passkey *time.Time
-	if held != nil && held.Account != nil {
+	if held != nil && held.Account != nil && envelope.CheckAccount(held.Account, r.Email) == nil {
 		accountID, email = &held.Account.ID, &held.Account.Email
 		fresh := func(at *time.Time) *time.Time {
 			if at != nil && !at.Before(now.Add(-envelope.AccountProofMaxAge)) {

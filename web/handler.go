@@ -253,8 +253,19 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := h.Ceremony.StatusOf(r.Context(), r, e, rec)
-	if err != nil || st.CheckAccess() != nil {
-		http.Error(w, "verification required", http.StatusUnauthorized)
+	if err == nil {
+		err = st.CheckAccess()
+	}
+	if err != nil {
+		// The refusal's code leads the plain-text answer (ACCOUNT_REQUIRED: …), as the JSON
+		// routes give it in their body.
+		var de *envelope.Error
+		if !errors.As(err, &de) {
+			h.Log.ErrorContext(r.Context(), "page image: read the ceremony", "err", err)
+			http.Error(w, "cannot serve the page", http.StatusInternalServerError)
+			return
+		}
+		http.Error(w, string(de.Code)+": "+de.Message, statusOf(de.Code))
 		return
 	}
 	page, err := strconv.Atoi(strings.TrimSuffix(chi.URLParam(r, "page"), ".png"))
