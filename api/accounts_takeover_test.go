@@ -18,24 +18,24 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// accountBrowser is a browser on the test server: its own cookies, no redirect followed, every
+// takeoverBrowser is a browser on the test server: its own cookies, no redirect followed, every
 // request same-origin (as Sobre's own pages send them).
-type accountBrowser struct {
+type takeoverBrowser struct {
 	t    *testing.T
 	base string
 	c    *http.Client
 }
 
-func newAccountBrowser(t *testing.T, a *testAPI) *accountBrowser {
+func newTakeoverBrowser(t *testing.T, a *testAPI) *takeoverBrowser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &accountBrowser{t: t, base: a.srv.URL, c: &http.Client{Jar: jar,
+	return &takeoverBrowser{t: t, base: a.srv.URL, c: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-func (b *accountBrowser) send(method, path, contentType string, body io.Reader) (int, http.Header, string) {
+func (b *takeoverBrowser) send(method, path, contentType string, body io.Reader) (int, http.Header, string) {
 	b.t.Helper()
 	req, err := http.NewRequest(method, b.base+path, body)
 	if err != nil {
@@ -54,19 +54,19 @@ func (b *accountBrowser) send(method, path, contentType string, body io.Reader) 
 	return res.StatusCode, res.Header, string(raw)
 }
 
-func (b *accountBrowser) get(path string) (int, string) {
+func (b *takeoverBrowser) get(path string) (int, string) {
 	b.t.Helper()
 	status, _, body := b.send(http.MethodGet, path, "", nil)
 	return status, body
 }
 
-func (b *accountBrowser) form(path string, v url.Values) (int, http.Header) {
+func (b *takeoverBrowser) form(path string, v url.Values) (int, http.Header) {
 	b.t.Helper()
 	status, header, _ := b.send(http.MethodPost, path, "application/x-www-form-urlencoded", strings.NewReader(v.Encode()))
 	return status, header
 }
 
-func (b *accountBrowser) json(path string, body any) int {
+func (b *takeoverBrowser) json(path string, body any) int {
 	b.t.Helper()
 	raw, err := json.Marshal(body)
 	if err != nil {
@@ -150,12 +150,12 @@ func TestSignUpFirstForAnotherAddressGainsNothing(t *testing.T) {
 	publicURL := a.server.cfg.PublicURL
 
 	const attackers, owners = "the attacker's own passphrase", "the owner's own passphrase"
-	attacker := newAccountBrowser(t, a)
+	attacker := newTakeoverBrowser(t, a)
 	if status, _ := attacker.form("/account/signup", url.Values{"email": {victim}, "password": {attackers}, "password2": {attackers}}); status != http.StatusOK {
 		t.Fatalf("sign-up: %d", status)
 	}
 	first := newestVerifyLink(t, publicURL, victim)
-	scanner := newAccountBrowser(t, a)
+	scanner := newTakeoverBrowser(t, a)
 	if status, body := scanner.get(first); status != http.StatusOK || !strings.Contains(body, `id="verify-password"`) {
 		t.Fatalf("the link opened by a scanner: %d, want the page asking for the password", status)
 	}
@@ -170,7 +170,7 @@ func TestSignUpFirstForAnotherAddressGainsNothing(t *testing.T) {
 	}
 
 	// The owner: their password does not fit the attacker's link; signing up again does.
-	victimB := newAccountBrowser(t, a)
+	victimB := newTakeoverBrowser(t, a)
 	if status, _ := victimB.form(first, url.Values{"password": {owners}}); status != http.StatusUnauthorized {
 		t.Fatalf("the link with the owner's password: %d, want 401", status)
 	}
