@@ -14,10 +14,15 @@ const (
 	VerifyLinkTTL = 24 * time.Hour
 	// ResetLinkTTL is how long a mailed password-reset link works (once).
 	ResetLinkTTL = time.Hour
-	// MaxFailures wrong passwords, authenticator codes or passkey assertions in a row lock the
-	// account for LockDuration.
+	// MaxFailures wrong passwords in a row, or MaxFailures wrong authenticator or recovery codes
+	// and failed passkey assertions in a row, lock the account for LockDuration. The two are
+	// counted apart: a right password clears only the first count, a right code or passkey
+	// assertion only the second.
 	MaxFailures  = 10
 	LockDuration = 15 * time.Minute
+	// FactorProofTTL is how long a proof of a second factor on the account page (a right code or
+	// a passkey assertion) lets its session add or remove one, when the account has one already.
+	FactorProofTTL = 5 * time.Minute
 	// RecoveryCodes is how many single-use recovery codes an authenticator enrolment gives.
 	RecoveryCodes = 10
 )
@@ -48,6 +53,9 @@ type Session struct {
 	LastSeenAt time.Time
 	IP         string
 	UserAgent  string
+	// FactorConfirmedAt is when this session last proved a second factor on the account page
+	// (ConfirmFactor, ConfirmFactorWithPasskey); nil when it never did.
+	FactorConfirmedAt *time.Time
 }
 
 // Client is who is asking: recorded with sign-ins and failures.

@@ -1,6 +1,7 @@
 // Package account keeps the accounts of people who are asked to sign: an email address proved
-// by a mailed link, a password (argon2id), an optional authenticator app (TOTP, with recovery
-// codes) and passkeys (WebAuthn), and the browser sessions signed in to them.
+// by a mailed link together with the password chosen at sign-up, a password (argon2id), an
+// optional authenticator app (TOTP, with recovery codes) and passkeys (WebAuthn), which guard one
+// another (factors.go), and the browser sessions signed in to them.
 //
 // An envelope that asks a recipient for ACCOUNT, PASSWORD, TWO_FACTOR_AUTH (as action auth) or
 // PASSKEY asks that the signer be signed in to the account whose verified email is the

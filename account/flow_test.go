@@ -14,8 +14,9 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// A signer signs up, takes the verification link from the real mail, signs in, is seen signed
-// in, and signs out.
+// A signer signs up, takes the verification link from the real mail, types the password there
+// (which verifies the address and signs the browser in), is seen signed in, signs out, and signs
+// in again.
 func TestSignUpVerifySignInSignOut(t *testing.T) {
 	e := newEnv(t, true)
 	ctx := context.Background()
@@ -50,21 +51,58 @@ func TestSignUpVerifySignInSignOut(t *testing.T) {
 	if raw, err := base64.RawURLEncoding.DecodeString(token); err != nil || len(raw) != 32 {
 		t.Errorf("link token %q: %d bytes (%v), want 32", token, len(raw), err)
 	}
-	a, next, err := e.svc.VerifyEmail(ctx, token, client)
+	// The link alone shows which address it is for, and changes nothing.
+	for range 2 {
+		if shown, err := e.svc.LinkEmail(ctx, token); err != nil || shown != email {
+			t.Fatalf("LinkEmail: %q %v", shown, err)
+		}
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), b.request(), email, goodPassword, client); code(err) != envelope.CodeEmailUnverified {
+		t.Fatalf("sign-in after reading the link: %v", err)
+	}
+	// The link and a wrong password: refused, counted like a wrong sign-in, no cookie, and the
+	// link still works.
+	var linked browser
+	w = httptest.NewRecorder()
+	if _, _, _, err := e.svc.VerifyEmail(ctx, w, linked.request(), token, "not the password at all", client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the link with a wrong password: %v", err)
+	}
+	if len(w.Result().Cookies()) != 0 {
+		t.Fatal("a cookie was set for a wrong password")
+	}
+	pending, err := e.store.SignerAccountByEmail(ctx, email)
+	if err != nil || pending.EmailVerifiedAt != nil || e.failedAttempts(t, pending.ID) != 1 || e.events(t, pending.ID, "SIGN_IN_FAILED") != 1 {
+		t.Fatalf("after a wrong password at the link: %+v (%v), %d failures", pending, err, e.failedAttempts(t, pending.ID))
+	}
+	for _, bad := range []string{"", strings.Repeat("x", account.MaxPasswordLength+1)} {
+		if _, _, _, err := e.verifyIn(&linked, token, bad); code(err) != envelope.CodeInvalidBody {
+			t.Fatalf("the link with password %q: %v", bad, err)
+		}
+	}
+	a, sess, next, err := e.verifyIn(&linked, token, goodPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.EmailVerified || a.Email != email || next != "/sign/tok-123" || a.Language != envelope.LanguageSpanish {
-		t.Fatalf("verified %+v, next %q", a, next)
+	if !a.EmailVerified || a.Email != email || next != "/sign/tok-123" || a.Language != envelope.LanguageSpanish || sess.AccountID != a.ID {
+		t.Fatalf("verified %+v, session %+v, next %q", a, sess, next)
 	}
-	if _, _, err := e.svc.VerifyEmail(ctx, token, client); code(err) != envelope.CodeNotFound {
+	if e.failedAttempts(t, a.ID) != 0 {
+		t.Error("the right password at the link left the wrong one counted")
+	}
+	if cur, cs, ok := e.svc.Current(ctx, linked.request()); !ok || cur.ID != a.ID || cs.ID != sess.ID {
+		t.Fatalf("the browser that verified is not signed in: %+v %+v %v", cur, cs, ok)
+	}
+	if _, _, _, err := e.verifyIn(&browser{}, token, goodPassword); code(err) != envelope.CodeNotFound {
 		t.Fatalf("a verification link used twice: %v", err)
 	}
-	if e.events(t, a.ID, "EMAIL_VERIFIED") != 1 {
-		t.Error("no EMAIL_VERIFIED event")
+	if _, err := e.svc.LinkEmail(ctx, token); code(err) != envelope.CodeNotFound {
+		t.Fatalf("LinkEmail of a used link: %v", err)
+	}
+	if e.events(t, a.ID, "EMAIL_VERIFIED") != 1 || e.events(t, a.ID, "SIGN_IN") != 1 {
+		t.Error("no EMAIL_VERIFIED and SIGN_IN events")
 	}
 
-	// Not signed in: no current account.
+	// Another browser, not signed in: no current account.
 	if _, _, ok := e.svc.Current(ctx, b.request()); ok {
 		t.Fatal("a browser without a session is signed in")
 	}
@@ -100,7 +138,7 @@ func TestSignUpVerifySignInSignOut(t *testing.T) {
 	if live, ok, err := e.svc.SessionLive(ctx, sess.ID); err != nil || !ok || live.ID != a.ID {
 		t.Fatalf("SessionLive: %+v %v %v", live, ok, err)
 	}
-	if e.events(t, a.ID, "SIGN_IN") != 1 {
+	if e.events(t, a.ID, "SIGN_IN") != 2 {
 		t.Error("no SIGN_IN event")
 	}
 
@@ -218,10 +256,16 @@ func TestSignUpExistingAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := linkIn(t, e.waitMails(t, email, 2)[0], "verify")
-	if _, _, err := e.svc.VerifyEmail(ctx, first, client); code(err) != envelope.CodeNotFound {
-		t.Fatalf("the first link of a replaced password still works: %v", err)
+	for _, pw := range []string{"first-password-1", "second-password-2"} {
+		if _, _, _, err := e.verifyIn(&browser{}, first, pw); code(err) != envelope.CodeNotFound {
+			t.Fatalf("the first link of a replaced password still works (with %q): %v", pw, err)
+		}
 	}
-	a, next, err := e.svc.VerifyEmail(ctx, second, client)
+	// The second link takes only the password it was mailed for.
+	if _, _, _, err := e.verifyIn(&browser{}, second, "first-password-1"); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the second link with the replaced password: %v", err)
+	}
+	a, _, next, err := e.verifyIn(&browser{}, second, "second-password-2")
 	if err != nil || next != "/sign/abc" {
 		t.Fatal(next, err)
 	}
@@ -353,15 +397,18 @@ func TestVerifyLinkExpires(t *testing.T) {
 	}
 	token := linkIn(t, e.waitMails(t, email, 1)[0], "verify")
 	e.clk.add(account.VerifyLinkTTL + time.Second)
-	if _, _, err := e.svc.VerifyEmail(ctx, token, client); code(err) != envelope.CodeNotFound {
+	if _, _, _, err := e.verifyIn(&browser{}, token, goodPassword); code(err) != envelope.CodeNotFound {
 		t.Fatalf("an expired verification link: %v", err)
+	}
+	if _, err := e.svc.LinkEmail(ctx, token); code(err) != envelope.CodeNotFound {
+		t.Fatalf("LinkEmail of an expired link: %v", err)
 	}
 	// A new sign-up mails a new link; a next off Sobre was dropped.
 	if err := e.svc.SignUp(ctx, email, goodPassword, envelope.LanguageEnglish, "//evil.example/", client); err != nil {
 		t.Fatal(err)
 	}
 	token = linkIn(t, e.waitMails(t, email, 2)[0], "verify")
-	if _, next, err := e.svc.VerifyEmail(ctx, token, client); err != nil || next != "" {
+	if _, _, next, err := e.verifyIn(&browser{}, token, goodPassword); err != nil || next != "" {
 		t.Fatalf("verify: next %q, %v", next, err)
 	}
 }
@@ -389,4 +436,79 @@ func TestMailsPerHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitMails(t, a.Email, account.MailsPerHour+1)
+}
+
+// Someone who signs up first for another person's address, with a password of their own, gains
+// nothing when the owner of the mailbox (or a mail scanner) opens the mailed link: the link
+// alone verifies nothing, the owner's own password does not fit it, and the owner's sign-up
+// again takes the address back.
+func TestVerificationNeedsThePassword(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	victim := newAddress(t)
+	const attackers, owners = "the attacker's own passphrase", "the owner's own passphrase"
+
+	if err := e.svc.SignUp(ctx, victim, attackers, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, victim, 1)[0], "verify")
+	// The scanner reads the link; the owner tries it with their own password.
+	if shown, err := e.svc.LinkEmail(ctx, token); err != nil || shown != victim {
+		t.Fatalf("LinkEmail: %q %v", shown, err)
+	}
+	var owner browser
+	if _, _, _, err := e.verifyIn(&owner, token, owners); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the link with the mailbox owner's password: %v", err)
+	}
+	if _, _, ok := e.svc.Current(ctx, owner.request()); ok {
+		t.Fatal("the owner's browser was signed in to the attacker's account")
+	}
+	var attacker browser
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), attacker.request(), victim, attackers, client); code(err) != envelope.CodeEmailUnverified {
+		t.Fatalf("the attacker signs in after the link was opened: %v", err)
+	}
+	// The owner signs up again: their password replaces the attacker's; the first link is dead.
+	if err := e.svc.SignUp(ctx, victim, owners, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	fresh := linkIn(t, e.waitMails(t, victim, 2)[0], "verify")
+	if _, _, _, err := e.verifyIn(&attacker, token, attackers); code(err) != envelope.CodeNotFound {
+		t.Fatalf("the first link after the owner signed up again: %v", err)
+	}
+	a, _, _, err := e.verifyIn(&owner, fresh, owners)
+	if err != nil || !a.EmailVerified {
+		t.Fatalf("the owner verifies: %+v %v", a, err)
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), attacker.request(), victim, attackers, client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the attacker's password after the owner verified: %v", err)
+	}
+}
+
+// Wrong passwords at a verification link count like wrong sign-ins: ten lock the account, and
+// the link keeps working once the lock has passed.
+func TestVerificationLock(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	email := newAddress(t)
+	if err := e.svc.SignUp(ctx, email, goodPassword, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, email, 1)[0], "verify")
+	var err error
+	for range account.MaxFailures {
+		_, _, _, err = e.verifyIn(&browser{}, token, "not the password at all")
+	}
+	if code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the tenth wrong password at the link: %v", err)
+	}
+	if _, _, _, err := e.verifyIn(&browser{}, token, goodPassword); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the right password while locked: %v", err)
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), email, goodPassword, client); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("a sign-in while locked at the link: %v", err)
+	}
+	e.clk.add(account.LockDuration)
+	if a, _, _, err := e.verifyIn(&browser{}, token, goodPassword); err != nil || !a.EmailVerified {
+		t.Fatalf("the link after the lock: %+v %v", a, err)
+	}
 }

@@ -102,7 +102,7 @@ var client = account.Client{IP: "203.0.113.7", UserAgent: "test-browser/1.0"}
 const goodPassword = "kq7-vrt-zw-ok"
 
 // verified makes a verified account of a new address with goodPassword, without mail: the
-// store's link is the one VerifyEmail takes.
+// store's link is the one VerifyEmail takes (with the password, in a browser of its own).
 func (e *env) verified(t *testing.T) account.Account {
 	t.Helper()
 	ctx := context.Background()
@@ -119,7 +119,7 @@ func (e *env) verified(t *testing.T) account.Account {
 	if err := e.store.CreateAccountLink(ctx, a.ID, persistence.AccountLinkVerify, h[:], "", e.clk.now().Add(time.Hour), e.clk.now()); err != nil {
 		t.Fatal(err)
 	}
-	acc, _, err := e.svc.VerifyEmail(ctx, token, client)
+	acc, _, _, err := e.svc.VerifyEmail(ctx, httptest.NewRecorder(), (&browser{}).request(), token, goodPassword, client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func code(err error) envelope.Code {
 	return envelope.ErrorCode(err)
 }
 
-// failedAttempts reads an account's count of failures in a row.
+// failedAttempts reads an account's count of wrong passwords in a row.
 func (e *env) failedAttempts(t *testing.T, id int64) int {
 	t.Helper()
 	var n int
@@ -184,6 +184,24 @@ func (e *env) failedAttempts(t *testing.T, id int64) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// factorFailures reads an account's count of wrong codes and failed passkey assertions in a row.
+func (e *env) factorFailures(t *testing.T, id int64) int {
+	t.Helper()
+	var n int
+	if err := e.db.QueryRow(context.Background(), `SELECT failed_factor_attempts FROM signer_accounts WHERE id = $1`, id).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// verifyIn uses the verification link token with password in browser b, keeping its cookie.
+func (e *env) verifyIn(b *browser, token, password string) (account.Account, account.Session, string, error) {
+	w := httptest.NewRecorder()
+	a, s, next, err := e.svc.VerifyEmail(context.Background(), w, b.request(), token, password, client)
+	b.keep(w)
+	return a, s, next, err
 }
 
 // events counts an account's events of type typ.

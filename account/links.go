@@ -69,7 +69,7 @@ func (s *Service) mailLink(ctx context.Context, a persistence.SignerAccount, lan
 	if err != nil {
 		return err
 	}
-	return s.send(ctx, a, kind, composed)
+	return s.send(ctx, a.ID, a.Email, kind, composed)
 }
 
 // mailAccountExists tells the holder of a's address that it has an account already.
@@ -83,11 +83,12 @@ func (s *Service) mailAccountExists(ctx context.Context, a persistence.SignerAcc
 	if err != nil {
 		return err
 	}
-	return s.send(ctx, a, mail.AccountExists, composed)
+	return s.send(ctx, a.ID, a.Email, mail.AccountExists, composed)
 }
 
-func (s *Service) send(ctx context.Context, a persistence.SignerAccount, kind mail.AccountMail, composed mail.Composed) error {
-	id, err := randomSecret(12)
+// send mails composed, a message of kind about account id, to its address to.
+func (s *Service) send(ctx context.Context, id int64, to string, kind mail.AccountMail, composed mail.Composed) error {
+	msgID, err := randomSecret(12)
 	if err != nil {
 		return err
 	}
@@ -95,9 +96,9 @@ func (s *Service) send(ctx context.Context, a persistence.SignerAccount, kind ma
 	if host == "" {
 		host = "sobre.localhost"
 	}
-	msg := mail.Message{ID: strings.ReplaceAll(string(kind), "_", "-") + "." + id + "@" + host, To: a.Email, Composed: composed}
+	msg := mail.Message{ID: strings.ReplaceAll(string(kind), "_", "-") + "." + msgID + "@" + host, To: to, Composed: composed}
 	if err := s.Mail.Send(ctx, msg, nil); err != nil {
-		return fmt.Errorf("mail %s to account %d: %w", kind, a.ID, err)
+		return fmt.Errorf("mail %s to account %d: %w", kind, id, err)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -102,14 +103,12 @@ func (s *Service) passkeyUserOf(ctx context.Context, a Account) (passkeyUser, []
 	return u, stored, nil
 }
 
+// checkSession checks that passkeys are available and sess is a session of account a.
 func (s *Service) checkSession(a Account, sess Session) error {
 	if s.WebAuthn == nil {
 		return errPasskeysUnavailable
 	}
-	if sess.ID == "" || sess.AccountID != a.ID {
-		return envelope.Errorf(envelope.CodeAccountRequired, "Sign in to the account first")
-	}
-	return nil
+	return sessionOf(a, sess)
 }
 
 // saveChallenge keeps the library's session data of a ceremony for purpose, bound to sess.
@@ -137,9 +136,13 @@ func (s *Service) takeChallenge(ctx context.Context, sess Session, purpose, chal
 // BeginPasskeyRegistration returns the options (JSON, for navigator.credentials.create) of a new
 // passkey for the account, the challenge bound to session sess. The JSON is the library's
 // CredentialCreation: {"publicKey": PublicKeyCredentialCreationOptionsJSON}. The account's
-// passkeys are excluded, so an authenticator is not registered twice.
+// passkeys are excluded, so an authenticator is not registered twice. An account with a second
+// factor already asks that sess proved one less than FactorProofTTL ago (CodeFactorProofNeeded).
 func (s *Service) BeginPasskeyRegistration(ctx context.Context, a Account, sess Session) ([]byte, error) {
 	if err := s.checkSession(a, sess); err != nil {
+		return nil, err
+	}
+	if err := s.requireFactorProof(ctx, a, sess); err != nil {
 		return nil, err
 	}
 	u, _, err := s.passkeyUserOf(ctx, a)
@@ -179,9 +182,10 @@ func registrationRefused(err error) error {
 }
 
 // FinishPasskeyRegistration checks the browser's answer (the PublicKeyCredential as JSON) against
-// the challenge of sess and keeps the passkey under name (trimmed; "Passkey" when empty). An
-// answer that does not check out is CodeVerificationFailed; a passkey registered already
-// ALREADY_EXISTS.
+// the challenge of sess and keeps the passkey under name (trimmed; "Passkey" when empty), and
+// mails the account's address a notice. An answer that does not check out is
+// CodeVerificationFailed; a passkey registered already ALREADY_EXISTS. The factor proof
+// BeginPasskeyRegistration asks for is asked again: a factor added meanwhile counts.
 func (s *Service) FinishPasskeyRegistration(ctx context.Context, a Account, sess Session, name string, response []byte, c Client) (Passkey, error) {
 	if err := s.checkSession(a, sess); err != nil {
 		return Passkey{}, err
@@ -214,6 +218,9 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, a Account, sess
 	if err != nil {
 		return Passkey{}, registrationRefused(err)
 	}
+	if err := s.requireFactorProof(ctx, a, sess); err != nil {
+		return Passkey{}, err
+	}
 	raw, err := json.Marshal(cred)
 	if err != nil {
 		return Passkey{}, fmt.Errorf("encode a passkey: %w", err)
@@ -222,6 +229,7 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, a Account, sess
 	if err != nil {
 		return Passkey{}, err
 	}
+	s.notifyFactorChange(ctx, a, mail.AccountPasskeyAdded, p.Name, c)
 	return toPasskey(p), nil
 }
 
@@ -230,10 +238,20 @@ func toPasskey(p persistence.AccountPasskey) Passkey {
 		CreatedAt: p.CreatedAt, LastUsedAt: p.LastUsedAt}
 }
 
-// RemovePasskey removes one of the account's passkeys (PASSKEY_REMOVED, recorded with c). A
-// passkey of another account, or none, is CodeNotFound.
-func (s *Service) RemovePasskey(ctx context.Context, a Account, id int64, c Client) error {
-	return s.Store.RemoveAccountPasskey(ctx, a.ID, id, c.event(persistence.AccountEventPasskeyRemoved), s.now())
+// RemovePasskey removes one of the account's passkeys, asked by its session sess, which must
+// have proved a second factor less than FactorProofTTL ago (CodeFactorProofNeeded): the passkey
+// is one, so the password alone never removes it. PASSKEY_REMOVED is recorded with c and the
+// account's address mailed a notice. A passkey of another account, or none, is CodeNotFound.
+func (s *Service) RemovePasskey(ctx context.Context, a Account, sess Session, id int64, c Client) error {
+	if err := s.requireFactorProof(ctx, a, sess); err != nil {
+		return err
+	}
+	name, err := s.Store.RemoveAccountPasskey(ctx, a.ID, id, c.event(persistence.AccountEventPasskeyRemoved), s.now())
+	if err != nil {
+		return err
+	}
+	s.notifyFactorChange(ctx, a, mail.AccountPasskeyRemoved, name, c)
+	return nil
 }
 
 // BeginPasskeyAssertion returns the options (JSON, for navigator.credentials.get) of an
@@ -276,19 +294,19 @@ func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Ses
 
 // FinishPasskeyAssertion checks the browser's assertion against the challenge of sess and the
 // account's passkeys and returns the credential id (base64url) it was made with. Wrong:
-// CodeAuthFailed (counted). An assertion whose sign count is not above the passkey's last one
+// CodeAuthFailed (counted with the wrong codes, which only a right code or assertion clears). An assertion whose sign count is not above the passkey's last one
 // (a cloned authenticator, or a replay) is wrong too.
 func (s *Service) FinishPasskeyAssertion(ctx context.Context, a Account, sess Session, response []byte, c Client) (string, error) {
 	if err := s.checkSession(a, sess); err != nil {
 		return "", err
 	}
-	if err := s.attempt(ctx, a.ID); err != nil {
+	if err := s.attempt(ctx, a.ID, factorFailures); err != nil {
 		return "", err
 	}
 	fail := func(reason string) (string, error) {
 		ev := c.event(persistence.AccountEventPasskeyFailed)
 		ev.Data = map[string]any{"reason": reason}
-		return "", s.failed(ctx, a.ID, ev, errPasskeyFailed)
+		return "", s.failed(ctx, a.ID, factorFailures, ev, errPasskeyFailed)
 	}
 	parsed, err := protocol.ParseCredentialRequestResponseBody(bytes.NewReader(response))
 	if err != nil {
@@ -327,7 +345,7 @@ func (s *Service) FinishPasskeyAssertion(ctx context.Context, a Account, sess Se
 	if !used {
 		return fail("sign count not above the last one")
 	}
-	if err := s.succeeded(ctx, a.ID); err != nil {
+	if err := s.succeeded(ctx, a.ID, factorFailures); err != nil {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(cred.ID), nil

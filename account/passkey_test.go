@@ -76,6 +76,23 @@ func register(t *testing.T, e *env, a account.Account, sess account.Session, aut
 	return p
 }
 
+// confirmWithPasskey proves a passkey of auth for session sess on the account page.
+func confirmWithPasskey(t *testing.T, e *env, a account.Account, sess account.Session, auth *webauthntest.Authenticator) {
+	t.Helper()
+	ctx := context.Background()
+	opts, err := e.svc.BeginPasskeyAssertion(ctx, a, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := auth.Get(opts, webauthntest.Tweaks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.ConfirmFactorWithPasskey(ctx, a, sess, resp, client); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPasskeyRegistration(t *testing.T) {
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
@@ -138,8 +155,16 @@ func TestPasskeyRegistration(t *testing.T) {
 	if _, err := e.svc.FinishPasskeyRegistration(ctx, a, sess, "Laptop", resp, client); code(err) != envelope.CodeVerificationFailed {
 		t.Fatalf("a registration answer replayed: %v", err)
 	}
+	// The passkey is a second factor: another is added only once the session proved one.
+	if _, err := e.svc.BeginPasskeyRegistration(ctx, a, sess); code(err) != envelope.CodeFactorProofNeeded {
+		t.Fatalf("a second passkey without a factor proof: %v", err)
+	}
+	confirmWithPasskey(t, e, a, sess, auth)
 	// The next options exclude the registered passkey: the authenticator holding it refuses.
-	opts, _ = e.svc.BeginPasskeyRegistration(ctx, a, sess)
+	opts, err = e.svc.BeginPasskeyRegistration(ctx, a, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := auth.Create(opts, webauthntest.Tweaks{}); err == nil {
 		t.Fatal("the registered passkey is not excluded")
 	}
@@ -158,12 +183,18 @@ func TestPasskeyRegistration(t *testing.T) {
 		t.Fatalf("overview passkeys %+v %v", o2.Passkeys, err)
 	}
 
-	// Removing: another account cannot; the owner can.
+	// Removing: another account cannot; a session of the owner's that proved no factor cannot;
+	// the owner's session that proved one can.
 	b := e.verified(t)
-	if err := e.svc.RemovePasskey(ctx, b, p.ID, client); code(err) != envelope.CodeNotFound {
+	_, bs := e.signIn(t, &browser{}, b.Email, goodPassword)
+	if err := e.svc.RemovePasskey(ctx, b, bs, p.ID, client); code(err) != envelope.CodeNotFound {
 		t.Fatalf("another account removed a passkey: %v", err)
 	}
-	if err := e.svc.RemovePasskey(ctx, a, p.ID, client); err != nil {
+	_, fresh := e.signIn(t, &browser{}, a.Email, goodPassword)
+	if err := e.svc.RemovePasskey(ctx, a, fresh, p.ID, client); code(err) != envelope.CodeFactorProofNeeded {
+		t.Fatalf("a passkey removed with the password alone: %v", err)
+	}
+	if err := e.svc.RemovePasskey(ctx, a, sess, p.ID, client); err != nil {
 		t.Fatal(err)
 	}
 	if e.events(t, a.ID, "PASSKEY_REMOVED") != 1 {
@@ -258,14 +289,14 @@ func TestPasskeyAssertion(t *testing.T) {
 	if n := e.events(t, a.ID, "PASSKEY_FAILED"); n != 8 {
 		t.Errorf("%d PASSKEY_FAILED events, want 8", n)
 	}
-	if n := e.failedAttempts(t, a.ID); n != 8 {
-		t.Errorf("%d failures counted, want 8", n)
+	if n, pw := e.factorFailures(t, a.ID), e.failedAttempts(t, a.ID); n != 8 || pw != 0 {
+		t.Errorf("%d failures counted with the codes and assertions, %d with the passwords; want 8 and 0", n, pw)
 	}
 	// A good one still passes, and clears the count.
 	if id, _, err := assert(webauthntest.Tweaks{}); err != nil || id != p.CredentialID {
 		t.Fatalf("a good assertion after failures: %q %v", id, err)
 	}
-	if n := e.failedAttempts(t, a.ID); n != 0 {
+	if n := e.factorFailures(t, a.ID); n != 0 {
 		t.Errorf("%d failures after a good assertion", n)
 	}
 	// Passkeys off: unavailable.

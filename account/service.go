@@ -98,7 +98,8 @@ func toAccount(a persistence.SignerAccount) Account {
 }
 
 func toSession(s persistence.AccountSession) Session {
-	return Session{ID: s.ID, AccountID: s.AccountID, CreatedAt: s.CreatedAt, LastSeenAt: s.LastSeenAt, IP: s.IP, UserAgent: s.UserAgent}
+	return Session{ID: s.ID, AccountID: s.AccountID, CreatedAt: s.CreatedAt, LastSeenAt: s.LastSeenAt, IP: s.IP, UserAgent: s.UserAgent,
+		FactorConfirmedAt: s.FactorConfirmedAt}
 }
 
 // randomSecret is n random bytes, base64url.
@@ -142,12 +143,18 @@ func lockedError(until, now time.Time) error {
 		Message: fmt.Sprintf("Too many failed attempts: this account takes none for %d more %s", minutes, unit)}
 }
 
-// attempt counts an attempt to prove account id before its secret is tested
+// Which count a failure goes to: wrong passwords, or wrong codes and failed passkey assertions.
+const (
+	passwordFailures = persistence.PasswordFailures
+	factorFailures   = persistence.FactorFailures
+)
+
+// attempt counts an attempt to prove account id with a secret of kind before the secret is tested
 // (persistence.Store.ReserveAccountAttempt): a locked account is refused with CodeAccountLocked.
-// The caller then calls failed, or clears the failures on success.
-func (s *Service) attempt(ctx context.Context, id int64) error {
+// The caller then calls failed, or clears the count of kind on success.
+func (s *Service) attempt(ctx context.Context, id int64, kind persistence.AccountFailures) error {
 	now := s.now()
-	ok, until, err := s.Store.ReserveAccountAttempt(ctx, id, MaxFailures, now)
+	ok, until, err := s.Store.ReserveAccountAttempt(ctx, id, kind, MaxFailures, now)
 	switch {
 	case err != nil:
 		return err
@@ -161,11 +168,11 @@ func (s *Service) attempt(ctx context.Context, id int64) error {
 	}
 }
 
-// failed records a failed attempt on account id (ev) and answers wrong, or CodeAccountLocked when
-// this failure locked the account.
-func (s *Service) failed(ctx context.Context, id int64, ev persistence.AccountEvent, wrong error) error {
+// failed records a failed attempt of kind on account id (ev) and answers wrong, or
+// CodeAccountLocked when this failure locked the account.
+func (s *Service) failed(ctx context.Context, id int64, kind persistence.AccountFailures, ev persistence.AccountEvent, wrong error) error {
 	now := s.now()
-	until, err := s.Store.RecordAccountFailure(ctx, id, ev, MaxFailures, LockDuration, now)
+	until, err := s.Store.RecordAccountFailure(ctx, id, kind, ev, MaxFailures, LockDuration, now)
 	if err != nil {
 		return err
 	}
@@ -176,32 +183,36 @@ func (s *Service) failed(ctx context.Context, id int64, ev persistence.AccountEv
 	return wrong
 }
 
-// succeeded clears account id's failures after a right secret.
-func (s *Service) succeeded(ctx context.Context, id int64) error {
-	return s.Store.ClearAccountFailures(ctx, id)
+// succeeded clears account id's count kind of failures after a right secret of that kind; the
+// other count stays: a right password never clears the wrong codes.
+func (s *Service) succeeded(ctx context.Context, id int64, kind persistence.AccountFailures) error {
+	return s.Store.ClearAccountFailures(ctx, id, kind)
 }
 
-// checkPassword tests password against account a, counted against its lock: nil when
-// right, the error for a wrong one (wrong, or CodeAccountLocked) after recording ev.
-func (s *Service) checkPassword(ctx context.Context, a persistence.SignerAccount, password string, ev persistence.AccountEvent, wrong error) error {
-	if err := s.attempt(ctx, a.ID); err != nil {
-		return err
+// checkPassword tests password against account a, counted against its lock: it returns the
+// account's password hash as it now stands (rehashed under stronger parameters, perhaps) when
+// right, and the error for a wrong one (wrong, or CodeAccountLocked) after recording ev.
+func (s *Service) checkPassword(ctx context.Context, a persistence.SignerAccount, password string, ev persistence.AccountEvent, wrong error) (string, error) {
+	if err := s.attempt(ctx, a.ID, passwordFailures); err != nil {
+		return "", err
 	}
 	ok, err := VerifyPassword(ctx, a.PasswordHash, password)
 	if err != nil {
-		return fmt.Errorf("verify the password of account %d: %w", a.ID, err)
+		return "", fmt.Errorf("verify the password of account %d: %w", a.ID, err)
 	}
 	if !ok {
-		return s.failed(ctx, a.ID, ev, wrong)
+		return "", s.failed(ctx, a.ID, passwordFailures, ev, wrong)
 	}
 	if needsRehash(a.PasswordHash) {
 		if h, err := HashPassword(ctx, password); err == nil {
 			if err := s.Store.SetSignerPasswordHash(ctx, a.ID, a.PasswordHash, h); err != nil {
 				s.log().WarnContext(ctx, "rehash a password", "account", a.ID, "err", err)
+			} else {
+				return h, nil
 			}
 		}
 	}
-	return nil
+	return a.PasswordHash, nil
 }
 
 // SignUp creates an account for email with password (CheckPassword), unverified, and mails a
@@ -271,20 +282,70 @@ func (s *Service) mayMail(ctx context.Context, id int64, now time.Time) (bool, e
 	return true, nil
 }
 
-// VerifyEmail uses a mailed verification link: the account's email is verified. It returns the
-// account and where the browser goes next. A used, expired or unknown link is CodeNotFound.
-func (s *Service) VerifyEmail(ctx context.Context, token string, c Client) (Account, string, error) {
+// LinkEmail is the address of the account whose mailed verification link token is, while the
+// link works; it changes nothing and does not use the link, so that the page a link opens (or a
+// mail scanner's GET of it) only shows which address it is for. A used, expired or unknown link
+// is CodeNotFound.
+func (s *Service) LinkEmail(ctx context.Context, token string) (string, error) {
 	if token == "" || len(token) > 100 {
-		return Account{}, "", errLinkNotWorking
+		return "", errLinkNotWorking
 	}
-	a, next, err := s.Store.VerifySignerEmail(ctx, sha(token), c.event(persistence.AccountEventEmailVerified), s.now())
+	a, err := s.Store.AccountOfLink(ctx, sha(token), persistence.AccountLinkVerify, s.now())
 	if envelope.IsNotFound(err) {
-		return Account{}, "", errLinkNotWorking
+		return "", errLinkNotWorking
 	}
 	if err != nil {
-		return Account{}, "", err
+		return "", err
 	}
-	return toAccount(a), next, nil
+	return a.Email, nil
+}
+
+// VerifyEmail uses a mailed verification link together with the account's password: only
+// someone who holds both the mailbox and the password chosen at sign-up proves the address, so
+// that whoever signs up first for someone else's address gains nothing when the owner (or a mail
+// scanner) opens the link. When the password is right, the email is verified, the link is spent
+// and the browser is signed in (a new session, as SignIn makes); it returns the account, the
+// session and where the browser goes next (the link's next). A wrong password is counted like a
+// wrong sign-in (CodeAuthFailed, or CodeAccountLocked) and leaves the link working. A used,
+// expired or unknown link, or one whose account took another password (a later sign-up)
+// meanwhile, is CodeNotFound.
+func (s *Service) VerifyEmail(ctx context.Context, w http.ResponseWriter, r *http.Request, token, password string, c Client) (Account, Session, string, error) {
+	if token == "" || len(token) > 100 {
+		return Account{}, Session{}, "", errLinkNotWorking
+	}
+	if password == "" || utf8.RuneCountInString(password) > MaxPasswordLength {
+		var p envelope.Problems
+		p.Add("password", "is required, at most %d characters", MaxPasswordLength)
+		return Account{}, Session{}, "", p.Err()
+	}
+	stored, err := s.Store.AccountOfLink(ctx, sha(token), persistence.AccountLinkVerify, s.now())
+	if envelope.IsNotFound(err) {
+		return Account{}, Session{}, "", errLinkNotWorking
+	}
+	if err != nil {
+		return Account{}, Session{}, "", err
+	}
+	ev := c.event(persistence.AccountEventSignInFailed)
+	ev.Data = map[string]any{"link": persistence.AccountLinkVerify}
+	hash, err := s.checkPassword(ctx, stored, password, ev, errPasswordWrong)
+	if err != nil {
+		return Account{}, Session{}, "", err
+	}
+	a, next, err := s.Store.VerifySignerEmail(ctx, sha(token), hash, c.event(persistence.AccountEventEmailVerified), s.now())
+	if envelope.IsNotFound(err) {
+		if err := s.succeeded(ctx, stored.ID, passwordFailures); err != nil {
+			return Account{}, Session{}, "", err
+		}
+		return Account{}, Session{}, "", errLinkNotWorking
+	}
+	if err != nil {
+		return Account{}, Session{}, "", err
+	}
+	sess, err := s.startSession(ctx, w, r, a, c)
+	if err != nil {
+		return Account{}, Session{}, "", err
+	}
+	return toAccount(a), sess, next, nil
 }
 
 // cookieName is the session cookie's name for this service's PublicURL.
@@ -323,33 +384,42 @@ func (s *Service) SignIn(ctx context.Context, w http.ResponseWriter, r *http.Req
 	if err != nil {
 		return Account{}, Session{}, err
 	}
-	if err := s.checkPassword(ctx, a, password, c.event(persistence.AccountEventSignInFailed), errSignInFailed); err != nil {
+	if _, err := s.checkPassword(ctx, a, password, c.event(persistence.AccountEventSignInFailed), errSignInFailed); err != nil {
 		return Account{}, Session{}, err
 	}
 	if a.EmailVerifiedAt == nil {
-		if err := s.succeeded(ctx, a.ID); err != nil {
+		if err := s.succeeded(ctx, a.ID, passwordFailures); err != nil {
 			return Account{}, Session{}, err
 		}
 		return Account{}, Session{}, errEmailUnproved
 	}
-	// A session this browser held already (perhaps of another account) ends: one browser, one
-	// session.
+	sess, err := s.startSession(ctx, w, r, a, c)
+	if err != nil {
+		return Account{}, Session{}, err
+	}
+	return toAccount(a), sess, nil
+}
+
+// startSession signs the browser of r in to account a, its password just proved: a new session
+// whose secret is set as the cookie, the account's count of wrong passwords cleared. A session
+// the browser held already (perhaps of another account) ends: one browser, one session.
+func (s *Service) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request, a persistence.SignerAccount, c Client) (Session, error) {
 	if prev := s.sessionSecret(r); prev != "" {
 		if _, err := s.Store.EndAccountSession(ctx, sha(prev), c.event(persistence.AccountEventSignOut), s.now()); err != nil {
-			return Account{}, Session{}, err
+			return Session{}, err
 		}
 	}
 	secret, err := randomSecret(32)
 	if err != nil {
-		return Account{}, Session{}, err
+		return Session{}, err
 	}
 	sess, err := s.Store.StartAccountSession(ctx, sha(secret), a.ID, "PASSWORD", c.event(persistence.AccountEventSignIn), s.now())
 	if err != nil {
-		return Account{}, Session{}, err
+		return Session{}, err
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: secret, Path: "/", HttpOnly: true,
 		Secure: config.ServedOverHTTPS(s.PublicURL), SameSite: http.SameSiteLaxMode})
-	return toAccount(a), toSession(sess), nil
+	return toSession(sess), nil
 }
 
 // sessionSecret is the session cookie's value in r, "" without one.
@@ -481,7 +551,8 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string, c C
 }
 
 // ConfirmPassword checks the password of a signed-in account again (PASSWORD action auth): nil
-// when right, CodeAuthFailed when wrong (counted), CodeAccountLocked while locked.
+// when right, CodeAuthFailed when wrong (counted), CodeAccountLocked while locked. A right
+// password clears the count of wrong passwords only, never that of wrong codes.
 func (s *Service) ConfirmPassword(ctx context.Context, a Account, password string, c Client) error {
 	if password == "" || utf8.RuneCountInString(password) > MaxPasswordLength {
 		var p envelope.Problems
@@ -492,10 +563,10 @@ func (s *Service) ConfirmPassword(ctx context.Context, a Account, password strin
 	if err != nil {
 		return err
 	}
-	if err := s.checkPassword(ctx, stored, password, c.event(persistence.AccountEventPasswordFailed), errPasswordWrong); err != nil {
+	if _, err := s.checkPassword(ctx, stored, password, c.event(persistence.AccountEventPasswordFailed), errPasswordWrong); err != nil {
 		return err
 	}
-	if err := s.succeeded(ctx, a.ID); err != nil {
+	if err := s.succeeded(ctx, a.ID, passwordFailures); err != nil {
 		return err
 	}
 	return s.Store.RecordAccountEvent(ctx, a.ID, c.event(persistence.AccountEventPasswordConfirmed), s.now())

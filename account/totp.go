@@ -15,6 +15,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -107,9 +108,14 @@ func newRecoveryCodes() ([]string, [][]byte, error) {
 	return shown, hashes, nil
 }
 
-// BeginTOTP starts enrolling an authenticator app: a new secret, kept sealed and not in use until
-// EnableTOTP confirms it. An account with an app enabled already must disable it first.
-func (s *Service) BeginTOTP(ctx context.Context, a Account) (TOTPEnrolment, error) {
+// BeginTOTP starts enrolling an authenticator app for account a, asked by its session sess: a
+// new secret, kept sealed and not in use until EnableTOTP confirms it. An account with an app
+// enabled already must disable it first. An account with a passkey asks that sess proved a second
+// factor less than FactorProofTTL ago (CodeFactorProofNeeded).
+func (s *Service) BeginTOTP(ctx context.Context, a Account, sess Session) (TOTPEnrolment, error) {
+	if err := s.requireFactorProof(ctx, a, sess); err != nil {
+		return TOTPEnrolment{}, err
+	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: TOTPIssuer, AccountName: a.Email, Period: totpOpts.Period,
 		Digits: totpDigits, Algorithm: otp.AlgorithmSHA1})
 	if err != nil {
@@ -132,12 +138,17 @@ func (s *Service) BeginTOTP(ctx context.Context, a Account) (TOTPEnrolment, erro
 	return TOTPEnrolment{Secret: key.Secret(), URL: key.URL(), QRCode: qr.Bytes()}, nil
 }
 
-// EnableTOTP confirms the enrolment with a code from the app and returns RecoveryCodes
-// single-use recovery codes, shown once. A wrong code counts against the account's lock.
-func (s *Service) EnableTOTP(ctx context.Context, a Account, code string, c Client) ([]string, error) {
+// EnableTOTP confirms the enrolment begun by BeginTOTP with a code from the app and returns
+// RecoveryCodes single-use recovery codes, shown once; the account's address is mailed a notice.
+// A wrong code counts against the account's lock (with wrong codes). The factor proof BeginTOTP
+// asks for is asked again: a passkey added meanwhile counts.
+func (s *Service) EnableTOTP(ctx context.Context, a Account, sess Session, code string, c Client) ([]string, error) {
 	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
 	if !isTOTPCode(code) {
 		return nil, codeProblem()
+	}
+	if err := s.requireFactorProof(ctx, a, sess); err != nil {
+		return nil, err
 	}
 	sec, ok, err := s.Store.AccountTOTPSecret(ctx, a.ID)
 	if err != nil {
@@ -149,7 +160,7 @@ func (s *Service) EnableTOTP(ctx context.Context, a Account, code string, c Clie
 	if sec.Enabled {
 		return nil, errTOTPEnabled
 	}
-	if err := s.attempt(ctx, a.ID); err != nil {
+	if err := s.attempt(ctx, a.ID, factorFailures); err != nil {
 		return nil, err
 	}
 	now := s.now()
@@ -158,7 +169,7 @@ func (s *Service) EnableTOTP(ctx context.Context, a Account, code string, c Clie
 		return nil, err
 	}
 	if !match {
-		return nil, s.failed(ctx, a.ID, c.event(persistence.AccountEventTOTPFailed), errCodeWrong)
+		return nil, s.failed(ctx, a.ID, factorFailures, c.event(persistence.AccountEventTOTPFailed), errCodeWrong)
 	}
 	shown, hashes, err := newRecoveryCodes()
 	if err != nil {
@@ -170,8 +181,9 @@ func (s *Service) EnableTOTP(ctx context.Context, a Account, code string, c Clie
 	}
 	if !enabled {
 		// Another enrolment began, or the step was taken, meanwhile.
-		return nil, s.failed(ctx, a.ID, c.event(persistence.AccountEventTOTPFailed), errCodeWrong)
+		return nil, s.failed(ctx, a.ID, factorFailures, c.event(persistence.AccountEventTOTPFailed), errCodeWrong)
 	}
+	s.notifyFactorChange(ctx, a, mail.AccountTOTPAdded, "", c)
 	return shown, nil
 }
 
@@ -181,17 +193,24 @@ func codeProblem() error {
 	return p.Err()
 }
 
-// DisableTOTP turns the app off, proved by a current code or a recovery code.
+// DisableTOTP turns the app off, proved by a current code or a recovery code of it (which is
+// the proof of a second factor that removing one asks for), and mails the account's address a
+// notice.
 func (s *Service) DisableTOTP(ctx context.Context, a Account, code string, c Client) error {
 	if err := s.VerifyTOTP(ctx, a, code, c); err != nil {
 		return err
 	}
-	return s.Store.DisableTOTP(ctx, a.ID, c.event(persistence.AccountEventTOTPDisabled), s.now())
+	if err := s.Store.DisableTOTP(ctx, a.ID, c.event(persistence.AccountEventTOTPDisabled), s.now()); err != nil {
+		return err
+	}
+	s.notifyFactorChange(ctx, a, mail.AccountTOTPRemoved, "", c)
+	return nil
 }
 
 // VerifyTOTP checks a code of the account's app (RFC 6238, 30 s steps, one step either side), or
 // one of its recovery codes. A code is accepted once: a step at or before the last accepted one
-// is refused. Wrong: CodeAuthFailed (counted); no app: CodeAuthNotEnrolled.
+// is refused. Wrong: CodeAuthFailed (counted with the wrong codes and passkey assertions, which
+// only a right code or assertion clears); no app: CodeAuthNotEnrolled.
 func (s *Service) VerifyTOTP(ctx context.Context, a Account, code string, c Client) error {
 	code = strings.TrimSpace(code)
 	if digits := strings.ReplaceAll(code, " ", ""); isTOTPCode(digits) {
@@ -210,11 +229,13 @@ func (s *Service) VerifyTOTP(ctx context.Context, a Account, code string, c Clie
 	if !ok || !sec.Enabled {
 		return errTOTPNotEnrolled
 	}
-	if err := s.attempt(ctx, a.ID); err != nil {
+	if err := s.attempt(ctx, a.ID, factorFailures); err != nil {
 		return err
 	}
 	now := s.now()
-	fail := func() error { return s.failed(ctx, a.ID, c.event(persistence.AccountEventTOTPFailed), errCodeWrong) }
+	fail := func() error {
+		return s.failed(ctx, a.ID, factorFailures, c.event(persistence.AccountEventTOTPFailed), errCodeWrong)
+	}
 	if recovery != "" {
 		used, err := s.Store.UseRecoveryCode(ctx, a.ID, sha(recovery), c.event(persistence.AccountEventRecoveryCodeUsed), now)
 		if err != nil {

@@ -27,15 +27,23 @@ func codeAt(t *testing.T, secret string, at time.Time) string {
 	return c
 }
 
-// enrol turns the authenticator on for a and returns its secret and recovery codes.
+// enrol turns the authenticator on for a, in a session of its own (a first factor: the session
+// alone may add it), and returns its secret and recovery codes.
 func (e *env) enrol(t *testing.T, a account.Account) (string, []string) {
 	t.Helper()
+	_, sess := e.signIn(t, &browser{}, a.Email, goodPassword)
+	return e.enrolIn(t, a, sess)
+}
+
+// enrolIn turns the authenticator on for a in session sess.
+func (e *env) enrolIn(t *testing.T, a account.Account, sess account.Session) (string, []string) {
+	t.Helper()
 	ctx := context.Background()
-	en, err := e.svc.BeginTOTP(ctx, a)
+	en, err := e.svc.BeginTOTP(ctx, a, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes, err := e.svc.EnableTOTP(ctx, a, codeAt(t, en.Secret, e.clk.now()), client)
+	codes, err := e.svc.EnableTOTP(ctx, a, sess, codeAt(t, en.Secret, e.clk.now()), client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +58,8 @@ func TestTOTPEnrolment(t *testing.T) {
 	if err := e.svc.VerifyTOTP(ctx, a, "123456", client); code(err) != envelope.CodeAuthNotEnrolled {
 		t.Fatalf("a code before any app: %v", err)
 	}
-	en, err := e.svc.BeginTOTP(ctx, a)
+	_, sess := e.signIn(t, &browser{}, a.Email, goodPassword)
+	en, err := e.svc.BeginTOTP(ctx, a, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +86,13 @@ func TestTOTPEnrolment(t *testing.T) {
 	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, en.Secret, e.clk.now()), client); code(err) != envelope.CodeAuthNotEnrolled {
 		t.Fatalf("a code of an app not confirmed: %v", err)
 	}
-	if _, err := e.svc.EnableTOTP(ctx, a, wrongCode(codeAt(t, en.Secret, e.clk.now())), client); code(err) != envelope.CodeAuthFailed {
+	if _, err := e.svc.EnableTOTP(ctx, a, sess, wrongCode(codeAt(t, en.Secret, e.clk.now())), client); code(err) != envelope.CodeAuthFailed {
 		t.Fatalf("a wrong confirmation code: %v", err)
 	}
-	codes, err := e.svc.EnableTOTP(ctx, a, codeAt(t, en.Secret, e.clk.now()), client)
+	if n := e.factorFailures(t, a.ID); n != 1 {
+		t.Fatalf("a wrong confirmation code counted %d times with the codes, want once", n)
+	}
+	codes, err := e.svc.EnableTOTP(ctx, a, sess, codeAt(t, en.Secret, e.clk.now()), client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +109,19 @@ func TestTOTPEnrolment(t *testing.T) {
 	if e.events(t, a.ID, "TOTP_ENABLED") != 1 {
 		t.Error("no TOTP_ENABLED event")
 	}
-	if _, err := e.svc.BeginTOTP(ctx, a); code(err) != envelope.CodeInvalidRequest {
+	if n := e.factorFailures(t, a.ID); n != 0 {
+		t.Fatalf("%d failed codes counted after the right one", n)
+	}
+	// Another enrolment: the app on is a factor, so the session proves it first; and then the
+	// app must be turned off before another is set up.
+	if _, err := e.svc.BeginTOTP(ctx, a, sess); code(err) != envelope.CodeFactorProofNeeded {
+		t.Fatalf("a second enrolment without a factor proof: %v", err)
+	}
+	e.clk.add(time.Minute)
+	if err := e.svc.ConfirmFactor(ctx, a, sess, codeAt(t, en.Secret, e.clk.now()), client); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.BeginTOTP(ctx, a, sess); code(err) != envelope.CodeInvalidRequest {
 		t.Fatalf("a second enrolment while enabled: %v", err)
 	}
 	o, err := e.svc.Overview(ctx, a)

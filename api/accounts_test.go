@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -143,7 +144,8 @@ func (a *testAPI) signerAccount(email, password string) {
 	if err := a.store.CreateAccountLink(ctx, acc.ID, persistence.AccountLinkVerify, h, "", time.Now().Add(time.Hour), time.Now()); err != nil {
 		a.t.Fatal(err)
 	}
-	if _, _, err := a.server.ceremony.Accounts.VerifyEmail(ctx, token, account.Client{}); err != nil {
+	req := httptest.NewRequest(http.MethodPost, "/account/verify/"+token, nil)
+	if _, _, _, err := a.server.ceremony.Accounts.VerifyEmail(ctx, httptest.NewRecorder(), req, token, password, account.Client{}); err != nil {
 		a.t.Fatal(err)
 	}
 }

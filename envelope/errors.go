@@ -150,4 +150,7 @@ const (
 	CodeEmailUnverified  = Code("EMAIL_NOT_VERIFIED")    // the account's email was never proved by its mailed link
 	CodeAuthNotEnrolled  = Code("AUTH_NOT_ENROLLED")     // the account has no authenticator app or passkey to prove with
 	CodeActionAuthNeeded = Code("ACTION_AUTH_REQUIRED")  // completing needs a fresh proof of one of the recipient's methods
+	// CodeFactorProofNeeded: adding or removing a second factor of an account that has one needs
+	// a proof of an existing one, less than 5 minutes old, by the same session.
+	CodeFactorProofNeeded = Code("FACTOR_CONFIRMATION_REQUIRED")
 )

@@ -23,6 +23,15 @@ const (
 	AccountExists = AccountMail("account_exists")
 )
 
+// The notices of a change to an account's second factors, sent to its address whenever one is
+// added or removed (ComposeAccountNotice).
+const (
+	AccountTOTPAdded      = AccountMail("account_totp_added")
+	AccountTOTPRemoved    = AccountMail("account_totp_removed")
+	AccountPasskeyAdded   = AccountMail("account_passkey_added")
+	AccountPasskeyRemoved = AccountMail("account_passkey_removed")
+)
+
 // AccountLinkData fills an account message.
 type AccountLinkData struct {
 	Email string
@@ -42,7 +51,7 @@ type accountText struct{ subject, body, button string }
 var accountTexts = map[envelope.Language]map[AccountMail]accountText{
 	envelope.LanguageEnglish: {
 		AccountVerify: {"Confirm your email address for Sobre",
-			"Hello,\n\nSomeone, probably you, created a Sobre account for %[1]s to sign documents. Open the link below to confirm that this address is yours; you can then sign in.\n\nThe link works once, for %[2]s. If you did not ask for an account, ignore this message: nothing happens without the link.",
+			"Hello,\n\nSomeone, probably you, created a Sobre account for %[1]s to sign documents. Open the link below and type the password chosen for the account, to confirm that this address is yours; you are then signed in.\n\nThe link works once, for %[2]s. If you did not ask for an account, ignore this message: nothing happens without the link and that password. If you did but do not remember the password, create the account again: the new password replaces the earlier one.",
 			"Confirm my address"},
 		AccountReset: {"Set a new password for your Sobre account",
 			"Hello,\n\nSomeone, probably you, asked to set a new password for the Sobre account of %[1]s. Open the link below to choose it; every browser signed in to the account will be signed out.\n\nThe link works once, for %[2]s. If you did not ask for it, ignore this message: your password stays as it is.",
@@ -53,7 +62,7 @@ var accountTexts = map[envelope.Language]map[AccountMail]accountText{
 	},
 	envelope.LanguageSpanish: {
 		AccountVerify: {"Confirme su correo en Sobre",
-			"Hola:\n\nAlguien, probablemente usted, creó una cuenta de Sobre para %[1]s, para firmar documentos. Abra el enlace de abajo para confirmar que esta dirección es suya; después podrá iniciar sesión.\n\nEl enlace funciona una vez, durante %[2]s. Si usted no pidió una cuenta, ignore este mensaje: sin el enlace no pasa nada.",
+			"Hola:\n\nAlguien, probablemente usted, creó una cuenta de Sobre para %[1]s, para firmar documentos. Abra el enlace de abajo y escriba la contraseña elegida para la cuenta, para confirmar que esta dirección es suya; quedará con la sesión iniciada.\n\nEl enlace funciona una vez, durante %[2]s. Si usted no pidió una cuenta, ignore este mensaje: sin el enlace y esa contraseña no pasa nada. Si la pidió pero no recuerda la contraseña, cree la cuenta de nuevo: la nueva contraseña reemplaza a la anterior.",
 			"Confirmar mi correo"},
 		AccountReset: {"Elija una nueva contraseña para su cuenta de Sobre",
 			"Hola:\n\nAlguien, probablemente usted, pidió una nueva contraseña para la cuenta de Sobre de %[1]s. Abra el enlace de abajo para elegirla; se cerrará la sesión en todos los navegadores que la tengan abierta.\n\nEl enlace funciona una vez, durante %[2]s. Si usted no lo pidió, ignore este mensaje: su contraseña sigue igual.",
@@ -101,6 +110,101 @@ func ComposeAccountLink(lang envelope.Language, kind AccountMail, d AccountLinkD
 	var html bytes.Buffer
 	err := page.Execute(&html, map[string]any{
 		"Lang": string(lang), "Subject": t.subject, "Paragraphs": strings.Split(body, "\n\n"), "Button": t.button, "URL": d.URL,
+	})
+	if err != nil {
+		return Composed{}, fmt.Errorf("render %s html: %w", kind, err)
+	}
+	return Composed{Subject: t.subject, Text: text, HTML: html.String()}, nil
+}
+
+// AccountNoticeData fills a notice of a change to an account's second factors.
+type AccountNoticeData struct {
+	Email       string
+	PasskeyName string    // the passkey added or removed (AccountPasskeyAdded, AccountPasskeyRemoved)
+	At          time.Time // when the change was made
+	IP          string    // from where
+	Browser     string    // the User-Agent of the browser that made it
+	ResetURL    string    // the page that mails a password-reset link
+}
+
+// noticeText is one notice: its subject and what happened (%[1]s the address, %[2]s the
+// passkey's name).
+type noticeText struct{ subject, what string }
+
+// noticeFrame is what every notice says around what happened: details (%[1]s when, %[2]s the
+// IP address, %[3]s the browser), advice (%s the reset page), the button and the word for a
+// detail that is not known.
+type noticeFrame struct{ details, advice, button, unknown string }
+
+var noticeTexts = map[envelope.Language]map[AccountMail]noticeText{
+	envelope.LanguageEnglish: {
+		AccountTOTPAdded:      {"An authenticator app was added to your Sobre account", "An authenticator app was added to the Sobre account of %[1]s."},
+		AccountTOTPRemoved:    {"The authenticator app of your Sobre account was turned off", "The authenticator app of the Sobre account of %[1]s was turned off."},
+		AccountPasskeyAdded:   {"A passkey was added to your Sobre account", "A passkey named \u201c%[2]s\u201d was added to the Sobre account of %[1]s."},
+		AccountPasskeyRemoved: {"A passkey was removed from your Sobre account", "The passkey named \u201c%[2]s\u201d was removed from the Sobre account of %[1]s."},
+	},
+	envelope.LanguageSpanish: {
+		AccountTOTPAdded:      {"Se agregó una app de autenticación a su cuenta de Sobre", "Se agregó una app de autenticación a la cuenta de Sobre de %[1]s."},
+		AccountTOTPRemoved:    {"Se desactivó la app de autenticación de su cuenta de Sobre", "Se desactivó la app de autenticación de la cuenta de Sobre de %[1]s."},
+		AccountPasskeyAdded:   {"Se agregó una llave de acceso a su cuenta de Sobre", "Se agregó la llave de acceso «%[2]s» a la cuenta de Sobre de %[1]s."},
+		AccountPasskeyRemoved: {"Se eliminó una llave de acceso de su cuenta de Sobre", "Se eliminó la llave de acceso «%[2]s» de la cuenta de Sobre de %[1]s."},
+	},
+}
+
+var noticeFrames = map[envelope.Language]noticeFrame{
+	envelope.LanguageEnglish: {
+		details: "When: %[1]s\nIP address: %[2]s\nBrowser: %[3]s",
+		advice:  "If this wasn't you, reset your password now: someone who knows it is changing how your account is protected. Then check your account's authenticator app and passkeys. Reset your password here: %s",
+		button:  "Reset my password", unknown: "unknown",
+	},
+	envelope.LanguageSpanish: {
+		details: "Cuándo: %[1]s\nDirección IP: %[2]s\nNavegador: %[3]s",
+		advice:  "Si no fue usted, restablezca su contraseña ahora: alguien que la conoce está cambiando cómo se protege su cuenta. Luego revise la app de autenticación y las llaves de acceso de su cuenta. Restablezca su contraseña aquí: %s",
+		button:  "Restablecer mi contraseña", unknown: "desconocido",
+	},
+}
+
+// ComposeAccountNotice renders a notice of kind (AccountTOTPAdded, AccountTOTPRemoved,
+// AccountPasskeyAdded, AccountPasskeyRemoved) in lang (English when lang is unknown): what
+// changed, when, from which IP address and browser, and, if it was not the account's holder, to
+// reset the password at once (the reset page is the button).
+func ComposeAccountNotice(lang envelope.Language, kind AccountMail, d AccountNoticeData) (Composed, error) {
+	set, ok := noticeTexts[lang]
+	if !ok {
+		lang, set = envelope.LanguageEnglish, noticeTexts[envelope.LanguageEnglish]
+	}
+	t, ok := set[kind]
+	if !ok {
+		return Composed{}, fmt.Errorf("no %s notice in %s", kind, lang)
+	}
+	if d.ResetURL == "" || d.At.IsZero() {
+		return Composed{}, fmt.Errorf("%s notice: reset page or time missing", kind)
+	}
+	f := noticeFrames[lang]
+	orUnknown := func(s string) string {
+		if strings.TrimSpace(s) == "" {
+			return f.unknown
+		}
+		return s
+	}
+	greeting := "Hello,"
+	if lang == envelope.LanguageSpanish {
+		greeting = "Hola:"
+	}
+	paragraphs := []string{
+		greeting,
+		fmt.Sprintf(t.what, d.Email, d.PasskeyName),
+		fmt.Sprintf(f.details, d.At.UTC().Format("2006-01-02 15:04 UTC"), orUnknown(d.IP), orUnknown(d.Browser)),
+		fmt.Sprintf(f.advice, d.ResetURL),
+	}
+	text := strings.Join(paragraphs, "\n\n") + "\n\n-- \nSobre"
+	var lines []string
+	for _, p := range paragraphs {
+		lines = append(lines, strings.Split(p, "\n")...)
+	}
+	var html bytes.Buffer
+	err := page.Execute(&html, map[string]any{
+		"Lang": string(lang), "Subject": t.subject, "Paragraphs": lines, "Button": f.button, "URL": d.ResetURL,
 	})
 	if err != nil {
 		return Composed{}, fmt.Errorf("render %s html: %w", kind, err)

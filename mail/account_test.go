@@ -47,3 +47,52 @@ func TestComposeAccountLink(t *testing.T) {
 		t.Error("an unknown kind was composed")
 	}
 }
+
+func TestComposeAccountNotice(t *testing.T) {
+	at := time.Date(2025, 3, 4, 15, 6, 7, 0, time.FixedZone("CLT", -3*3600))
+	const reset = "https://sobre.test/account/reset?email=a%40b.cl&x=1"
+	d := AccountNoticeData{Email: "a@b.cl", PasskeyName: "Llave <1>", At: at, IP: "203.0.113.9", Browser: "Firefox/130", ResetURL: reset}
+	for _, c := range []struct {
+		lang          envelope.Language
+		kind          AccountMail
+		subject, what string
+		advice        string
+	}{
+		{envelope.LanguageEnglish, AccountTOTPAdded, "An authenticator app was added", "An authenticator app was added to the Sobre account of a@b.cl.", "If this wasn't you, reset your password"},
+		{envelope.LanguageEnglish, AccountTOTPRemoved, "was turned off", "The authenticator app of the Sobre account of a@b.cl was turned off.", "If this wasn't you"},
+		{envelope.LanguageEnglish, AccountPasskeyAdded, "A passkey was added", "A passkey named \u201cLlave <1>\u201d was added to the Sobre account of a@b.cl.", "reset your password"},
+		{"", AccountPasskeyRemoved, "A passkey was removed", "The passkey named \u201cLlave <1>\u201d was removed", "reset your password"},
+		{envelope.LanguageSpanish, AccountTOTPAdded, "Se agregó una app de autenticación", "Se agregó una app de autenticación a la cuenta de Sobre de a@b.cl.", "Si no fue usted, restablezca su contraseña"},
+		{envelope.LanguageSpanish, AccountTOTPRemoved, "Se desactivó", "Se desactivó la app de autenticación de la cuenta de Sobre de a@b.cl.", "restablezca su contraseña"},
+		{envelope.LanguageSpanish, AccountPasskeyAdded, "Se agregó una llave de acceso", "Se agregó la llave de acceso «Llave <1>» a la cuenta", "restablezca su contraseña"},
+		{envelope.LanguageSpanish, AccountPasskeyRemoved, "Se eliminó una llave de acceso", "Se eliminó la llave de acceso «Llave <1>» de la cuenta", "restablezca su contraseña"},
+	} {
+		m, err := ComposeAccountNotice(c.lang, c.kind, d)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.lang, c.kind, err)
+		}
+		if !strings.Contains(m.Subject, c.subject) || !strings.Contains(m.Text, c.what) || !strings.Contains(m.Text, c.advice) ||
+			!strings.Contains(m.Text, "2025-03-04 18:06 UTC") || !strings.Contains(m.Text, "203.0.113.9") || !strings.Contains(m.Text, "Firefox/130") ||
+			!strings.Contains(m.Text, reset) || strings.Contains(m.Text, "%!") {
+			t.Errorf("%s %s: %q\n%s", c.lang, c.kind, m.Subject, m.Text)
+		}
+		// Each detail is a line of its own in the HTML too.
+		if !strings.Contains(m.HTML, `href="`+strings.ReplaceAll(reset, "&", "&amp;")+`"`) || strings.Contains(m.HTML, "<1>") ||
+			!strings.Contains(m.HTML, " 203.0.113.9</p>") || !strings.Contains(m.HTML, " Firefox/130</p>") {
+			t.Errorf("%s %s: the HTML lacks the reset link or does not escape:\n%s", c.lang, c.kind, m.HTML)
+		}
+	}
+	// What is not known says so.
+	m, err := ComposeAccountNotice(envelope.LanguageSpanish, AccountTOTPAdded, AccountNoticeData{Email: "a@b.cl", At: at, ResetURL: reset})
+	if err != nil || !strings.Contains(m.Text, "Dirección IP: desconocido") || !strings.Contains(m.Text, "Navegador: desconocido") {
+		t.Errorf("unknown client: %v\n%s", err, m.Text)
+	}
+	for _, bad := range []AccountNoticeData{{Email: "a@b.cl", At: at}, {Email: "a@b.cl", ResetURL: reset}} {
+		if _, err := ComposeAccountNotice(envelope.LanguageEnglish, AccountTOTPAdded, bad); err == nil {
+			t.Errorf("a notice without its reset page or time was composed: %+v", bad)
+		}
+	}
+	if _, err := ComposeAccountNotice(envelope.LanguageEnglish, AccountVerify, d); err == nil {
+		t.Error("a link mail was composed as a notice")
+	}
+}

@@ -40,6 +40,7 @@ const (
 	AccountEventPasskeyAdded      = "PASSKEY_ADDED"
 	AccountEventPasskeyRemoved    = "PASSKEY_REMOVED"
 	AccountEventPasskeyFailed     = "PASSKEY_FAILED"
+	AccountEventFactorConfirmed   = "FACTOR_CONFIRMED"
 )
 
 // Purposes of a mailed account link (account_links.purpose).
@@ -54,6 +55,27 @@ const (
 	WebAuthnAssert   = "assert"
 )
 
+// AccountFailures names one of an account's two counts of failures in a row. Each is cleared
+// only by a success of its own kind, so that a right password never gives back the attempts at a
+// second factor; either count reaching the limit locks the account (one lock for both).
+type AccountFailures int
+
+const (
+	// PasswordFailures counts wrong passwords (signer_accounts.failed_attempts).
+	PasswordFailures AccountFailures = iota
+	// FactorFailures counts wrong authenticator and recovery codes and failed passkey assertions
+	// (signer_accounts.failed_factor_attempts).
+	FactorFailures
+)
+
+// column is the column that keeps the count k.
+func (k AccountFailures) column() string {
+	if k == FactorFailures {
+		return "failed_factor_attempts"
+	}
+	return "failed_attempts"
+}
+
 // ErrTOTPEnabled: an account whose authenticator app is on cannot start enrolling another.
 var ErrTOTPEnabled = errors.New("persistence: the account's authenticator app is enabled already")
 
@@ -64,10 +86,12 @@ type SignerAccount struct {
 	EmailVerifiedAt *time.Time
 	PasswordHash    string
 	TOTPEnabledAt   *time.Time
-	FailedAttempts  int
-	LockedUntil     *time.Time
-	Language        string
-	CreatedAt       time.Time
+	FailedAttempts  int // wrong passwords in a row
+	// FailedFactorAttempts counts wrong codes and failed passkey assertions in a row.
+	FailedFactorAttempts int
+	LockedUntil          *time.Time
+	Language             string
+	CreatedAt            time.Time
 }
 
 // LockedAt reports whether the account takes no secret at now, and until when.
@@ -102,6 +126,9 @@ type AccountSession struct {
 	IP         string
 	UserAgent  string
 	Method     string
+	// FactorConfirmedAt is when the session last proved a second factor of the account on the
+	// account page; nil when it never did.
+	FactorConfirmedAt *time.Time
 }
 
 // AccountPasskey is a WebAuthn credential of an account: Credential is the WebAuthn library's
@@ -137,19 +164,23 @@ type RecipientEnvelope struct {
 }
 
 const signerAccountColumns = `a.id, a.email, a.email_verified_at, a.password_hash, a.totp_enabled_at, a.failed_attempts,
-	a.locked_until, a.language, a.created_at`
+	a.failed_factor_attempts, a.locked_until, a.language, a.created_at`
+
+func signerAccountDest(a *SignerAccount) []any {
+	return []any{&a.ID, &a.Email, &a.EmailVerifiedAt, &a.PasswordHash, &a.TOTPEnabledAt, &a.FailedAttempts,
+		&a.FailedFactorAttempts, &a.LockedUntil, &a.Language, &a.CreatedAt}
+}
 
 func scanSignerAccount(row pgx.Row, extra ...any) (SignerAccount, error) {
 	var a SignerAccount
-	dst := append([]any{&a.ID, &a.Email, &a.EmailVerifiedAt, &a.PasswordHash, &a.TOTPEnabledAt, &a.FailedAttempts,
-		&a.LockedUntil, &a.Language, &a.CreatedAt}, extra...)
-	return a, row.Scan(dst...)
+	return a, row.Scan(append(signerAccountDest(&a), extra...)...)
 }
 
-const accountSessionColumns = `s.id, s.account_id, s.created_at, s.last_seen_at, coalesce(s.ip_address, ''), coalesce(s.user_agent, ''), s.method`
+const accountSessionColumns = `s.id, s.account_id, s.created_at, s.last_seen_at, coalesce(s.ip_address, ''), coalesce(s.user_agent, ''), s.method,
+	s.factor_confirmed_at`
 
 func accountSessionDest(s *AccountSession) []any {
-	return []any{&s.ID, &s.AccountID, &s.CreatedAt, &s.LastSeenAt, &s.IP, &s.UserAgent, &s.Method}
+	return []any{&s.ID, &s.AccountID, &s.CreatedAt, &s.LastSeenAt, &s.IP, &s.UserAgent, &s.Method, &s.FactorConfirmedAt}
 }
 
 // totpContext binds a sealed authenticator secret to its account: a sealed value copied to
@@ -255,15 +286,17 @@ func (s *Store) AccountEvents(ctx context.Context, id int64, types []string, lim
 	})
 }
 
-// ReserveAccountAttempt counts an attempt to prove account id with a secret before the secret is
-// tested, so that attempts made at once cannot outnumber what the lock allows: the account's
-// count of failures in a row rises, unless the account is locked at now or maxFailures attempts
-// are counted already. It reports whether the attempt may go on and, when it may not because the
-// account is locked, until when. The attempt counts as a failure until the caller records how it
-// ended: ClearAccountFailures (or a store method that clears them) or RecordAccountFailure.
-func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, maxFailures int, now time.Time) (bool, *time.Time, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET failed_attempts = failed_attempts + 1
-		WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $3) AND failed_attempts < $2`, id, maxFailures, now)
+// ReserveAccountAttempt counts an attempt to prove account id with a secret of kind before the
+// secret is tested, so that attempts made at once cannot outnumber what the lock allows: the
+// account's count kind of failures in a row rises, unless the account is locked at now or
+// maxFailures attempts of kind are counted already. It reports whether the attempt may go on and,
+// when it may not because the account is locked, until when. The attempt counts as a failure
+// until the caller records how it ended: ClearAccountFailures (or a store method that clears
+// the count) or RecordAccountFailure.
+func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, kind AccountFailures, maxFailures int, now time.Time) (bool, *time.Time, error) {
+	col := kind.column()
+	tag, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET `+col+` = `+col+` + 1
+		WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $3) AND `+col+` < $2`, id, maxFailures, now)
 	if err != nil {
 		return false, nil, fmt.Errorf("count an attempt on account %d: %w", id, err)
 	}
@@ -278,18 +311,19 @@ func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, maxFailures
 	return false, until, nil
 }
 
-// RecordAccountFailure records that an attempt on account id (ReserveAccountAttempt) failed, ev,
-// at now. When the account's count has reached maxFailures, the account locks until now+lock,
-// its count starts again and ACCOUNT_LOCKED is recorded. It returns when the account is locked
-// until, or nil when it is not locked.
-func (s *Store) RecordAccountFailure(ctx context.Context, id int64, ev AccountEvent, maxFailures int, lock time.Duration, now time.Time) (*time.Time, error) {
+// RecordAccountFailure records that an attempt of kind on account id (ReserveAccountAttempt)
+// failed, ev, at now. When the account's count kind has reached maxFailures, the account locks
+// until now+lock, that count starts again and ACCOUNT_LOCKED is recorded. It returns when the
+// account is locked until, or nil when it is not locked.
+func (s *Store) RecordAccountFailure(ctx context.Context, id int64, kind AccountFailures, ev AccountEvent, maxFailures int, lock time.Duration, now time.Time) (*time.Time, error) {
 	var until *time.Time
+	col := kind.column()
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var locked bool
 		err := tx.q.QueryRow(ctx, `WITH old AS (SELECT locked_until AS was FROM signer_accounts WHERE id = $1 FOR UPDATE)
 			UPDATE signer_accounts a SET
-				failed_attempts = CASE WHEN a.failed_attempts >= $2 THEN 0 ELSE a.failed_attempts END,
-				locked_until    = CASE WHEN a.failed_attempts >= $2 THEN $3::timestamptz ELSE a.locked_until END
+				`+col+` = CASE WHEN a.`+col+` >= $2 THEN 0 ELSE a.`+col+` END,
+				locked_until = CASE WHEN a.`+col+` >= $2 THEN $3::timestamptz ELSE a.locked_until END
 			FROM old WHERE a.id = $1
 			RETURNING CASE WHEN a.locked_until > $4 THEN a.locked_until END, a.locked_until IS DISTINCT FROM old.was`,
 			id, maxFailures, now.Add(lock), now).Scan(&until, &locked)
@@ -308,9 +342,11 @@ func (s *Store) RecordAccountFailure(ctx context.Context, id int64, ev AccountEv
 	return until, err
 }
 
-// ClearAccountFailures starts account id's count of failures in a row again (a right secret).
-func (s *Store) ClearAccountFailures(ctx context.Context, id int64) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET failed_attempts = 0 WHERE id = $1 AND failed_attempts <> 0`, id); err != nil {
+// ClearAccountFailures starts account id's count kind of failures in a row again (a right secret
+// of that kind); the other count stays.
+func (s *Store) ClearAccountFailures(ctx context.Context, id int64, kind AccountFailures) error {
+	col := kind.column()
+	if _, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET `+col+` = 0 WHERE id = $1 AND `+col+` <> 0`, id); err != nil {
 		return fmt.Errorf("clear the failures of account %d: %w", id, err)
 	}
 	return nil
@@ -359,10 +395,12 @@ func (tx *Tx) takeAccountLink(ctx context.Context, tokenHash []byte, purpose str
 	return id, next, nil
 }
 
-// VerifySignerEmail uses a verification link (tokenHash) at now: the account's email is
-// verified, ev recorded. It returns the account and the link's next. A used, expired or unknown
-// link is not found.
-func (s *Store) VerifySignerEmail(ctx context.Context, tokenHash []byte, ev AccountEvent, now time.Time) (SignerAccount, string, error) {
+// VerifySignerEmail uses a verification link (tokenHash) at now, for an account whose password
+// hash is still passwordHash (the one the caller tested the password against): the account's
+// email is verified, ev recorded. It returns the account and the link's next. A used, expired or
+// unknown link is not found, and so is a link whose account took another password meanwhile
+// (changing nothing: the link stays as it was).
+func (s *Store) VerifySignerEmail(ctx context.Context, tokenHash []byte, passwordHash string, ev AccountEvent, now time.Time) (SignerAccount, string, error) {
 	var a SignerAccount
 	var next string
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -371,18 +409,29 @@ func (s *Store) VerifySignerEmail(ctx context.Context, tokenHash []byte, ev Acco
 			return err
 		}
 		next = n
-		if a, err = scanSignerAccount(tx.q.QueryRow(ctx, `UPDATE signer_accounts a
-			SET email_verified_at = coalesce(email_verified_at, $2), updated_at = $2 WHERE id = $1
-			RETURNING `+signerAccountColumns, id, now)); err != nil {
+		a, err = scanSignerAccount(tx.q.QueryRow(ctx, `UPDATE signer_accounts a
+			SET email_verified_at = coalesce(email_verified_at, $2), updated_at = $2 WHERE id = $1 AND password_hash = $3
+			RETURNING `+signerAccountColumns, id, now, passwordHash))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errLinkStale
+		}
+		if err != nil {
 			return fmt.Errorf("verify the email of account %d: %w", id, err)
 		}
 		return insertAccountEvent(ctx, tx.q, id, ev, now)
 	})
+	if errors.Is(err, errLinkStale) {
+		return SignerAccount{}, "", envelope.NotFound("link")
+	}
 	return a, next, err
 }
 
+// errLinkStale rolls back the use of a verification link whose account's password changed.
+var errLinkStale = errors.New("persistence: the account's password changed")
+
 // ResetSignerPassword uses a reset link (tokenHash) at now: the account takes passwordHash, its
-// email counts as verified, its count of failures and its lock are cleared, every session of it
+// email counts as verified, its count of wrong passwords and its lock are cleared (the count of
+// wrong codes and assertions stays), every session of it
 // ends, its other reset links stop working, and ev is recorded. It returns the account and the
 // link's next.
 func (s *Store) ResetSignerPassword(ctx context.Context, tokenHash []byte, passwordHash string, ev AccountEvent, now time.Time) (SignerAccount, string, error) {
@@ -413,7 +462,7 @@ func (s *Store) ResetSignerPassword(ctx context.Context, tokenHash []byte, passw
 }
 
 // StartAccountSession signs a browser in to account id at now: a session kept by idHash (the
-// SHA-256 of the cookie's secret), the account's count of failures cleared, ev recorded (with
+// SHA-256 of the cookie's secret), the account's count of wrong passwords cleared, ev recorded (with
 // the session's id). It returns the session.
 func (s *Store) StartAccountSession(ctx context.Context, idHash []byte, id int64, method string, ev AccountEvent, now time.Time) (AccountSession, error) {
 	var sess AccountSession
@@ -454,9 +503,7 @@ func (s *Store) liveAccountSession(ctx context.Context, where string, key any, s
 	row := s.pool.QueryRow(ctx, `SELECT `+accountSessionColumns+`, `+signerAccountColumns+`
 		FROM account_sessions s JOIN signer_accounts a ON a.id = s.account_id
 		WHERE `+where+` AND s.ended_at IS NULL AND s.last_seen_at > $2`, key, seenAfter)
-	dst := append(accountSessionDest(&sess), &a.ID, &a.Email, &a.EmailVerifiedAt, &a.PasswordHash, &a.TOTPEnabledAt,
-		&a.FailedAttempts, &a.LockedUntil, &a.Language, &a.CreatedAt)
-	if err := row.Scan(dst...); err != nil {
+	if err := row.Scan(append(accountSessionDest(&sess), signerAccountDest(&a)...)...); err != nil {
 		return sess, a, notFound(err, "session")
 	}
 	return sess, a, nil
@@ -493,6 +540,39 @@ func (s *Store) EndAccountSession(ctx context.Context, idHash []byte, ev Account
 		return insertAccountEvent(ctx, tx.q, id, ev, now)
 	})
 	return ended, err
+}
+
+// ConfirmSessionFactor records that account session sessionID (the public id) of account id
+// proved a second factor of the account at now, and ev. A session that ended, or is another
+// account's, is not found.
+func (s *Store) ConfirmSessionFactor(ctx context.Context, id int64, sessionID string, ev AccountEvent, now time.Time) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		tag, err := tx.q.Exec(ctx, `UPDATE account_sessions SET factor_confirmed_at = $3
+			WHERE id = $2 AND account_id = $1 AND ended_at IS NULL`, id, sessionID, now)
+		if err != nil {
+			return fmt.Errorf("record a factor proof of account %d: %w", id, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return envelope.NotFound("session")
+		}
+		ev.Data = merge(ev.Data, map[string]any{"session": sessionID})
+		return insertAccountEvent(ctx, tx.q, id, ev, now)
+	})
+}
+
+// AccountFactorState reports whether account id has a second factor (an enabled authenticator
+// app or any passkey) and when its live session sessionID last proved one (nil when it never
+// did, or the session is not a live one of the account).
+func (s *Store) AccountFactorState(ctx context.Context, id int64, sessionID string) (bool, *time.Time, error) {
+	var has bool
+	var confirmed *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT a.totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM account_passkeys p WHERE p.account_id = a.id),
+			(SELECT s.factor_confirmed_at FROM account_sessions s WHERE s.id = $2 AND s.account_id = a.id AND s.ended_at IS NULL)
+		FROM signer_accounts a WHERE a.id = $1`, id, sessionID).Scan(&has, &confirmed)
+	if err != nil {
+		return false, nil, notFound(err, "account")
+	}
+	return has, confirmed, nil
 }
 
 // SetPendingTOTPSecret keeps secret as account id's authenticator secret being enrolled (sealed
@@ -540,13 +620,14 @@ func (s *Store) AccountTOTPSecret(ctx context.Context, id int64) (TOTPSecret, bo
 
 // EnableTOTP turns on the authenticator secret being enrolled, sec (as AccountTOTPSecret read
 // it), proved by a code of step: the step is taken as the last accepted, the account's recovery
-// codes become codeHashes (SHA-256 of each), its failures are cleared and ev recorded. It
+// codes become codeHashes (SHA-256 of each), its count of failed codes and assertions is cleared
+// and ev recorded. It
 // reports false, changing nothing, when the enrolment changed meanwhile (another secret, enabled
 // already) or step is not after the last accepted one.
 func (s *Store) EnableTOTP(ctx context.Context, id int64, sec TOTPSecret, step int64, codeHashes [][]byte, ev AccountEvent, now time.Time) (bool, error) {
 	ok := false
 	err := s.InTx(ctx, func(tx *Tx) error {
-		tag, err := tx.q.Exec(ctx, `UPDATE signer_accounts SET totp_enabled_at = $4, totp_last_step = $3, failed_attempts = 0, updated_at = $4
+		tag, err := tx.q.Exec(ctx, `UPDATE signer_accounts SET totp_enabled_at = $4, totp_last_step = $3, failed_factor_attempts = 0, updated_at = $4
 			WHERE id = $1 AND totp_enabled_at IS NULL AND totp_secret_sealed = $2 AND totp_last_step < $3`, id, sec.sealed, step, now)
 		if err != nil {
 			return fmt.Errorf("enable the authenticator of account %d: %w", id, err)
@@ -577,10 +658,10 @@ func (tx *Tx) replaceRecoveryCodes(ctx context.Context, id int64, codeHashes [][
 }
 
 // AcceptTOTPStep takes step as account id's last accepted authenticator step, and clears its
-// failures, when the app is enabled and step is after the last accepted one; it reports whether
+// count of failed codes and assertions, when the app is enabled and step is after the last accepted one; it reports whether
 // it did. Of two uses of one code at once, one is accepted.
 func (s *Store) AcceptTOTPStep(ctx context.Context, id int64, step int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET totp_last_step = $2, failed_attempts = 0
+	tag, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET totp_last_step = $2, failed_factor_attempts = 0
 		WHERE id = $1 AND totp_enabled_at IS NOT NULL AND totp_last_step < $2`, id, step)
 	if err != nil {
 		return false, fmt.Errorf("accept an authenticator code of account %d: %w", id, err)
@@ -589,8 +670,8 @@ func (s *Store) AcceptTOTPStep(ctx context.Context, id int64, step int64) (bool,
 }
 
 // UseRecoveryCode spends the unused recovery code of account id whose SHA-256 is codeHash, at
-// now: it reports whether there was one; when there was, the account's failures are cleared and
-// ev recorded. Of two uses of one code at once, one wins.
+// now: it reports whether there was one; when there was, the account's count of failed codes and
+// assertions is cleared and ev recorded. Of two uses of one code at once, one wins.
 func (s *Store) UseRecoveryCode(ctx context.Context, id int64, codeHash []byte, ev AccountEvent, now time.Time) (bool, error) {
 	used := false
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -606,8 +687,8 @@ func (s *Store) UseRecoveryCode(ctx context.Context, id int64, codeHash []byte, 
 			return fmt.Errorf("use a recovery code of account %d: %w", id, err)
 		}
 		used = true
-		if _, err := tx.q.Exec(ctx, `UPDATE signer_accounts SET failed_attempts = 0 WHERE id = $1 AND failed_attempts <> 0`, id); err != nil {
-			return fmt.Errorf("clear the failures of account %d: %w", id, err)
+		if _, err := tx.q.Exec(ctx, `UPDATE signer_accounts SET failed_factor_attempts = 0 WHERE id = $1 AND failed_factor_attempts <> 0`, id); err != nil {
+			return fmt.Errorf("clear the failed codes of account %d: %w", id, err)
 		}
 		return insertAccountEvent(ctx, tx.q, id, ev, now)
 	})
@@ -671,12 +752,12 @@ func (s *Store) AddAccountPasskey(ctx context.Context, id int64, credentialID, c
 	return p, err
 }
 
-// RemoveAccountPasskey removes passkey pid of account id and records ev; a passkey of another
-// account, or none, is not found.
-func (s *Store) RemoveAccountPasskey(ctx context.Context, id, pid int64, ev AccountEvent, now time.Time) error {
-	return s.InTx(ctx, func(tx *Tx) error {
+// RemoveAccountPasskey removes passkey pid of account id, records ev and returns the passkey's
+// name; a passkey of another account, or none, is not found.
+func (s *Store) RemoveAccountPasskey(ctx context.Context, id, pid int64, ev AccountEvent, now time.Time) (string, error) {
+	var name string
+	err := s.InTx(ctx, func(tx *Tx) error {
 		var credentialID []byte
-		var name string
 		err := tx.q.QueryRow(ctx, `DELETE FROM account_passkeys WHERE id = $2 AND account_id = $1 RETURNING credential_id, name`, id, pid).
 			Scan(&credentialID, &name)
 		if err != nil {
@@ -685,6 +766,7 @@ func (s *Store) RemoveAccountPasskey(ctx context.Context, id, pid int64, ev Acco
 		ev.Data = map[string]any{"credentialId": base64.RawURLEncoding.EncodeToString(credentialID), "name": name}
 		return insertAccountEvent(ctx, tx.q, id, ev, now)
 	})
+	return name, err
 }
 
 // UsePasskey records an assertion by account id's passkey credentialID at now: the credential

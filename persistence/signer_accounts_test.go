@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 )
@@ -130,11 +131,118 @@ func TestUpsertSignerAccount(t *testing.T) {
 	if err := store.CreateAccountLink(ctx, a.ID, persistence.AccountLinkVerify, token, "", now.Add(time.Hour), now); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := store.VerifySignerEmail(ctx, token, persistence.AccountEvent{Type: persistence.AccountEventEmailVerified}, now); err != nil {
+	// A link whose account took another password since it was tested changes nothing, and stays.
+	if _, _, err := store.VerifySignerEmail(ctx, token, "h1", persistence.AccountEvent{Type: persistence.AccountEventEmailVerified}, now); !envelope.IsNotFound(err) {
+		t.Fatalf("verify against a replaced password hash: %v", err)
+	}
+	if stale, err := store.SignerAccountByID(ctx, a.ID); err != nil || stale.EmailVerifiedAt != nil {
+		t.Fatalf("after a refused verification: %+v %v", stale, err)
+	}
+	if _, _, err := store.VerifySignerEmail(ctx, token, "h2", persistence.AccountEvent{Type: persistence.AccountEventEmailVerified}, now); err != nil {
 		t.Fatal(err)
 	}
 	c, created, err := store.UpsertSignerAccount(ctx, "ANA@SOBRE.TEST", "h3", "es", now)
 	if err != nil || created || c.PasswordHash != "h2" || c.Email != "ana@sobre.test" || c.EmailVerifiedAt == nil {
 		t.Fatalf("verified again: %+v %v %v", c, created, err)
+	}
+}
+
+// Wrong passwords and wrong codes are two counts: clearing one leaves the other, and either
+// reaching the limit locks the account for both.
+func TestAccountFailuresCountedApart(t *testing.T) {
+	store, _ := signerStore(t)
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Microsecond)
+	a, _, err := store.UpsertSignerAccount(ctx, "cuentas@sobre.test", "h", "es", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit, lock = 3, 15 * time.Minute
+	fail := func(kind persistence.AccountFailures) *time.Time {
+		t.Helper()
+		ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, now)
+		if err != nil || !ok {
+			t.Fatalf("reserve an attempt: %v %v", ok, err)
+		}
+		until, err := store.RecordAccountFailure(ctx, a.ID, kind, persistence.AccountEvent{Type: persistence.AccountEventTOTPFailed}, limit, lock, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return until
+	}
+	for range limit - 1 {
+		if fail(persistence.FactorFailures) != nil || fail(persistence.PasswordFailures) != nil {
+			t.Fatal("locked before the limit")
+		}
+	}
+	if err := store.ClearAccountFailures(ctx, a.ID, persistence.PasswordFailures); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.SignerAccountByID(ctx, a.ID)
+	if err != nil || got.FailedAttempts != 0 || got.FailedFactorAttempts != limit-1 {
+		t.Fatalf("after clearing the passwords: %d and %d counted (%v), want 0 and %d", got.FailedAttempts, got.FailedFactorAttempts, err, limit-1)
+	}
+	until := fail(persistence.FactorFailures)
+	if until == nil || !until.Equal(now.Add(lock)) {
+		t.Fatalf("the last wrong code: locked until %v, want %v", until, now.Add(lock))
+	}
+	for _, kind := range []persistence.AccountFailures{persistence.PasswordFailures, persistence.FactorFailures} {
+		if ok, u, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, now.Add(time.Minute)); ok || u == nil || err != nil {
+			t.Fatalf("kind %d while locked: %v %v %v", kind, ok, u, err)
+		}
+	}
+	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.PasswordFailures, limit, now.Add(lock)); !ok || err != nil {
+		t.Fatalf("after the lock: %v %v", ok, err)
+	}
+}
+
+// A session's proof of a second factor is kept on it; the account has a factor once it has an
+// enabled app or a passkey.
+func TestSessionFactorProof(t *testing.T) {
+	store, conn := signerStore(t)
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Microsecond)
+	a, _, err := store.UpsertSignerAccount(ctx, "factor@sobre.test", "h", "en", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.StartAccountSession(ctx, hashOf("session"), a.ID, "PASSWORD", persistence.AccountEvent{Type: persistence.AccountEventSignIn}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has, at, err := store.AccountFactorState(ctx, a.ID, sess.ID); err != nil || has || at != nil {
+		t.Fatalf("a new account: %v %v %v", has, at, err)
+	}
+	if _, err := store.AddAccountPasskey(ctx, a.ID, []byte("cred"), []byte(`{}`), "Laptop", persistence.AccountEvent{Type: persistence.AccountEventPasskeyAdded}, now); err != nil {
+		t.Fatal(err)
+	}
+	ev := persistence.AccountEvent{Type: persistence.AccountEventFactorConfirmed, Data: map[string]any{"method": "PASSKEY"}}
+	if err := store.ConfirmSessionFactor(ctx, a.ID, sess.ID, ev, now); err != nil {
+		t.Fatal(err)
+	}
+	if has, at, err := store.AccountFactorState(ctx, a.ID, sess.ID); err != nil || !has || at == nil || !at.Equal(now) {
+		t.Fatalf("after the proof: %v %v %v", has, at, err)
+	}
+	var data string
+	if err := conn.QueryRow(ctx, `SELECT data::text FROM account_events WHERE account_id = $1 AND type = 'FACTOR_CONFIRMED'`, a.ID).Scan(&data); err != nil ||
+		data != `{"method": "PASSKEY", "session": "`+sess.ID+`"}` {
+		t.Fatalf("FACTOR_CONFIRMED data %s (%v)", data, err)
+	}
+	// Another account's session, or an ended one, proves nothing here.
+	b, _, _ := store.UpsertSignerAccount(ctx, "other@sobre.test", "h", "en", now)
+	if err := store.ConfirmSessionFactor(ctx, b.ID, sess.ID, ev, now); !envelope.IsNotFound(err) {
+		t.Fatalf("another account's session: %v", err)
+	}
+	if has, at, err := store.AccountFactorState(ctx, b.ID, sess.ID); err != nil || has || at != nil {
+		t.Fatalf("another account's state with this session: %v %v %v", has, at, err)
+	}
+	if _, err := store.EndAccountSession(ctx, hashOf("session"), persistence.AccountEvent{Type: persistence.AccountEventSignOut}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ConfirmSessionFactor(ctx, a.ID, sess.ID, ev, now); !envelope.IsNotFound(err) {
+		t.Fatalf("an ended session: %v", err)
+	}
+	if _, at, err := store.AccountFactorState(ctx, a.ID, sess.ID); err != nil || at != nil {
+		t.Fatalf("an ended session's proof: %v %v", at, err)
 	}
 }

@@ -41,7 +41,8 @@ const (
 )
 
 // accountView is what the account template shows. State picks the page: signup, checkemail,
-// signin, reset, resetsent, newpassword, account, totpsetup, totpconfirm, recovery or message.
+// verify, signin, reset, resetsent, newpassword, account, totpsetup, totpconfirm, recovery or
+// message.
 type accountView struct {
 	T       AccountText
 	State   string
@@ -56,12 +57,17 @@ type accountView struct {
 	Errors  map[string]string // a form input's name → what is wrong with it
 	// ResendURL, with an unverified email, is the sign-up page that mails the link again.
 	ResendURL string
-	Token     string // a password-reset link's token
+	Token     string // a mailed link's token (verification, password reset)
 	Help      string // the paragraph of a message page
 	Back      string // a message page's way on
 	BackText  string
 
-	Overview      *account.Overview
+	Overview *account.Overview
+	// FactorLocked: the account has a second factor and this session did not prove one within
+	// account.FactorProofTTL, so factors are neither added nor removed (but for the app's own
+	// turn-off, which takes a code). FactorUntil, once proved, is when the proof lapses.
+	FactorLocked  bool
+	FactorUntil   string
 	TOTPQR        template.URL // the QR code as a data: URL
 	TOTPSecret    string       // the secret in groups of four, for typing
 	RecoveryCodes []string
@@ -134,7 +140,8 @@ func (h *Handler) accountRoutes(r chi.Router) {
 		r.Get("/account", h.accountPage)
 		r.Get("/account/signup", h.signUpForm)
 		r.Post("/account/signup", h.signUp)
-		r.Get("/account/verify/{token}", h.verifyEmail)
+		r.Get("/account/verify/{token}", h.verifyForm)
+		r.Post("/account/verify/{token}", h.verifyEmail)
 		r.Get("/account/signin", h.signInForm)
 		r.Post("/account/signin", h.signIn)
 		r.Post("/account/signout", h.signOut)
@@ -148,6 +155,9 @@ func (h *Handler) accountRoutes(r chi.Router) {
 		r.Post("/account/passkeys/options", h.passkeyOptions)
 		r.Post("/account/passkeys", h.addPasskey)
 		r.Post("/account/passkeys/{id}/delete", h.removePasskey)
+		r.Post("/account/factor/confirm", h.confirmFactor)
+		r.Post("/account/factor/passkey/options", h.factorPasskeyOptions)
+		r.Post("/account/factor/passkey", h.factorPasskey)
 	})
 }
 
@@ -231,6 +241,8 @@ func formProblem(w http.ResponseWriter, v *accountView, err error, wrong string)
 		v.ResendURL = v.URL("/account/signup", "email", v.Email)
 	case envelope.CodeTooManyRequests:
 		v.Message = fmt.Sprintf(t.TooManyAttempts, waitSeconds(max(de.RetryAfter, time.Second)))
+	case envelope.CodeFactorProofNeeded:
+		v.Message = t.FactorRequired
 	case envelope.CodeInvalidBody, envelope.CodeInvalidRequest:
 		if len(de.Issues) == 0 {
 			v.Message = de.Message
@@ -333,30 +345,75 @@ func linkToken(r *http.Request) string {
 	return token
 }
 
+// verifyLink reads the mailed verification link of r: its token and the address it is for, into
+// v. A link that does not work (used, expired, unknown, or no token at all) is answered with the
+// not-found page, and ok is false.
+func (h *Handler) verifyLink(w http.ResponseWriter, r *http.Request, v *accountView) (ok bool) {
+	v.Token = linkToken(r)
+	email, err := h.Accounts.LinkEmail(r.Context(), v.Token)
+	if v.Token == "" || envelope.IsNotFound(err) {
+		v.Token = ""
+		v.Back, v.BackText = v.URL("/account/signin"), v.T.SignIn
+		h.accountMessage(w, r, v, http.StatusNotFound, v.T.VerifyFailedHeading, v.T.VerifyFailedHelp)
+		return false
+	}
+	if err != nil {
+		h.accountFailure(w, r, v, err)
+		return false
+	}
+	v.State, v.Heading, v.Email = "verify", v.T.VerifyHeading, email
+	return true
+}
+
+// verifyForm shows the page a mailed verification link opens: the address, and the account's
+// password to type. Opening it (as a mail scanner does) changes nothing.
+func (h *Handler) verifyForm(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.accountRequest(w, r)
+	if !ok || !h.verifyLink(w, r, v) {
+		return
+	}
+	h.renderAccount(w, r, http.StatusOK, v)
+}
+
+// verifyEmail takes the password typed on the verification page: when it is the account's, the
+// email is verified, the link spent, and the browser signed in and sent to the link's next (else
+// the account page).
 func (h *Handler) verifyEmail(w http.ResponseWriter, r *http.Request) {
 	v, ok := h.accountRequest(w, r)
-	if !ok {
+	if !ok || !h.verifyLink(w, r, v) {
 		return
 	}
-	token := linkToken(r)
-	if token == "" {
-		h.accountMessage(w, r, v, http.StatusNotFound, v.T.VerifyFailedHeading, v.T.VerifyFailedHelp)
+	password := r.PostForm.Get("password")
+	if password == "" {
+		v.fieldError("password", v.T.PasswordMissing)
+		h.renderAccount(w, r, http.StatusBadRequest, v)
 		return
 	}
-	a, next, err := h.Accounts.VerifyEmail(r.Context(), token, h.client(r))
+	_, _, next, err := h.Accounts.VerifyEmail(r.Context(), w, r, v.Token, password, h.client(r))
 	if envelope.IsNotFound(err) {
+		v.State, v.Token = "", ""
 		v.Back, v.BackText = v.URL("/account/signin"), v.T.SignIn
 		h.accountMessage(w, r, v, http.StatusNotFound, v.T.VerifyFailedHeading, v.T.VerifyFailedHelp)
 		return
 	}
 	if err != nil {
-		h.accountFailure(w, r, v, err)
+		status, ok := formProblem(w, v, err, v.T.VerifyWrongPassword)
+		if !ok {
+			h.accountFailure(w, r, v, err)
+			return
+		}
+		if envelope.ErrorCode(err) == envelope.CodeAuthFailed {
+			v.fieldError("password", v.Message)
+			v.Message = ""
+		}
+		h.renderAccount(w, r, status, v)
 		return
 	}
-	if n := safeNext(next); n != "" {
-		v.Next = n
+	to := safeNext(next)
+	if to == "" {
+		to = v.URL("/account", "done", "verified")
 	}
-	http.Redirect(w, r, v.URL("/account/signin", "email", a.Email, "verified", "1"), http.StatusSeeOther)
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 func (h *Handler) signInForm(w http.ResponseWriter, r *http.Request) {
@@ -366,10 +423,7 @@ func (h *Handler) signInForm(w http.ResponseWriter, r *http.Request) {
 	}
 	v.State, v.Heading = "signin", v.T.SignInHeading
 	v.Email = strings.TrimSpace(r.Form.Get("email"))
-	switch {
-	case r.Form.Get("verified") == "1":
-		v.Notice = v.T.Verified
-	case r.Form.Get("reset") == "1":
+	if r.Form.Get("reset") == "1" {
 		v.Notice = v.T.PasswordChanged
 	}
 	h.renderAccount(w, r, http.StatusOK, v)
@@ -524,6 +578,10 @@ func (h *Handler) resetPassword(w http.ResponseWriter, r *http.Request) {
 // accountNotices are the confirmations the account page shows after a change (its done query).
 func accountNotice(t AccountText, done string) string {
 	switch done {
+	case "verified":
+		return t.Verified
+	case "factor-confirmed":
+		return t.FactorConfirmedDone
 	case "totp-off":
 		return t.AuthenticatorOffDone
 	case "passkey-added":
@@ -539,25 +597,32 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, _, ok := h.signedIn(w, r, v)
+	a, sess, ok := h.signedIn(w, r, v)
 	if !ok {
 		return
 	}
 	v.Notice = accountNotice(v.T, r.Form.Get("done"))
-	h.showAccount(w, r, v, a, http.StatusOK)
+	h.showAccount(w, r, v, a, sess, http.StatusOK)
 }
 
-// showAccount renders the account page of a with status.
-func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v *accountView, a account.Account, status int) {
+// showAccount renders the account page of a, seen by session sess, with status.
+func (h *Handler) showAccount(w http.ResponseWriter, r *http.Request, v *accountView, a account.Account, sess account.Session, status int) {
 	ov, err := h.Accounts.Overview(r.Context(), a)
 	if err != nil {
 		h.accountFailure(w, r, v, err)
 		return
 	}
 	v.State, v.Heading, v.Overview, v.Email = "account", v.T.AccountHeading, &ov, a.Email
+	if h.Accounts.FactorProved(sess) {
+		v.FactorUntil = sess.FactorConfirmedAt.Add(account.FactorProofTTL).UTC().Format("15:04 UTC")
+	} else {
+		v.FactorLocked = ov.Account.TOTPEnabled || len(ov.Passkeys) > 0
+	}
 	meta, err := json.Marshal(map[string]string{
 		"done": v.URL("/account", "done", "passkey-added"), "working": v.T.Working, "error": v.T.ErrorHeading,
 		"unsupported": v.T.PasskeysUnsupported, "cancelled": v.T.PasskeyCancelled,
+		"factorDone": v.URL("/account", "done", "factor-confirmed"), "factorRequired": v.T.FactorRequired,
+		"factorCancelled": v.T.FactorPasskeyCancelled,
 	})
 	if err != nil {
 		h.accountFailure(w, r, v, err)
@@ -584,14 +649,14 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, _, ok := h.signedIn(w, r, v)
+	a, sess, ok := h.signedIn(w, r, v)
 	if !ok {
 		return
 	}
-	enr, err := h.Accounts.BeginTOTP(r.Context(), a)
+	enr, err := h.Accounts.BeginTOTP(r.Context(), a, sess)
 	if err != nil {
 		if status, ok := formProblem(w, v, err, v.T.WrongPassword); ok {
-			h.showAccount(w, r, v, a, status)
+			h.showAccount(w, r, v, a, sess, status)
 			return
 		}
 		h.accountFailure(w, r, v, err)
@@ -608,16 +673,20 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, _, ok := h.signedIn(w, r, v)
+	a, sess, ok := h.signedIn(w, r, v)
 	if !ok {
 		return
 	}
 	code := strings.TrimSpace(r.PostForm.Get("code"))
-	codes, err := h.Accounts.EnableTOTP(r.Context(), a, code, h.client(r))
+	codes, err := h.Accounts.EnableTOTP(r.Context(), a, sess, code, h.client(r))
 	if err != nil {
 		status, ok := formProblem(w, v, err, v.T.WrongCode)
 		if !ok {
 			h.accountFailure(w, r, v, err)
+			return
+		}
+		if envelope.ErrorCode(err) == envelope.CodeFactorProofNeeded {
+			h.showAccount(w, r, v, a, sess, status)
 			return
 		}
 		if v.Message != "" && len(v.Errors) == 0 && envelope.ErrorCode(err) != envelope.CodeAccountLocked {
@@ -637,7 +706,7 @@ func (h *Handler) disableTOTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, _, ok := h.signedIn(w, r, v)
+	a, sess, ok := h.signedIn(w, r, v)
 	if !ok {
 		return
 	}
@@ -648,7 +717,7 @@ func (h *Handler) disableTOTP(w http.ResponseWriter, r *http.Request) {
 			h.accountFailure(w, r, v, err)
 			return
 		}
-		h.showAccount(w, r, v, a, status)
+		h.showAccount(w, r, v, a, sess, status)
 		return
 	}
 	http.Redirect(w, r, v.URL("/account", "done", "totp-off"), http.StatusSeeOther)
@@ -659,13 +728,13 @@ func (h *Handler) removePasskey(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	a, _, ok := h.signedIn(w, r, v)
+	a, sess, ok := h.signedIn(w, r, v)
 	if !ok {
 		return
 	}
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err == nil {
-		err = h.Accounts.RemovePasskey(r.Context(), a, id, h.client(r))
+		err = h.Accounts.RemovePasskey(r.Context(), a, sess, id, h.client(r))
 	} else {
 		err = envelope.NotFound("Passkey")
 	}
@@ -675,10 +744,107 @@ func (h *Handler) removePasskey(w http.ResponseWriter, r *http.Request) {
 			h.accountFailure(w, r, v, err)
 			return
 		}
-		h.showAccount(w, r, v, a, status)
+		h.showAccount(w, r, v, a, sess, status)
 		return
 	}
 	http.Redirect(w, r, v.URL("/account", "done", "passkey-removed"), http.StatusSeeOther)
+}
+
+// confirmFactor takes a code of the account's authenticator app, or a recovery code, typed on
+// the account page: for account.FactorProofTTL this session may add or remove second factors.
+func (h *Handler) confirmFactor(w http.ResponseWriter, r *http.Request) {
+	v, ok := h.accountRequest(w, r)
+	if !ok {
+		return
+	}
+	a, sess, ok := h.signedIn(w, r, v)
+	if !ok {
+		return
+	}
+	code := strings.TrimSpace(r.PostForm.Get("code"))
+	if err := h.Accounts.ConfirmFactor(r.Context(), a, sess, code, h.client(r)); err != nil {
+		status, ok := formProblem(w, v, err, v.T.WrongCode)
+		if !ok {
+			h.accountFailure(w, r, v, err)
+			return
+		}
+		// The problem belongs to this form's input, not to the turn-off form's (also "code").
+		if msg := v.Errors["code"]; msg != "" {
+			delete(v.Errors, "code")
+			v.fieldError("factor-code", msg)
+		} else if envelope.ErrorCode(err) == envelope.CodeAuthFailed {
+			v.fieldError("factor-code", v.Message)
+			v.Message = ""
+		}
+		h.showAccount(w, r, v, a, sess, status)
+		return
+	}
+	http.Redirect(w, r, v.URL("/account", "done", "factor-confirmed"), http.StatusSeeOther)
+}
+
+// factorPasskeyOptions answers the options (JSON) of a passkey assertion that confirms a second
+// factor on the account page.
+func (h *Handler) factorPasskeyOptions(w http.ResponseWriter, r *http.Request) {
+	a, sess, ok := h.jsonSignedIn(w, r)
+	if !ok {
+		return
+	}
+	opts, err := h.Accounts.BeginPasskeyAssertion(r.Context(), a, sess)
+	if err != nil {
+		h.accountJSONError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_, _ = w.Write(opts)
+}
+
+// factorPasskeyBody is the body of POST /account/factor/passkey.
+type factorPasskeyBody struct {
+	Credential json.RawMessage `json:"credential"`
+}
+
+// factorPasskey takes the browser's passkey assertion: for account.FactorProofTTL this session
+// may add or remove second factors.
+func (h *Handler) factorPasskey(w http.ResponseWriter, r *http.Request) {
+	a, sess, ok := h.jsonSignedIn(w, r)
+	if !ok {
+		return
+	}
+	var body factorPasskeyBody
+	if !h.decodeAccountJSON(w, r, &body) {
+		return
+	}
+	if len(body.Credential) == 0 || string(body.Credential) == "null" {
+		var p envelope.Problems
+		p.Add("credential", "The passkey's answer is missing")
+		h.accountJSONError(w, r, p.Err())
+		return
+	}
+	if err := h.Accounts.ConfirmFactorWithPasskey(r.Context(), a, sess, body.Credential, h.client(r)); err != nil {
+		h.accountJSONError(w, r, err)
+		return
+	}
+	writeAccountJSON(w, http.StatusOK, map[string]any{"confirmed": true})
+}
+
+// decodeAccountJSON reads one JSON object of at most maxPasskeyBody bytes, without unknown
+// members, into dst; a body that is not one is answered 400 (413 when too large) and ok is false.
+func (h *Handler) decodeAccountJSON(w http.ResponseWriter, r *http.Request, dst any) (ok bool) {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPasskeyBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var tooLarge *http.MaxBytesError
+		if !errors.As(err, &tooLarge) {
+			err = envelope.Errorf(envelope.CodeInvalidBody, "Unreadable JSON body: %v", err)
+		}
+		h.accountJSONError(w, r, err)
+		return false
+	}
+	if err := dec.Decode(&struct{}{}); err != io.EOF {
+		h.accountJSONError(w, r, envelope.Errorf(envelope.CodeInvalidBody, "One JSON object expected"))
+		return false
+	}
+	return true
 }
 
 // writeAccountJSON answers v as JSON with status.
@@ -740,18 +906,7 @@ func (h *Handler) addPasskey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body newPasskey
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPasskeyBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		var tooLarge *http.MaxBytesError
-		if !errors.As(err, &tooLarge) {
-			err = envelope.Errorf(envelope.CodeInvalidBody, "Unreadable JSON body: %v", err)
-		}
-		h.accountJSONError(w, r, err)
-		return
-	}
-	if err := dec.Decode(&struct{}{}); err != io.EOF {
-		h.accountJSONError(w, r, envelope.Errorf(envelope.CodeInvalidBody, "One JSON object expected"))
+	if !h.decodeAccountJSON(w, r, &body) {
 		return
 	}
 	var p envelope.Problems

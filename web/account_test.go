@@ -192,8 +192,9 @@ func TestCrossSitePostsRefused(t *testing.T) {
 	srv := pagesServer(t, &account.Service{Log: slog.New(slog.DiscardHandler)})
 	v := newVisitor(t, srv)
 	posts := []string{"/account/signup", "/account/signin", "/account/signout", "/account/reset",
-		"/account/reset/abcdefghijklmnopqrstuvwxyz", "/account/totp/begin", "/account/totp/confirm",
-		"/account/totp/disable", "/account/passkeys/options", "/account/passkeys", "/account/passkeys/1/delete"}
+		"/account/reset/abcdefghijklmnopqrstuvwxyz", "/account/verify/abcdefghijklmnopqrstuvwxyz", "/account/totp/begin",
+		"/account/totp/confirm", "/account/totp/disable", "/account/passkeys/options", "/account/passkeys",
+		"/account/passkeys/1/delete", "/account/factor/confirm", "/account/factor/passkey/options", "/account/factor/passkey"}
 	form := url.Values{"email": {"ana@example.cl"}, "password": {"correct horse battery"}, "password2": {"other"}}
 	for _, path := range posts {
 		for _, h := range []map[string]string{
@@ -385,25 +386,52 @@ func TestSignUpVerifySignIn(t *testing.T) {
 		t.Errorf("the send-again link does not lead to sign-up with the address:\n%s", a.body)
 	}
 
-	// The mailed link verifies and leads to sign-in, with the address and next.
-	link := mailedLink(t, sink, email, "http://127.0.0.1:8080/account/verify/")
-	a = v.get(strings.TrimPrefix(link, "http://127.0.0.1:8080"))
-	if a.status != http.StatusSeeOther {
-		t.Fatalf("verify: %d, want 303", a.status)
+	// The mailed link shows the address and asks for the password; opening it changes nothing.
+	path := strings.TrimPrefix(mailedLink(t, sink, email, "http://127.0.0.1:8080/account/verify/"), "http://127.0.0.1:8080")
+	for range 2 {
+		a = v.get(path)
+		if a.status != http.StatusOK {
+			t.Fatalf("verify page: %d, want 200:\n%s", a.status, a.body)
+		}
 	}
-	loc, err := url.Parse(a.header.Get("Location"))
-	if err != nil || loc.Path != "/account/signin" || loc.Query().Get("email") != email || loc.Query().Get("next") != next {
-		t.Fatalf("verify leads to %q, want the sign-in page with email and next", a.header.Get("Location"))
+	for _, want := range []string{`id="verify-email">` + email + `<`, `<label for="verify-password">`, `id="verify-password"`,
+		`autocomplete="current-password"`, `id="verify-submit"`, `action="` + path + `"`, `id="verify-signup-link"`} {
+		if !strings.Contains(a.body, want) {
+			t.Errorf("the verify page lacks %s:\n%s", want, a.body)
+		}
 	}
-	if a = v.get(loc.String()); !strings.Contains(a.body, accountTexts[envelope.LanguageEnglish].Verified) || !strings.Contains(a.body, `value="`+email+`"`) {
-		t.Errorf("the sign-in page after verifying does not say so or lacks the address:\n%s", a.body)
+	if a = v.post("/account/signin", url.Values{"email": {email}, "password": {password}}); a.status != http.StatusUnauthorized {
+		t.Fatalf("sign-in after opening the link: %d, want 401 (not verified)", a.status)
 	}
-	// A used link works no more.
-	if a = v.get(strings.TrimPrefix(link, "http://127.0.0.1:8080")); a.status != http.StatusNotFound {
+	// A wrong password: the form again, the problem on the password, the link still working.
+	a = v.post(path, url.Values{"password": {"not the password"}})
+	if a.status != http.StatusUnauthorized || !strings.Contains(a.body, `id="err-verify-password"`) ||
+		!strings.Contains(a.body, accountTexts[envelope.LanguageEnglish].VerifyWrongPassword) || strings.Contains(a.body, "not the password<") {
+		t.Fatalf("the link with a wrong password: %d:\n%s", a.status, a.body)
+	}
+	if a = v.post(path, url.Values{}); a.status != http.StatusBadRequest || !strings.Contains(a.body, `id="err-verify-password"`) {
+		t.Fatalf("the link without a password: %d:\n%s", a.status, a.body)
+	}
+	// The right one verifies, signs in and goes to the link's next.
+	a = v.post(path, url.Values{"password": {password}})
+	if a.status != http.StatusSeeOther || a.header.Get("Location") != next {
+		t.Fatalf("verify: %d to %q, want 303 to %s", a.status, a.header.Get("Location"), next)
+	}
+	if a = v.get("/account"); a.status != http.StatusOK || !strings.Contains(a.body, `id="account-email">`+email) {
+		t.Fatalf("the account page after verifying: %d, want the account signed in", a.status)
+	}
+	// A used link works no more, opened or sent.
+	if a = v.get(path); a.status != http.StatusNotFound {
 		t.Errorf("a used verification link: %d, want 404", a.status)
 	}
+	if a = v.post(path, url.Values{"password": {password}}); a.status != http.StatusNotFound {
+		t.Errorf("a used verification link sent again: %d, want 404", a.status)
+	}
+	if a = v.post("/account/signout", url.Values{}); a.status != http.StatusSeeOther {
+		t.Fatalf("sign-out: %d", a.status)
+	}
 
-	// Not signed in yet: the account page sends to sign-in, and back.
+	// Not signed in: the account page sends to sign-in, and back.
 	a = v.get("/account")
 	if a.status != http.StatusSeeOther || a.header.Get("Location") != "/account/signin?next=%2Faccount" {
 		t.Fatalf("account page signed out: %d to %q, want 303 to sign-in with next=/account", a.status, a.header.Get("Location"))
@@ -448,9 +476,8 @@ func TestSignInLocked(t *testing.T) {
 	if a := v.post("/account/signup", url.Values{"email": {email}, "password": {password}, "password2": {password}}); a.status != http.StatusOK {
 		t.Fatalf("sign-up: %d", a.status)
 	}
-	if a := v.get(strings.TrimPrefix(mailedLink(t, sink, email, "http://127.0.0.1:8080/account/verify/"), "http://127.0.0.1:8080")); a.status != http.StatusSeeOther {
-		t.Fatalf("verify: %d", a.status)
-	}
+	v.verify(sink, email, password)
+	v.post("/account/signout", url.Values{})
 	var a answer
 	for i := 0; i < account.MaxFailures; i++ {
 		a = v.post("/account/signin?lang=es", url.Values{"email": {email}, "password": {"wrong password " + string(rune('a'+i))}})
@@ -515,20 +542,28 @@ func sameButAddress(a, b string) bool {
 	return addr.ReplaceAllString(a, "ADDR") == addr.ReplaceAllString(b, "ADDR")
 }
 
-// signedIn signs a new account up, verifies it and signs visitor v in; it returns the email
-// and password.
+// verify opens the verification link mailed to email and types password there, which signs
+// visitor v in.
+func (v *visitor) verify(sink, email, password string) {
+	v.t.Helper()
+	path := strings.TrimPrefix(mailedLink(v.t, sink, email, "http://127.0.0.1:8080/account/verify/"), "http://127.0.0.1:8080")
+	if a := v.get(path); a.status != http.StatusOK {
+		v.t.Fatalf("verify page: %d", a.status)
+	}
+	if a := v.post(path, url.Values{"password": {password}}); a.status != http.StatusSeeOther {
+		v.t.Fatalf("verify: %d:\n%s", a.status, a.body)
+	}
+}
+
+// signedIn signs a new account up and verifies it, which signs visitor v in; it returns the
+// email and password.
 func (v *visitor) signedIn(sink, who string) (email, password string) {
 	v.t.Helper()
 	email, password = uniqueEmail(who), "a long passphrase of "+who
 	if a := v.post("/account/signup", url.Values{"email": {email}, "password": {password}, "password2": {password}}); a.status != http.StatusOK {
 		v.t.Fatalf("sign-up: %d", a.status)
 	}
-	if a := v.get(strings.TrimPrefix(mailedLink(v.t, sink, email, "http://127.0.0.1:8080/account/verify/"), "http://127.0.0.1:8080")); a.status != http.StatusSeeOther {
-		v.t.Fatalf("verify: %d", a.status)
-	}
-	if a := v.post("/account/signin", url.Values{"email": {email}, "password": {password}}); a.status != http.StatusSeeOther {
-		v.t.Fatalf("sign-in: %d:\n%s", a.status, a.body)
-	}
+	v.verify(sink, email, password)
 	return email, password
 }
 

@@ -19,6 +19,12 @@ type AccountText struct {
 	Locked                                         string // %d: minutes
 	Verified, PasswordChanged                      string
 	VerifyFailedHeading, VerifyFailedHelp          string
+	VerifyHeading, VerifyHelp, VerifySubmit        string
+	VerifyWrongPassword, VerifyNotYou              string
+	FactorHeading, FactorHelp, FactorConfirm       string
+	FactorPasskey, FactorRequired                  string
+	FactorProved                                   string // %s: until when
+	FactorConfirmedDone, FactorPasskeyCancelled    string
 	ResetHeading, ResetHelp, SendResetLink         string
 	ResetSentHeading, ResetSentHelp                string
 	NewPasswordHeading, NewPasswordHelp            string
@@ -64,7 +70,7 @@ var accountTexts = map[envelope.Language]AccountText{
 		PasswordsDiffer: "The two passwords are not the same.", EmailMissing: "Enter your email address.",
 		PasswordMissing: "Enter your password.", EmailInvalid: "Enter a valid email address.",
 		CheckEmailHeading: "Check your email",
-		CheckEmailHelp:    "We sent a link to %s. Open it within 24 hours to verify your address; then you can sign in. If the address already has an account, the email says so instead.",
+		CheckEmailHelp:    "We sent a link to %s. Open it within 24 hours and type your password there to verify your address and sign in. If the address already has an account, the email says so instead.",
 		SignInHeading:     "Sign in", SignInHelp: "Sign in to the account of the email address the document was sent to.",
 		SignIn:    "Sign in",
 		NoAccount: "No account yet?", SignUpLink: "Create account", ForgotPassword: "Forgot your password?",
@@ -73,10 +79,22 @@ var accountTexts = map[envelope.Language]AccountText{
 		Unverified:          "This account's email address is not verified yet: open the link we emailed you.",
 		SendLinkAgain:       "Send the link again",
 		Locked:              "Too many wrong attempts: this account is locked for %d minutes.",
-		Verified:            "Your email address is verified. Sign in to continue.",
+		Verified:            "Your email address is verified, and you are signed in.",
 		PasswordChanged:     "Your password was changed. Sign in with the new one.",
 		VerifyFailedHeading: "This link does not work", VerifyFailedHelp: "The verification link was used already, has expired or is not valid. Sign in, or create the account again to get a new link.",
-		ResetHeading: "Reset your password", ResetHelp: "Enter your account's email address and we will email you a link to choose a new password.",
+		VerifyHeading:       "Confirm your email address",
+		VerifyHelp:          "To confirm that this address is yours, type the password you chose when you created the account. You will then be signed in.",
+		VerifySubmit:        "Confirm and sign in",
+		VerifyWrongPassword: "That is not the password chosen for this account.",
+		VerifyNotYou:        "Did you not create this account, or do you not remember its password? Create it again: your new password replaces the earlier one, and this link stops working.",
+		FactorHeading:       "Confirm it is you",
+		FactorHelp:          "To add or remove an authenticator app or a passkey, first confirm it is you with a code from your authenticator app (or a recovery code) or with a passkey. The confirmation lasts 5 minutes.",
+		FactorConfirm:       "Confirm", FactorPasskey: "Confirm with a passkey",
+		FactorRequired:         "First confirm it is you with a code from your authenticator app or with a passkey, in “Confirm it is you”.",
+		FactorProved:           "Confirmed: until %s you may add or remove an authenticator app or a passkey.",
+		FactorConfirmedDone:    "Confirmed. For 5 minutes you may add or remove an authenticator app or a passkey.",
+		FactorPasskeyCancelled: "The passkey did not answer (cancelled or not allowed).",
+		ResetHeading:           "Reset your password", ResetHelp: "Enter your account's email address and we will email you a link to choose a new password.",
 		SendResetLink:    "Send reset link",
 		ResetSentHeading: "Check your email", ResetSentHelp: "If there is an account for that address, we sent it a link to choose a new password. The link works once, within one hour.",
 		NewPasswordHeading: "Choose a new password", NewPasswordHelp: "Every browser signed in to your account will be signed out.",
@@ -134,7 +152,7 @@ var accountTexts = map[envelope.Language]AccountText{
 		PasswordsDiffer: "Las dos contraseñas no son iguales.", EmailMissing: "Ingrese su correo electrónico.",
 		PasswordMissing: "Ingrese su contraseña.", EmailInvalid: "Ingrese un correo electrónico válido.",
 		CheckEmailHeading: "Revise su correo",
-		CheckEmailHelp:    "Enviamos un enlace a %s. Ábralo dentro de 24 horas para verificar su dirección; luego podrá iniciar sesión. Si la dirección ya tiene una cuenta, el correo se lo indica.",
+		CheckEmailHelp:    "Enviamos un enlace a %s. Ábralo dentro de 24 horas y escriba ahí su contraseña para verificar su dirección e iniciar sesión. Si la dirección ya tiene una cuenta, el correo se lo indica.",
 		SignInHeading:     "Iniciar sesión", SignInHelp: "Inicie sesión en la cuenta del correo al que se envió el documento.",
 		SignIn:    "Iniciar sesión",
 		NoAccount: "¿Aún no tiene cuenta?", SignUpLink: "Crear cuenta", ForgotPassword: "¿Olvidó su contraseña?",
@@ -143,10 +161,22 @@ var accountTexts = map[envelope.Language]AccountText{
 		Unverified:          "El correo de esta cuenta aún no está verificado: abra el enlace que le enviamos.",
 		SendLinkAgain:       "Enviar el enlace de nuevo",
 		Locked:              "Demasiados intentos fallidos: esta cuenta está bloqueada por %d minutos.",
-		Verified:            "Su correo está verificado. Inicie sesión para continuar.",
+		Verified:            "Su correo está verificado y su sesión está iniciada.",
 		PasswordChanged:     "Su contraseña cambió. Inicie sesión con la nueva.",
 		VerifyFailedHeading: "Este enlace no funciona", VerifyFailedHelp: "El enlace de verificación ya se usó, venció o no es válido. Inicie sesión, o cree la cuenta de nuevo para recibir otro enlace.",
-		ResetHeading: "Restablecer la contraseña", ResetHelp: "Ingrese el correo de su cuenta y le enviaremos un enlace para elegir una contraseña nueva.",
+		VerifyHeading:       "Confirme su correo",
+		VerifyHelp:          "Para confirmar que esta dirección es suya, escriba la contraseña que eligió al crear la cuenta. Luego quedará con la sesión iniciada.",
+		VerifySubmit:        "Confirmar e iniciar sesión",
+		VerifyWrongPassword: "Esa no es la contraseña elegida para esta cuenta.",
+		VerifyNotYou:        "¿No creó usted esta cuenta, o no recuerda su contraseña? Créela de nuevo: su nueva contraseña reemplaza a la anterior y este enlace deja de funcionar.",
+		FactorHeading:       "Confirme que es usted",
+		FactorHelp:          "Para agregar o quitar una app de autenticación o una llave de acceso, confirme primero que es usted con un código de su app de autenticación (o un código de recuperación) o con una llave de acceso. La confirmación dura 5 minutos.",
+		FactorConfirm:       "Confirmar", FactorPasskey: "Confirmar con una llave de acceso",
+		FactorRequired:         "Primero confirme que es usted con un código de su app de autenticación o con una llave de acceso, en «Confirme que es usted».",
+		FactorProved:           "Confirmado: hasta las %s puede agregar o quitar una app de autenticación o una llave de acceso.",
+		FactorConfirmedDone:    "Confirmado. Durante 5 minutos puede agregar o quitar una app de autenticación o una llave de acceso.",
+		FactorPasskeyCancelled: "La llave de acceso no respondió (se canceló o no se permitió).",
+		ResetHeading:           "Restablecer la contraseña", ResetHelp: "Ingrese el correo de su cuenta y le enviaremos un enlace para elegir una contraseña nueva.",
 		SendResetLink:    "Enviar enlace",
 		ResetSentHeading: "Revise su correo", ResetSentHelp: "Si hay una cuenta con esa dirección, le enviamos un enlace para elegir una contraseña nueva. El enlace funciona una vez, durante una hora.",
 		NewPasswordHeading: "Elija una contraseña nueva", NewPasswordHelp: "Se cerrará la sesión en todos los navegadores conectados a su cuenta.",

@@ -220,7 +220,7 @@ func statusOf(c envelope.Code) int {
 	case envelope.CodeNotFound:
 		return http.StatusNotFound
 	case envelope.CodeUnauthorized, envelope.CodeAccountRequired, envelope.CodeAccountMismatch,
-		envelope.CodeAuthFailed, envelope.CodeEmailUnverified, envelope.CodeAuthNotEnrolled:
+		envelope.CodeAuthFailed, envelope.CodeEmailUnverified, envelope.CodeAuthNotEnrolled, envelope.CodeFactorProofNeeded:
 		return http.StatusUnauthorized
 	case envelope.CodeAccountLocked:
 		return http.StatusTooManyRequests

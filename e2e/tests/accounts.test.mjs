@@ -1,8 +1,10 @@
 // Signer accounts in a real browser: an account created from a signing page (the verification
-// link read from the mail sink), each account method proved on the signing page (the password
-// typed again, an authenticator code computed here as an app would, a passkey of Chromium's
-// virtual authenticator), replayed codes and wrong passwords refused, an account lock, and
-// ACCOUNT access keeping the document from every browser but the recipient's.
+// link read from the mail sink, the password typed where it opens; a mail scanner's GET of it
+// verifies nothing), each account method proved on the signing page (the password typed again,
+// an authenticator code computed here as an app would, a passkey of Chromium's virtual
+// authenticator), replayed codes and wrong passwords refused, an account lock, a second factor
+// added only after a proof of the first (and mailed), and ACCOUNT access keeping the document
+// from every browser but the recipient's.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -26,13 +28,15 @@ const text = {
   en: {
     createAccount: "Create account", signUpHeading: "Create your account", email: "Email address",
     password: "Password", password2: "Password again", checkEmail: "Check your email", signIn: "Sign in",
-    verified: "Your email address is verified", account: "Your account", typed: "Type your name as your signature",
+    verifyHeading: "Confirm your email address", verifySubmit: "Confirm and sign in",
+    account: "Your account", typed: "Type your name as your signature",
     sign: "Sign", done: "Done", signedInAs: "Signed in as", proved: "✓ Verified",
   },
   es: {
     createAccount: "Crear cuenta", signUpHeading: "Cree su cuenta", email: "Correo electrónico",
     password: "Contraseña", password2: "Repita la contraseña", checkEmail: "Revise su correo", signIn: "Iniciar sesión",
-    verified: "Su correo está verificado", account: "Su cuenta", typed: "Escriba su nombre como firma",
+    verifyHeading: "Confirme su correo", verifySubmit: "Confirmar e iniciar sesión",
+    account: "Su cuenta", typed: "Escriba su nombre como firma",
     sign: "Firmar", done: "Listo", signedInAs: "Sesión iniciada como", proved: "✓ Verificado",
   },
 };
@@ -57,11 +61,25 @@ async function verifyLink(address) {
   }, { what: `the verification mail to ${address}` });
 }
 
+// scannerOpens opens link as a mail scanner does (a GET from a fresh context, no cookie) and
+// checks that the account of email and password is still unverified: a sign-in is refused with
+// EMAIL_NOT_VERIFIED's page.
+async function scannerOpens(link, email, password = PASSWORD) {
+  const scanner = await browser.newContext();
+  const seen = await scanner.request.get(link);
+  assert.equal(seen.status(), 200, "the verification link opens a page");
+  assert.match(await seen.text(), /id="verify-password"/, "the page asks for the password");
+  const signIn = await scanner.request.post(`${baseURL}/account/signin`, { form: { email, password } });
+  assert.equal(signIn.status(), 401, "signing in after a scanner opened the link");
+  assert.match(await signIn.text(), /id="signin-resend-link"/, "the account is still unverified");
+  await scanner.close();
+}
+
 // signUpFromPage follows the "Create account" link of the signing page open in page, creates
-// the account of email (prefilled), opens the mailed link, signs in and lands back on the
-// signing page. With checks, every account page is screenshotted and checked. It returns the
-// verification link.
-async function signUpFromPage(page, email, { lang = "en", checks = "", host = baseURL } = {}) {
+// the account of email (prefilled), opens the mailed link, types the password there and lands
+// back on the signing page signed in. With checks, every account page is screenshotted and
+// checked; with scan, a mail scanner opens the link first. It returns the verification link.
+async function signUpFromPage(page, email, { lang = "en", checks = "", host = baseURL, scan = false } = {}) {
   const t = text[lang];
   const signingURL = page.url();
   await page.getByRole("link", { name: t.createAccount }).click();
@@ -75,28 +93,30 @@ async function signUpFromPage(page, email, { lang = "en", checks = "", host = ba
   if (checks) await shot(page, `${checks}-check-email`);
   const link = await verifyLink(email);
   assert.ok(link.startsWith(`${baseURL}/account/verify/`), `verification link ${link} on SOBRE_PUBLIC_URL`);
+  if (scan) await scannerOpens(link, email);
   await page.goto(link.replace(baseURL, host));
-  await page.getByText(t.verified).waitFor();
-  assert.equal(await page.getByLabel(t.email).inputValue(), email, "the sign-in form has the verified email");
-  if (checks) await check(page, `${checks}-signin`);
+  await page.getByRole("heading", { name: t.verifyHeading }).waitFor();
+  assert.equal((await page.locator("#verify-email").textContent()).trim(), email, "the page shows the address");
+  if (checks) await check(page, `${checks}-verify`);
   await page.getByLabel(t.password, { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: t.signIn }).click();
+  await page.getByRole("button", { name: t.verifySubmit }).click();
   await page.waitForURL(signingURL);
   return link;
 }
 
-// quickAccount makes, verifies and signs in the account of email in context (its request API
-// shares the context's cookies), without the pages.
+// quickAccount makes and verifies the account of email in context (its request API shares the
+// context's cookies), without the pages: the password typed at the mailed link signs it in.
 async function quickAccount(context, email, { host = baseURL, password = PASSWORD } = {}) {
   const api = context.request;
   const up = await api.post(`${host}/account/signup`, { form: { email, password, password2: password } });
   assert.equal(up.status(), 200, await up.text());
-  const verified = await api.get((await verifyLink(email)).replace(baseURL, host));
-  assert.equal(verified.status(), 200);
-  assert.match(verified.url(), /\/account\/signin\?.*verified=1/);
-  const signedIn = await api.post(`${host}/account/signin`, { form: { email, password } });
-  assert.equal(signedIn.status(), 200, await signedIn.text());
-  assert.match(new URL(signedIn.url()).pathname, /^\/account$/, "signing in leads to the account page");
+  const link = (await verifyLink(email)).replace(baseURL, host);
+  const opened = await api.get(link);
+  assert.equal(opened.status(), 200);
+  assert.match(await opened.text(), /id="verify-password"/);
+  const verified = await api.post(link, { form: { password } });
+  assert.equal(verified.status(), 200, await verified.text());
+  assert.match(new URL(verified.url()).pathname, /^\/account$/, "verifying leads to the account page, signed in");
 }
 
 // signTyped types a signature on the signing page, signs and waits for the done page.
@@ -188,7 +208,7 @@ async function enrolTOTP(page, { checks = "" } = {}) {
 // A fresh code: the next step after the last one used (one step ahead is accepted), else now.
 const freshStep = (last) => Math.max(last + 1, stepNow());
 
-test("an account made from the signing page: sign-up, mailed verification, sign-in, back to sign; English and Spanish", async () => {
+test("an account made from the signing page: sign-up, the mailed link and the password (a scanner's GET verifies nothing), back to sign signed in; English and Spanish", async () => {
   const { key } = newKey();
   // ACTION auth ACCOUNT, in English.
   const signer = uniqueEmail("cuenta-firma");
@@ -200,7 +220,7 @@ test("an account made from the signing page: sign-up, mailed verification, sign-
   const early = await signing("POST", tokens[signer], "/complete");
   assert.equal(early.status, 401, "completing without the account");
   await check(page, "acc-01-signing-signed-out");
-  const verification = await signUpFromPage(page, signer, { checks: "acc-02" });
+  const verification = await signUpFromPage(page, signer, { checks: "acc-02", scan: true });
   await page.locator("#account-signed-in").filter({ hasText: `Signed in as ${signer}` }).waitFor();
   assert.equal(await page.locator("#proved-account").textContent(), text.en.proved);
   await check(page, "acc-03-signing-signed-in");
@@ -358,6 +378,79 @@ test("PASSKEY: a passkey of the virtual authenticator registered on the account 
   const p = proofOf(proofs, "PASSKEY");
   assert.equal(p.accountEmail, signer);
   assert.equal(p.credentialId, credentialId);
+  await page.context().close();
+});
+
+test("a second factor: a passkey is added to an account with an authenticator app only after a code confirms it; each change is mailed", async () => {
+  const signer = uniqueEmail("segundo-factor");
+  const page = await phone(browser);
+  await quickAccount(page.context(), signer, { host: localURL });
+  await page.goto(`${localURL}/account`);
+  await page.getByRole("heading", { name: "Your account" }).waitFor();
+  // The first factor needs only the signed-in session.
+  assert.equal(await page.locator("#factor").count(), 0, "no confirmation before the account has a factor");
+  const { secret, step } = await enrolTOTP(page);
+  // Now the password alone adds nothing: the page asks for a code first.
+  await page.locator("#factor").waitFor();
+  assert.equal(await page.locator("#passkey-add").isDisabled(), true, "Add a passkey waits for the confirmation");
+  assert.equal(await page.locator("#factor-passkey").count(), 0, "no passkey to confirm with yet");
+  const refused = await page.context().request.post(`${localURL}/account/passkeys/options`);
+  assert.equal(refused.status(), 401);
+  assert.equal((await refused.json()).code, "FACTOR_CONFIRMATION_REQUIRED");
+  await check(page, "acc-18-factor-confirm");
+  await page.getByLabel("Code or recovery code").first().fill("000000");
+  await page.locator("#factor-confirm").click();
+  await page.locator("#err-factor-code").waitFor();
+  await page.locator("#factor-code").fill(totp(secret, freshStep(step)));
+  await page.locator("#factor-confirm").click();
+  await page.getByText("Confirmed. For 5 minutes you may add or remove").waitFor();
+  await page.locator("#factor-status").waitFor();
+  assert.equal(await page.locator("#passkey-add").isDisabled(), false);
+  await check(page, "acc-19-factor-confirmed");
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+  await page.getByLabel("Name of the new passkey").fill("Llave de prueba");
+  await page.getByRole("button", { name: "Add a passkey" }).click();
+  await page.getByText("The passkey was added.").waitFor();
+  // Both changes were mailed to the account's address, with where they came from.
+  const notices = await eventually(async () => {
+    const subjects = (await mailsTo(signer)).map((m) => m.Subject);
+    return subjects.includes("An authenticator app was added to your Sobre account") &&
+      subjects.includes("A passkey was added to your Sobre account") && subjects;
+  }, { what: "the notices of the factors added" });
+  assert.ok(notices, "notices mailed");
+  const added = (await mailsTo(signer)).find((m) => m.Subject === "A passkey was added to your Sobre account");
+  const body = (await message(added.ID)).Text;
+  assert.match(body, /Llave de prueba/);
+  assert.match(body, /If this wasn't you, reset your password/);
+  assert.match(body, /\/account\/reset\?email=/);
+  // Another browser with the password alone removes nothing.
+  const other = await browser.newContext();
+  const signIn = await other.request.post(`${localURL}/account/signin`, { form: { email: signer, password: PASSWORD } });
+  assert.equal(signIn.status(), 200);
+  const otherPage = await other.newPage();
+  await otherPage.goto(`${localURL}/account`);
+  assert.equal(await otherPage.locator(".passkey-delete").isDisabled(), true, "Remove waits for the confirmation");
+  const passkeyId = await otherPage.locator("#passkey-list li").getAttribute("data-passkey-id");
+  const removeRefused = await other.request.post(`${localURL}/account/passkeys/${passkeyId}/delete`, { form: {} });
+  assert.equal(removeRefused.status(), 401);
+  await other.close();
+  // This browser signs in again (a new session, no proof): the passkey confirms, then goes.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("Email address").fill(signer);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Your account" }).waitFor();
+  assert.equal(await page.locator(".passkey-delete").isDisabled(), true);
+  await page.locator("#factor-passkey").click();
+  await page.getByText("Confirmed. For 5 minutes you may add or remove").waitFor();
+  await page.locator(".passkey-delete").click();
+  await page.getByText("The passkey was removed.").waitFor();
+  await eventually(async () => (await mailsTo(signer)).some((m) => m.Subject === "A passkey was removed from your Sobre account"),
+    { what: "the notice of the passkey removed" });
   await page.context().close();
 });
 

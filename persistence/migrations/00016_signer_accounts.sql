@@ -15,9 +15,11 @@ CREATE TABLE signer_accounts (
     totp_enabled_at    timestamptz,
     -- The last 30-second step whose code was accepted: a code is taken once.
     totp_last_step     bigint NOT NULL DEFAULT 0,
-    -- Wrong passwords, codes and assertions since the last success; 10 lock the account for
-    -- 15 minutes.
-    failed_attempts    int NOT NULL DEFAULT 0,
+    -- Two counts of failures in a row, each cleared only by a success of its own kind: wrong
+    -- passwords (failed_attempts), and wrong authenticator or recovery codes and failed passkey
+    -- assertions (failed_factor_attempts). Either reaching 10 locks the account for 15 minutes.
+    failed_attempts        int NOT NULL DEFAULT 0,
+    failed_factor_attempts int NOT NULL DEFAULT 0,
     locked_until       timestamptz,
     language           text NOT NULL DEFAULT 'en',
     created_at         timestamptz NOT NULL DEFAULT now(),
@@ -57,7 +59,11 @@ CREATE TABLE account_sessions (
     ended_at     timestamptz,
     ip_address   text,
     user_agent   text,
-    method       text NOT NULL DEFAULT 'PASSWORD'
+    method       text NOT NULL DEFAULT 'PASSWORD',
+    -- When this session last proved a second factor of the account on the account page (an
+    -- authenticator or recovery code, or a passkey assertion): for 5 minutes it may add or
+    -- remove one.
+    factor_confirmed_at timestamptz
 );
 CREATE UNIQUE INDEX account_sessions_id_idx ON account_sessions (id);
 CREATE INDEX account_sessions_account_idx ON account_sessions (account_id, created_at);
