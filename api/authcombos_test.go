@@ -661,8 +661,8 @@ type comboAccount struct {
 var comboClient = account.Client{IP: "203.0.113.7", UserAgent: "authcombos"}
 
 // signIn creates the account of the recipient's email as its holder would: signs up, opens the
-// verification link mailed to the sink, signs in; the session cookie goes into the browser's jar
-// for the test server.
+// verification link mailed to the sink and types the password there, which signs the browser in;
+// the session cookie goes into the browser's jar for the test server.
 func (s *comboSigner) signIn(ctx context.Context) error {
 	accounts := s.h.a.server.ceremony.Accounts
 	if err := accounts.SignUp(ctx, s.email, s.password, envelope.LanguageEnglish, "/sign/"+s.token, comboClient); err != nil {
@@ -672,17 +672,15 @@ func (s *comboSigner) signIn(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, next, err := accounts.VerifyEmail(ctx, token, comboClient); err != nil || next != "/sign/"+s.token {
-		return fmt.Errorf("verify the email: next %q, %v", next, err)
-	}
 	w := httptest.NewRecorder()
-	a, sess, err := accounts.SignIn(ctx, w, httptest.NewRequest(http.MethodPost, s.h.a.srv.URL+"/account/signin", nil), s.email, s.password, comboClient)
-	if err != nil {
-		return fmt.Errorf("sign in: %w", err)
+	r := httptest.NewRequest(http.MethodPost, s.h.a.srv.URL+"/account/verify/"+token, nil)
+	a, sess, next, err := accounts.VerifyEmail(ctx, w, r, token, s.password, comboClient)
+	if err != nil || next != "/sign/"+s.token || !a.EmailVerified {
+		return fmt.Errorf("verify the email: %+v, next %q, %v", a, next, err)
 	}
 	cookies := w.Result().Cookies()
 	if len(cookies) != 1 {
-		return fmt.Errorf("sign-in cookies %v, want the session's", cookies)
+		return fmt.Errorf("cookies after verifying %v, want the session's", cookies)
 	}
 	s.client.Jar.SetCookies(s.h.base, cookies)
 	s.account = &comboAccount{Account: a, session: sess}
@@ -694,7 +692,7 @@ func (s *comboSigner) signIn(ctx context.Context) error {
 // taken by the enrolment is accepted only once.
 func (s *comboSigner) enrolTOTP(ctx context.Context) (string, error) {
 	accounts := s.h.a.server.ceremony.Accounts
-	enrolment, err := accounts.BeginTOTP(ctx, s.account.Account)
+	enrolment, err := accounts.BeginTOTP(ctx, s.account.Account, s.account.session)
 	if err != nil {
 		return "", fmt.Errorf("begin: %w", err)
 	}
@@ -703,7 +701,7 @@ func (s *comboSigner) enrolTOTP(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := accounts.EnableTOTP(ctx, s.account.Account, code, comboClient); err != nil {
+	if _, err := accounts.EnableTOTP(ctx, s.account.Account, s.account.session, code, comboClient); err != nil {
 		return "", fmt.Errorf("enable: %w", err)
 	}
 	return totp.GenerateCode(enrolment.Secret, now.Add(30*time.Second))
