@@ -8,7 +8,8 @@
 #   - POST /envelope/use with distributeDocument, against plain creates of the same envelope;
 #   - PDF inspection, placeholder search, normalisation of a 10 MB, 100-page upload, and the
 #     preflight that refuses a decompression bomb;
-#   - the seal, from 1 to 1,000 pages.
+#   - the seal, from 1 to 1,000 pages;
+#   - a signer account's password hash (argon2id), alone and 32 at once (peak heap bounded).
 set -euo pipefail
 export STACK_DIR="${STACK_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/bench}"
 export STACK_PG_PORT="${STACK_PG_PORT:-5435}" STACK_PG_DB=postgres STACK_PG_FAST=1
@@ -32,3 +33,5 @@ echo "== PDF (Normalize: a 10 MB, 100-page upload; x-target: time over the 1 s t
 go test -run '^$' -bench . -benchtime 20x ./pdf | grep -E '^(Benchmark|ok|---)'
 echo "== seal: 1 to 1,000 pages, fields on the last page or on every page (x-1page: cost per page over a 1-page document's)"
 go test -run '^$' -bench 'BenchmarkSeal' -benchtime "${BENCH_SEALS:-3x}" ./seal | grep -E '^(Benchmark|ok|---)'
+echo "== signer accounts: one argon2id password hash, and 32 at once (x-one-hash-memory: peak heap over one hash's 19 MiB)"
+go test -run '^$' -bench 'BenchmarkPasswordHash' -benchtime "${BENCH_HASHES:-10x}" ./account | grep -E '^(Benchmark|ok|---)'
