@@ -609,3 +609,43 @@ test("several action methods mean any one: PASSKEY or PASSWORD completes with th
   assert.ok(!proofs.some((p) => p.method === "PASSKEY"), "no passkey was used");
   await page.context().close();
 });
+
+test("keyboard only: a signer creates the account from the signing page, confirms it and comes back", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("teclado-cuenta");
+  await create(key, {
+    meta: { typedSignatureEnabled: true },
+    recipients: [{ email: signer, name: "Kim Keys", role: "SIGNER", actionAuth: ["ACCOUNT"], fields: [field("SIGNATURE")] }],
+  });
+  const page = await phone(browser);
+  const signingURL = await signingLink(signer);
+  await page.goto(signingURL);
+  const t = text.en;
+  // Tab until the focus is on the link named name, then follow it with Enter.
+  const tabTo = async (name, limit = 60) => {
+    for (let i = 0; i < limit; i++) {
+      await page.keyboard.press("Tab");
+      const focused = await page.evaluate(() => (document.activeElement?.textContent ?? "").trim() || document.activeElement?.id);
+      if (focused === name) return;
+    }
+    assert.fail(`Tab never reached ${name}`);
+  };
+  await tabTo(t.createAccount);
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: t.signUpHeading }).waitFor();
+  // The email is filled in; the passwords are typed field after field, and Enter sends.
+  await page.getByLabel(t.email).focus();
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press("Tab");
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: t.checkEmail }).waitFor();
+  await page.goto(await verifyLink(signer));
+  await tabTo("verify-password");
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press("Enter");
+  await page.waitForURL(signingURL);
+  await page.getByText(t.signedInAs).first().waitFor();
+  await page.context().close();
+});
