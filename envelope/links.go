@@ -59,10 +59,28 @@ func ReplacesLink(old, next Recipient) bool {
 		deref(old.ExpectedRUT) != deref(next.ExpectedRUT)
 }
 
-// SameEmail reports whether a and b are one email address: compared without regard to case or
-// surrounding spaces.
+// SameEmail reports whether a and b are one email address: compared without regard to ASCII
+// case or surrounding spaces. Only ASCII letters fold: Unicode case folding makes look-alikes
+// one address (ſ is s to strings.EqualFold), and a database's lower() folds by its collation,
+// so anything but ASCII is compared as it is written.
 func SameEmail(a, b string) bool {
-	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if asciiLower(a[i]) != asciiLower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func sameSet[T comparable](a, b []T) bool {

@@ -68,3 +68,23 @@ func TestCheckExpectedRUT(t *testing.T) {
 		}
 	}
 }
+
+func TestSameEmail(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"ana@example.cl", "ana@example.cl", true},
+		{" Ana@Example.CL ", "ana@example.cl", true},
+		{"ana@example.cl", "ana@example.co", false},
+		{"ana@example.cl", "", false},
+		{"ſam@example.cl", "sam@example.cl", false},      // long s: Unicode folds it onto s
+		{"\u212Aim@example.cl", "kim@example.cl", false}, // the Kelvin sign folds onto k
+		{"Éva@example.cl", "éva@example.cl", false},      // beyond ASCII, as written
+		{"éva@example.cl", "éva@example.cl", true},
+	} {
+		if got := SameEmail(c.a, c.b); got != c.want {
+			t.Errorf("SameEmail(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

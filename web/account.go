@@ -206,7 +206,15 @@ func (h *Handler) accountMessage(w http.ResponseWriter, r *http.Request, v *acco
 
 // accountFailure shows err, which is no answer a form can show: logged, and a plain failure.
 func (h *Handler) accountFailure(w http.ResponseWriter, r *http.Request, v *accountView, err error) {
-	h.Log.ErrorContext(r.Context(), "account page failed", "path", r.URL.Path, "err", err)
+	// The route's pattern, not its path: /account/verify/{token} and /account/reset/{token} hold
+	// a mailed link's secret, which must not reach the log.
+	route := r.URL.Path
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+		route = rc.RoutePattern()
+	} else if strings.Count(route, "/") > 2 {
+		route = route[:strings.LastIndexByte(route, '/')] + "/…"
+	}
+	h.Log.ErrorContext(r.Context(), "account page failed", "route", route, "err", err)
 	h.accountMessage(w, r, v, http.StatusInternalServerError, v.T.ErrorHeading, v.T.ErrorHelp)
 }
 
