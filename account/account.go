@@ -14,10 +14,11 @@ const (
 	VerifyLinkTTL = 24 * time.Hour
 	// ResetLinkTTL is how long a mailed password-reset link works (once).
 	ResetLinkTTL = time.Hour
-	// MaxFailures wrong passwords in a row, or MaxFailures wrong authenticator or recovery codes
-	// and failed passkey assertions in a row, lock the account for LockDuration. The two are
-	// counted apart: a right password clears only the first count, a right code or passkey
-	// assertion only the second.
+	// MaxFailures wrong passwords in a row lock the account's password for LockDuration, and
+	// MaxFailures wrong authenticator or recovery codes and failed passkey assertions in a row lock
+	// its second factors for LockDuration. The two are counted and locked apart: a right password
+	// clears only the first count, a right code or passkey assertion only the second; a lock
+	// refuses only its own kind of proof, and a password reset lifts only the password's.
 	MaxFailures  = 10
 	LockDuration = 15 * time.Minute
 	// FactorProofTTL is how long a proof of a second factor on the account page (a right code or
@@ -89,7 +90,7 @@ type SignIn struct {
 	Method    string // PASSWORD
 }
 
-// AskedToSign is an envelope one of whose recipients has the account's email.
+// AskedToSign is an envelope one of whose recipients has the account's email and was sent it.
 type AskedToSign struct {
 	Title      string
 	Sender     string

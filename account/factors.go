@@ -71,10 +71,11 @@ func (s *Service) ConfirmFactor(ctx context.Context, a Account, sess Session, co
 }
 
 // ConfirmFactorWithPasskey proves, for session sess of account a, one of its passkeys: response
-// answers the options of BeginPasskeyAssertion (FinishPasskeyAssertion: counted against the lock
-// when it fails). For FactorProofTTL the session may add or remove second factors.
+// answers the options of BeginFactorPasskey (checked as FinishPasskeyAssertion checks, counted
+// against the lock when it fails; an answer to a signing page's challenge is wrong). For
+// FactorProofTTL the session may add or remove second factors.
 func (s *Service) ConfirmFactorWithPasskey(ctx context.Context, a Account, sess Session, response []byte, c Client) error {
-	credentialID, err := s.FinishPasskeyAssertion(ctx, a, sess, response, c)
+	credentialID, err := s.finishAssertion(ctx, a, sess, persistence.WebAuthnFactor, response, c)
 	if err != nil {
 		return err
 	}

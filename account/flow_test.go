@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -281,8 +282,10 @@ func TestSignUpExistingAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := e.waitMails(t, email, 3)[0]
+	// Its links carry no next: whoever signed up chose it, not the account's holder.
 	if !strings.Contains(m.Subject, "already have") || strings.Contains(m.Text, "/account/verify/") ||
-		!strings.Contains(m.Text, publicURL+"/account/signin?next=%2Fsign%2Fabc") || !strings.Contains(m.Text, publicURL+"/account/reset") {
+		!strings.Contains(m.Text, publicURL+"/account/signin") || !strings.Contains(m.Text, publicURL+"/account/reset") ||
+		strings.Contains(m.Text, "next=") || strings.Contains(m.HTML, "next=") {
 		t.Fatalf("account-exists mail: %q / %q", m.Subject, m.Text)
 	}
 	e.signIn(t, &browser{}, email, "second-password-2")
@@ -413,8 +416,8 @@ func TestVerifyLinkExpires(t *testing.T) {
 	}
 }
 
-// At most MailsPerHour sign-up and reset mails go to one address in an hour; more requests are
-// answered the same and mail nothing.
+// At most MailsPerHour sign-up mails and, counted apart, MailsPerHour reset mails go to one
+// address in an hour; more requests are answered the same and mail nothing.
 func TestMailsPerHour(t *testing.T) {
 	e := newEnv(t, true)
 	ctx := context.Background()
@@ -424,18 +427,112 @@ func TestMailsPerHour(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.svc.SignUp(ctx, a.Email, "someone-elses-pw", envelope.LanguageEnglish, "", client); err != nil {
-		t.Fatal(err)
+	for i := range account.MailsPerHour + 2 {
+		if err := e.svc.SignUp(ctx, a.Email, fmt.Sprintf("someone-elses-pw-%d", i), envelope.LanguageEnglish, "", client); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Sending is done when SignUp and RequestReset return: a mail too many would be in the sink.
-	if n := len(e.waitMails(t, a.Email, account.MailsPerHour)); n != account.MailsPerHour {
-		t.Fatalf("%d mails in an hour", n)
+	resets, exists := mailKinds(e.waitMails(t, a.Email, 2*account.MailsPerHour))
+	if resets != account.MailsPerHour || exists != account.MailsPerHour {
+		t.Fatalf("%d reset and %d account-exists mails in an hour, want %d of each", resets, exists, account.MailsPerHour)
 	}
 	e.clk.add(time.Hour + time.Second)
 	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
 		t.Fatal(err)
 	}
-	e.waitMails(t, a.Email, account.MailsPerHour+1)
+	if err := e.svc.SignUp(ctx, a.Email, "someone-elses-pw-x", envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	if resets, exists := mailKinds(e.waitMails(t, a.Email, 2*account.MailsPerHour+2)); resets != account.MailsPerHour+1 || exists != account.MailsPerHour+1 {
+		t.Fatalf("an hour later: %d reset and %d account-exists mails, want %d of each", resets, exists, account.MailsPerHour+1)
+	}
+}
+
+// mailKinds counts the reset mails and the account-exists mails among ms.
+func mailKinds(ms []sinkMessage) (resets, exists int) {
+	for _, m := range ms {
+		switch {
+		case strings.Contains(m.Text, publicURL+"/account/reset/"):
+			resets++
+		case strings.Contains(m.Subject, "already have"):
+			exists++
+		}
+	}
+	return resets, exists
+}
+
+// Anybody may sign up for any address: a stranger's sign-ups for a verified address, as many as
+// the hour allows, never keep its owner, who forgot the password, from a reset.
+func TestStrangersSignUpsLeaveTheReset(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	owner := e.verified(t)
+	stranger := account.Client{IP: "198.51.100.66", UserAgent: "stranger/1.0"}
+	for i := range account.MailsPerHour + 1 {
+		if err := e.svc.SignUp(ctx, owner.Email, fmt.Sprintf("stranger-pw-%d-x", i), envelope.LanguageEnglish, "/sign/stranger", stranger); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.waitMails(t, owner.Email, account.MailsPerHour) // "you have an account already"
+	if err := e.svc.RequestReset(ctx, owner.Email, envelope.LanguageEnglish, "/sign/abc", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, owner.Email, account.MailsPerHour+1)[0], "reset")
+	a, next, err := e.svc.ResetPassword(ctx, token, "the owner's new passphrase", client)
+	if err != nil || a.ID != owner.ID || next != "/sign/abc" {
+		t.Fatalf("the owner's reset after a stranger's sign-ups: %+v %q %v", a, next, err)
+	}
+	e.signIn(t, &browser{}, owner.Email, "the owner's new passphrase")
+}
+
+// A stranger signs up for an address whose owner signed up but has not opened the link yet, as
+// often as the hour allows: the stranger's password replaces the owner's, the owner's link stops
+// working, and the owner's sign-up again is mailed nothing. The owner's reset is still mailed,
+// and it takes the address back: verified, with the owner's password, and the stranger's links
+// dead.
+func TestResetTakesBackAnUnverifiedAddress(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	victim := newAddress(t)
+	const owners, strangers, ownersNew = "the owner's own passphrase", "the stranger's passphrase", "the owner's new passphrase"
+	if err := e.svc.SignUp(ctx, victim, owners, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	first := linkIn(t, e.waitMails(t, victim, 1)[0], "verify")
+	stranger := account.Client{IP: "198.51.100.66", UserAgent: "stranger/1.0"}
+	for range account.MailsPerHour {
+		if err := e.svc.SignUp(ctx, victim, strangers, envelope.LanguageEnglish, "", stranger); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.svc.SignUp(ctx, victim, owners, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	mails := e.waitMails(t, victim, account.MailsPerHour)
+	strangersLink := linkIn(t, mails[0], "verify")
+	if _, _, _, err := e.verifyIn(&browser{}, first, owners); code(err) != envelope.CodeNotFound {
+		t.Fatalf("the owner's first link after the stranger's sign-ups: %v", err)
+	}
+
+	if err := e.svc.RequestReset(ctx, victim, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, victim, account.MailsPerHour+1)[0], "reset")
+	a, _, err := e.svc.ResetPassword(ctx, token, ownersNew, client)
+	if err != nil || !a.EmailVerified {
+		t.Fatalf("the owner's reset of an unverified account: %+v %v", a, err)
+	}
+	if _, _, _, err := e.verifyIn(&browser{}, strangersLink, strangers); code(err) != envelope.CodeNotFound {
+		t.Fatalf("the stranger's verification link after the reset: %v", err)
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), victim, strangers, stranger); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("the stranger's password after the owner's reset: %v", err)
+	}
+	signedIn, _ := e.signIn(t, &browser{}, victim, ownersNew)
+	if !signedIn.EmailVerified || signedIn.ID != a.ID {
+		t.Fatalf("the owner signed in to %+v", signedIn)
+	}
 }
 
 // Someone who signs up first for another person's address, with a password of their own, gains

@@ -72,14 +72,12 @@ func (s *Service) mailLink(ctx context.Context, a persistence.SignerAccount, lan
 	return s.send(ctx, a.ID, a.Email, kind, composed)
 }
 
-// mailAccountExists tells the holder of a's address that it has an account already.
-func (s *Service) mailAccountExists(ctx context.Context, a persistence.SignerAccount, lang envelope.Language, next string) error {
-	q := ""
-	if next != "" {
-		q = "?next=" + url.QueryEscape(next)
-	}
+// mailAccountExists tells the holder of a's address that it has an account already, with the
+// links to sign in and to reset the password. They carry no next: whoever signed up chose it, and
+// the holder did not.
+func (s *Service) mailAccountExists(ctx context.Context, a persistence.SignerAccount, lang envelope.Language) error {
 	composed, err := mail.ComposeAccountLink(lang, mail.AccountExists, mail.AccountLinkData{Email: a.Email,
-		URL: s.PublicURL + "/account/signin" + q, ResetURL: s.PublicURL + "/account/reset" + q})
+		URL: s.PublicURL + "/account/signin", ResetURL: s.PublicURL + "/account/reset"})
 	if err != nil {
 		return err
 	}

@@ -71,14 +71,14 @@ func TestLockout(t *testing.T) {
 	}
 }
 
-// Wrong passwords and wrong codes are counted apart, under one lock: five of each lock
-// nothing, ten wrong codes lock the account for everything, and a right password clears only
-// the wrong passwords.
+// Wrong passwords and wrong codes are counted apart, and lock apart: five of each lock nothing, a
+// right password clears only the wrong passwords, ten wrong codes lock codes (and passkeys) but
+// not the password, and ten wrong passwords lock passwords but not codes.
 func TestLockoutCountsApart(t *testing.T) {
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
-	secret, _ := e.enrol(t, a)
+	secret, recovery := e.enrol(t, a)
 	wrong := wrongCode(codeAt(t, secret, e.clk.now()))
 
 	for range account.MaxFailures / 2 {
@@ -111,33 +111,87 @@ func TestLockoutCountsApart(t *testing.T) {
 			t.Fatalf("wrong code %d: %v, want %s", account.MaxFailures/2+i+1, err, want)
 		}
 	}
-	// One lock for everything.
+	// Codes are locked, the password is not.
 	e.clk.add(time.Minute)
 	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); code(err) != envelope.CodeAccountLocked {
-		t.Fatalf("the right code while locked: %v", err)
+		t.Fatalf("the right code while codes are locked: %v", err)
 	}
-	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); code(err) != envelope.CodeAccountLocked {
-		t.Fatalf("the right password while locked: %v", err)
+	if err := e.svc.VerifyTOTP(ctx, a, recovery[0], client); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("a recovery code while codes are locked: %v", err)
 	}
-	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), a.Email, goodPassword, client); code(err) != envelope.CodeAccountLocked {
-		t.Fatalf("sign-in while locked by codes: %v", err)
+	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); err != nil {
+		t.Fatalf("the right password while codes are locked: %v", err)
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), a.Email, goodPassword, client); err != nil {
+		t.Fatalf("sign-in while codes are locked: %v", err)
 	}
 	if e.events(t, a.ID, "PASSWORD_FAILED") != account.MaxFailures/2 || e.events(t, a.ID, "TOTP_FAILED") != account.MaxFailures {
 		t.Error("failures not recorded by kind")
 	}
 	e.clk.add(account.LockDuration)
-	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); err != nil {
-		t.Fatalf("the right password after the lock: %v", err)
+	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); err != nil {
+		t.Fatalf("the right code after the lock: %v", err)
 	}
-	if e.events(t, a.ID, "PASSWORD_CONFIRMED") != 2 {
-		t.Error("no PASSWORD_CONFIRMED event")
-	}
-	// Ten wrong passwords lock the account for codes too.
+	// Ten wrong passwords lock passwords, not codes.
 	for range account.MaxFailures {
 		_ = e.svc.ConfirmPassword(ctx, a, "wrong-password-x", client)
 	}
-	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); code(err) != envelope.CodeAccountLocked {
-		t.Fatalf("a right code while locked by passwords: %v", err)
+	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the right password while passwords are locked: %v", err)
+	}
+	e.clk.add(account.TOTPPeriod)
+	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); err != nil {
+		t.Fatalf("a right code while passwords are locked: %v", err)
+	}
+	var kinds []string
+	rows, err := e.db.Query(ctx, `SELECT data->>'proofs' FROM account_events WHERE account_id = $1 AND type = 'ACCOUNT_LOCKED' ORDER BY id`, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, k)
+	}
+	if rows.Err() != nil || len(kinds) != 2 || kinds[0] != "factor" || kinds[1] != "password" {
+		t.Errorf("ACCOUNT_LOCKED events of %v, want factor then password (%v)", kinds, rows.Err())
+	}
+}
+
+// Whoever knows only the address types ten wrong passwords at the sign-in page: passwords are
+// locked, but the holder's authenticator code, in a session signed in before, still proves the
+// second factor (TWO_FACTOR_AUTH at the moment of signing, a factor confirmation on the account
+// page).
+func TestStrangersPasswordsLeaveTheFactor(t *testing.T) {
+	e := newEnv(t, false)
+	ctx := context.Background()
+	a := e.verified(t)
+	secret, _ := e.enrol(t, a)
+	var owner browser
+	_, sess := e.signIn(t, &owner, a.Email, goodPassword)
+	stranger := account.Client{IP: "198.51.100.66", UserAgent: "stranger/1.0"}
+	var err error
+	for range account.MaxFailures {
+		_, _, err = e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), a.Email, "a stranger's guess 1", stranger)
+	}
+	if code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the stranger's tenth wrong password: %v", err)
+	}
+	if _, _, err := e.svc.SignIn(ctx, httptest.NewRecorder(), (&browser{}).request(), a.Email, goodPassword, client); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the right password while passwords are locked: %v", err)
+	}
+	if _, _, ok := e.svc.Current(ctx, owner.request()); !ok {
+		t.Fatal("the owner's session ended")
+	}
+	e.clk.add(account.TOTPPeriod)
+	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); err != nil {
+		t.Fatalf("the owner's right code after a stranger's ten wrong sign-ins: %v", err)
+	}
+	e.clk.add(account.TOTPPeriod)
+	if err := e.svc.ConfirmFactor(ctx, a, sess, codeAt(t, secret, e.clk.now()), client); err != nil {
+		t.Fatalf("the owner's factor confirmation after a stranger's ten wrong sign-ins: %v", err)
 	}
 }
 
@@ -165,12 +219,12 @@ func TestRightPasswordKeepsTheCodeCount(t *testing.T) {
 	if !errors.As(err, &de) || de.Code != envelope.CodeAccountLocked || de.RetryAfter != account.LockDuration {
 		t.Fatalf("the tenth wrong code, after the right password: %v, want ACCOUNT_LOCKED for %v", err, account.LockDuration)
 	}
-	// A right recovery code is refused while locked, and so is the password.
+	// A right recovery code is refused while codes are locked; the password is not locked.
 	if err := e.svc.VerifyTOTP(ctx, a, recovery[0], client); code(err) != envelope.CodeAccountLocked {
 		t.Fatalf("a recovery code while locked: %v", err)
 	}
-	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); code(err) != envelope.CodeAccountLocked {
-		t.Fatalf("the right password while locked by codes: %v", err)
+	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); err != nil {
+		t.Fatalf("the right password while codes are locked: %v", err)
 	}
 	// Once the lock passed, a right code clears the count.
 	e.clk.add(account.LockDuration)
@@ -216,5 +270,46 @@ func TestLockoutConcurrent(t *testing.T) {
 	}
 	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); code(err) != envelope.CodeAccountLocked {
 		t.Fatalf("after the burst: %v", err)
+	}
+}
+
+// Ten wrong codes lock codes; a password reset, which lifts the lock on passwords, leaves that
+// one: whoever holds the mailbox and the password gets no more guesses at a code before the lock
+// has passed.
+func TestResetKeepsTheFactorLock(t *testing.T) {
+	e := newEnv(t, true)
+	ctx := context.Background()
+	a := e.verified(t)
+	secret, _ := e.enrol(t, a)
+	wrong := wrongCode(codeAt(t, secret, e.clk.now()))
+	var err error
+	for range account.MaxFailures {
+		err = e.svc.VerifyTOTP(ctx, a, wrong, client)
+	}
+	if code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("ten wrong codes: %v", err)
+	}
+	for range account.MaxFailures {
+		_ = e.svc.ConfirmPassword(ctx, a, "wrong-password-x", client)
+	}
+	if err := e.svc.RequestReset(ctx, a.Email, envelope.LanguageEnglish, "", client); err != nil {
+		t.Fatal(err)
+	}
+	token := linkIn(t, e.waitMails(t, a.Email, 2)[0], "reset") // the authenticator's notice, then the reset
+	if _, _, err := e.svc.ResetPassword(ctx, token, "a-new-password-9", client); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.ConfirmPassword(ctx, a, "a-new-password-9", client); err != nil {
+		t.Fatalf("the new password: the reset left the password lock: %v", err)
+	}
+	e.clk.add(account.TOTPPeriod)
+	for _, c := range []string{wrong, codeAt(t, secret, e.clk.now())} {
+		if err := e.svc.VerifyTOTP(ctx, a, c, client); code(err) != envelope.CodeAccountLocked {
+			t.Fatalf("code %s after the reset: %v, want ACCOUNT_LOCKED", c, err)
+		}
+	}
+	e.clk.add(account.LockDuration)
+	if err := e.svc.VerifyTOTP(ctx, a, codeAt(t, secret, e.clk.now()), client); err != nil {
+		t.Fatalf("the right code once the lock passed: %v", err)
 	}
 }

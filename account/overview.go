@@ -14,8 +14,9 @@ const (
 
 // Overview is what the account's page shows: its passkeys, how many recovery codes are left, its
 // last sign-ins (newest first, at most OverviewSignIns), and, once its email is verified, the
-// envelopes sent to that address that are neither drafts nor deleted (newest first, at most
-// OverviewEnvelopes), each with its signing link.
+// envelopes sent to that address (its recipient was sent them: not before its turn) that are
+// neither drafts nor deleted (newest first, at most OverviewEnvelopes), each with its signing
+// link.
 func (s *Service) Overview(ctx context.Context, a Account) (Overview, error) {
 	stored, err := s.Store.SignerAccountByID(ctx, a.ID)
 	if err != nil {

@@ -11,9 +11,19 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// envelopeFor creates an envelope titled title with one recipient of email in role, sent unless
-// draft, and returns it.
-func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, role envelope.Role, draft bool) *envelope.Envelope {
+// stage is how far an envelope of envelopeFor goes: a draft, pending with its recipient not yet
+// sent it (its turn has not come, in a signing order), or pending and sent to its recipient.
+type stage int
+
+const (
+	draft stage = iota
+	pendingUnsent
+	sent
+)
+
+// envelopeFor creates an envelope titled title with one recipient of email in role, taken to
+// stage st, and returns it.
+func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, role envelope.Role, st stage) *envelope.Envelope {
 	t.Helper()
 	ctx := context.Background()
 	in := persistence.NewEnvelope{
@@ -34,7 +44,7 @@ func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !draft {
+	if st != draft {
 		if _, err := e.store.MarkPending(ctx, id, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -42,6 +52,11 @@ func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, 
 	env, err := e.store.EnvelopeForRecipient(ctx, id)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if st == sent {
+		if err := e.store.MarkSent(ctx, id, env.Recipients[0].ID, "SIGNING_REQUEST", true, false, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return env
 }
@@ -58,11 +73,14 @@ func TestOverviewEnvelopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := e.envelopeFor(t, ana, "Arriendo", strings.ToUpper(a.Email), envelope.RoleSigner, false)
-	second := e.envelopeFor(t, nameless, "Anexo", a.Email, envelope.RoleApprover, false)
-	e.envelopeFor(t, ana, "Borrador", a.Email, envelope.RoleSigner, true)
-	e.envelopeFor(t, ana, "Ajeno", "otra@sobre.test", envelope.RoleSigner, false)
-	deleted := e.envelopeFor(t, ana, "Borrado", a.Email, envelope.RoleSigner, false)
+	first := e.envelopeFor(t, ana, "Arriendo", strings.ToUpper(a.Email), envelope.RoleSigner, sent)
+	second := e.envelopeFor(t, nameless, "Anexo", a.Email, envelope.RoleApprover, sent)
+	e.envelopeFor(t, ana, "Borrador", a.Email, envelope.RoleSigner, draft)
+	// Pending, but not yet sent to this recipient: the account does not learn of it before its
+	// mailbox does.
+	e.envelopeFor(t, ana, "Por turno", a.Email, envelope.RoleSigner, pendingUnsent)
+	e.envelopeFor(t, ana, "Ajeno", "otra@sobre.test", envelope.RoleSigner, sent)
+	deleted := e.envelopeFor(t, ana, "Borrado", a.Email, envelope.RoleSigner, sent)
 	if err := e.store.InTx(ctx, func(tx *persistence.Tx) error { return tx.SoftDelete(ctx, deleted.ID, persistence.Actor{}) }); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +123,7 @@ func TestOverviewEnvelopes(t *testing.T) {
 	// An unverified account sees no envelope: its address is not proved.
 	hash, _ := account.HashPassword(ctx, goodPassword)
 	other := newAddress(t)
-	e.envelopeFor(t, ana, "Para otro", other, envelope.RoleSigner, false)
+	e.envelopeFor(t, ana, "Para otro", other, envelope.RoleSigner, sent)
 	u, _, err := e.store.UpsertSignerAccount(ctx, other, hash, "es", e.clk.now())
 	if err != nil {
 		t.Fatal(err)

@@ -255,11 +255,25 @@ func (s *Service) RemovePasskey(ctx context.Context, a Account, sess Session, id
 }
 
 // BeginPasskeyAssertion returns the options (JSON, for navigator.credentials.get) of an
-// assertion by one of the account's passkeys, user verification required, the challenge bound to
-// sess. The JSON is the library's CredentialAssertion: {"publicKey":
-// PublicKeyCredentialRequestOptionsJSON}. No passkey: CodeAuthNotEnrolled; a locked account:
-// CodeAccountLocked.
+// assertion by one of the account's passkeys that proves PASSKEY action auth on a signing page
+// (FinishPasskeyAssertion), user verification required, the challenge bound to sess and to that
+// purpose. The JSON is the library's CredentialAssertion: {"publicKey":
+// PublicKeyCredentialRequestOptionsJSON}. No passkey: CodeAuthNotEnrolled; second factors
+// locked: CodeAccountLocked.
 func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Session) ([]byte, error) {
+	return s.beginAssertion(ctx, a, sess, persistence.WebAuthnAssert)
+}
+
+// BeginFactorPasskey is BeginPasskeyAssertion for an assertion that confirms a second factor on
+// the account page (ConfirmFactorWithPasskey): its challenge serves only there, and one of
+// BeginPasskeyAssertion never serves there.
+func (s *Service) BeginFactorPasskey(ctx context.Context, a Account, sess Session) ([]byte, error) {
+	return s.beginAssertion(ctx, a, sess, persistence.WebAuthnFactor)
+}
+
+// beginAssertion returns the options of an assertion whose challenge is kept for purpose
+// (persistence.WebAuthnAssert or WebAuthnFactor).
+func (s *Service) beginAssertion(ctx context.Context, a Account, sess Session, purpose string) ([]byte, error) {
 	if err := s.checkSession(a, sess); err != nil {
 		return nil, err
 	}
@@ -268,8 +282,8 @@ func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Ses
 		return nil, err
 	}
 	now := s.now()
-	if until, locked := stored.LockedAt(now); locked {
-		return nil, lockedError(until, now)
+	if until, locked := stored.LockedAt(factorFailures, now); locked {
+		return nil, lockedError(factorFailures, until, now)
 	}
 	u, _, err := s.passkeyUserOf(ctx, a)
 	if err != nil {
@@ -282,7 +296,7 @@ func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Ses
 	if err != nil {
 		return nil, fmt.Errorf("begin a passkey assertion: %w", err)
 	}
-	if err := s.saveChallenge(ctx, sess, persistence.WebAuthnAssert, data); err != nil {
+	if err := s.saveChallenge(ctx, sess, purpose, data); err != nil {
 		return nil, err
 	}
 	out, err := json.Marshal(assertion)
@@ -292,11 +306,18 @@ func (s *Service) BeginPasskeyAssertion(ctx context.Context, a Account, sess Ses
 	return out, nil
 }
 
-// FinishPasskeyAssertion checks the browser's assertion against the challenge of sess and the
-// account's passkeys and returns the credential id (base64url) it was made with. Wrong:
-// CodeAuthFailed (counted with the wrong codes, which only a right code or assertion clears). An assertion whose sign count is not above the passkey's last one
-// (a cloned authenticator, or a replay) is wrong too.
+// FinishPasskeyAssertion checks the browser's assertion against the challenge of sess that
+// BeginPasskeyAssertion made (a signing page's) and the account's passkeys, and returns the
+// credential id (base64url) it was made with. Wrong: CodeAuthFailed (counted with the wrong
+// codes, which only a right code or assertion clears); an assertion answering a challenge of
+// BeginFactorPasskey is wrong, and so is one whose sign count is not above the passkey's last one
+// (a cloned authenticator, or a replay).
 func (s *Service) FinishPasskeyAssertion(ctx context.Context, a Account, sess Session, response []byte, c Client) (string, error) {
+	return s.finishAssertion(ctx, a, sess, persistence.WebAuthnAssert, response, c)
+}
+
+// finishAssertion checks an assertion against a challenge of sess kept for purpose.
+func (s *Service) finishAssertion(ctx context.Context, a Account, sess Session, purpose string, response []byte, c Client) (string, error) {
 	if err := s.checkSession(a, sess); err != nil {
 		return "", err
 	}
@@ -312,9 +333,9 @@ func (s *Service) FinishPasskeyAssertion(ctx context.Context, a Account, sess Se
 	if err != nil {
 		return fail("unreadable answer")
 	}
-	data, err := s.takeChallenge(ctx, sess, persistence.WebAuthnAssert, parsed.Response.CollectedClientData.Challenge)
+	data, err := s.takeChallenge(ctx, sess, purpose, parsed.Response.CollectedClientData.Challenge)
 	if envelope.IsNotFound(err) {
-		return fail("unknown, used or expired challenge")
+		return fail("unknown, used or expired challenge, or one of another purpose")
 	}
 	if err != nil {
 		return "", err

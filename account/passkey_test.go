@@ -80,7 +80,7 @@ func register(t *testing.T, e *env, a account.Account, sess account.Session, aut
 func confirmWithPasskey(t *testing.T, e *env, a account.Account, sess account.Session, auth *webauthntest.Authenticator) {
 	t.Helper()
 	ctx := context.Background()
-	opts, err := e.svc.BeginPasskeyAssertion(ctx, a, sess)
+	opts, err := e.svc.BeginFactorPasskey(ctx, a, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,5 +303,93 @@ func TestPasskeyAssertion(t *testing.T) {
 	e.svc.WebAuthn = nil
 	if _, err := e.svc.BeginPasskeyAssertion(ctx, a, sess); code(err) != envelope.CodeAuthUnavailable {
 		t.Fatalf("without WebAuthn: %v", err)
+	}
+}
+
+// A passkey challenge serves the purpose it was made for only: an assertion asked for a signing
+// page (PASSKEY action auth) never confirms a factor on the account page, and one asked for the
+// account page never proves PASSKEY on a signing page. Each refusal counts as a failed assertion.
+func TestPasskeyChallengePurposes(t *testing.T) {
+	e, a, sess, auth := passkeyEnv(t)
+	ctx := context.Background()
+	p := register(t, e, a, sess, auth, "Laptop")
+	answer := func(begin func(context.Context, account.Account, account.Session) ([]byte, error)) []byte {
+		t.Helper()
+		opts, err := begin(ctx, a, sess)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := auth.Get(opts, webauthntest.Tweaks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	if err := e.svc.ConfirmFactorWithPasskey(ctx, a, sess, answer(e.svc.BeginPasskeyAssertion), client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("a signing page's assertion confirming a factor: %v, want AUTHENTICATION_FAILED", err)
+	}
+	if _, err := e.svc.FinishPasskeyAssertion(ctx, a, sess, answer(e.svc.BeginFactorPasskey), client); code(err) != envelope.CodeAuthFailed {
+		t.Fatalf("an account page's assertion proving PASSKEY: %v, want AUTHENTICATION_FAILED", err)
+	}
+	if n := e.events(t, a.ID, "PASSKEY_FAILED"); n != 2 {
+		t.Errorf("%d PASSKEY_FAILED events, want 2", n)
+	}
+	// Each for its own purpose.
+	if id, err := e.svc.FinishPasskeyAssertion(ctx, a, sess, answer(e.svc.BeginPasskeyAssertion), client); err != nil || id != p.CredentialID {
+		t.Fatalf("a signing page's assertion: %q %v", id, err)
+	}
+	if err := e.svc.ConfirmFactorWithPasskey(ctx, a, sess, answer(e.svc.BeginFactorPasskey), client); err != nil {
+		t.Fatalf("an account page's assertion: %v", err)
+	}
+}
+
+// Ten wrong passwords lock passwords only: the holder's passkey still answers, in a session signed
+// in before. Ten failed assertions lock passkeys (and codes), not the password.
+func TestPasskeyLockApart(t *testing.T) {
+	e, a, sess, auth := passkeyEnv(t)
+	ctx := context.Background()
+	p := register(t, e, a, sess, auth, "Laptop")
+	for range account.MaxFailures {
+		_ = e.svc.ConfirmPassword(ctx, a, "wrong-password-x", client)
+	}
+	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("the right password after ten wrong ones: %v", err)
+	}
+	opts, err := e.svc.BeginPasskeyAssertion(ctx, a, sess)
+	if err != nil {
+		t.Fatalf("passkey options while passwords are locked: %v", err)
+	}
+	resp, err := auth.Get(opts, webauthntest.Tweaks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := e.svc.FinishPasskeyAssertion(ctx, a, sess, resp, client); err != nil || id != p.CredentialID {
+		t.Fatalf("an assertion while passwords are locked: %q %v", id, err)
+	}
+
+	e.clk.add(account.LockDuration)
+	for range account.MaxFailures {
+		opts, err := e.svc.BeginPasskeyAssertion(ctx, a, sess)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := auth.Get(opts, webauthntest.Tweaks{BreakSignature: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.svc.FinishPasskeyAssertion(ctx, a, sess, resp, client)
+		if code(err) != envelope.CodeAuthFailed && code(err) != envelope.CodeAccountLocked {
+			t.Fatalf("a broken assertion: %v", err)
+		}
+	}
+	if _, err := e.svc.BeginPasskeyAssertion(ctx, a, sess); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("passkey options after ten failed assertions: %v", err)
+	}
+	if _, err := e.svc.BeginFactorPasskey(ctx, a, sess); code(err) != envelope.CodeAccountLocked {
+		t.Fatalf("factor passkey options after ten failed assertions: %v", err)
+	}
+	if err := e.svc.ConfirmPassword(ctx, a, goodPassword, client); err != nil {
+		t.Fatalf("the right password while passkeys are locked: %v", err)
 	}
 }

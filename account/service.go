@@ -34,8 +34,10 @@ type Service struct {
 	Now       func() time.Time // time.Now when nil
 }
 
-// MailsPerHour is how many sign-up and reset mails one account's address is sent in an hour at
-// most: more requests are answered the same, and mail nothing.
+// MailsPerHour is how many mails of one kind one account's address is sent in an hour at most:
+// sign-up mails (a verification link, or the notice that the address has an account already)
+// and reset mails are counted apart, so that sign-ups asked by anybody never spend the
+// reset mails of the mailbox's owner. More requests are answered the same, and mail nothing.
 const MailsPerHour = 5
 
 // maxUserAgent is how much of a User-Agent header is recorded.
@@ -128,8 +130,8 @@ var (
 	errNoMail         = envelope.Errorf(envelope.CodeUnavailable, "Mail is not configured: account links cannot be sent")
 )
 
-// lockedError is the answer while an account is locked until until.
-func lockedError(until, now time.Time) error {
+// lockedError is the answer while proofs of kind are locked until until.
+func lockedError(kind persistence.AccountFailures, until, now time.Time) error {
 	wait := until.Sub(now)
 	if wait < time.Second {
 		wait = time.Second
@@ -139,8 +141,12 @@ func lockedError(until, now time.Time) error {
 	if minutes == 1 {
 		unit = "minute"
 	}
+	what := "no password"
+	if kind == factorFailures {
+		what = "no authenticator code, recovery code or passkey"
+	}
 	return &envelope.Error{Code: envelope.CodeAccountLocked, RetryAfter: wait,
-		Message: fmt.Sprintf("Too many failed attempts: this account takes none for %d more %s", minutes, unit)}
+		Message: fmt.Sprintf("Too many failed attempts: this account takes %s for %d more %s", what, minutes, unit)}
 }
 
 // Which count a failure goes to: wrong passwords, or wrong codes and failed passkey assertions.
@@ -150,8 +156,9 @@ const (
 )
 
 // attempt counts an attempt to prove account id with a secret of kind before the secret is tested
-// (persistence.Store.ReserveAccountAttempt): a locked account is refused with CodeAccountLocked.
-// The caller then calls failed, or clears the count of kind on success.
+// (persistence.Store.ReserveAccountAttempt): while proofs of kind are locked it is refused with
+// CodeAccountLocked (the lock of the other kind does not matter). The caller then calls failed,
+// or clears the count of kind on success.
 func (s *Service) attempt(ctx context.Context, id int64, kind persistence.AccountFailures) error {
 	now := s.now()
 	ok, until, err := s.Store.ReserveAccountAttempt(ctx, id, kind, MaxFailures, now)
@@ -161,15 +168,15 @@ func (s *Service) attempt(ctx context.Context, id int64, kind persistence.Accoun
 	case ok:
 		return nil
 	case until != nil:
-		return lockedError(*until, now)
+		return lockedError(kind, *until, now)
 	default:
-		// MaxFailures attempts are being tested at this moment: the account is as good as locked.
-		return lockedError(now.Add(LockDuration), now)
+		// MaxFailures attempts are being tested at this moment: kind is as good as locked.
+		return lockedError(kind, now.Add(LockDuration), now)
 	}
 }
 
 // failed records a failed attempt of kind on account id (ev) and answers wrong, or
-// CodeAccountLocked when this failure locked the account.
+// CodeAccountLocked when this failure locked proofs of kind.
 func (s *Service) failed(ctx context.Context, id int64, kind persistence.AccountFailures, ev persistence.AccountEvent, wrong error) error {
 	now := s.now()
 	until, err := s.Store.RecordAccountFailure(ctx, id, kind, ev, MaxFailures, LockDuration, now)
@@ -177,8 +184,8 @@ func (s *Service) failed(ctx context.Context, id int64, kind persistence.Account
 		return err
 	}
 	if until != nil {
-		s.log().WarnContext(ctx, "signer account locked after too many failures", "account", id, "event", ev.Type, "until", until)
-		return lockedError(*until, now)
+		s.log().WarnContext(ctx, "signer account locked after too many failures", "account", id, "proofs", kind, "event", ev.Type, "until", until)
+		return lockedError(kind, *until, now)
 	}
 	return wrong
 }
@@ -220,8 +227,11 @@ func (s *Service) checkPassword(ctx context.Context, a persistence.SignerAccount
 // Sobre: a signing page). An address that has a verified account already gets a mail saying so
 // and nothing else changes; the answer is the same either way, so that nobody learns which
 // addresses have accounts. An unverified account of the address takes the new password, and
-// only the newest link works. An address sent MailsPerHour sign-up or reset mails in the last
-// hour is answered the same, and nothing changes or is mailed.
+// only the newest link works. An address sent MailsPerHour sign-up mails in the last hour is
+// answered the same, and nothing changes or is mailed; reset mails are counted apart, so that
+// sign-ups never keep the owner of the mailbox from a reset (RequestReset), which verifies an
+// unverified account with the owner's password. The notice that the address has an account
+// already carries no next: who signed up chose it, not the account's holder.
 func (s *Service) SignUp(ctx context.Context, email, password string, lang envelope.Language, next string, c Client) error {
 	var p envelope.Problems
 	if !envelope.ValidEmail(email) {
@@ -247,7 +257,7 @@ func (s *Service) SignUp(ctx context.Context, email, password string, lang envel
 	// password they were mailed for.
 	switch existing, err := s.Store.SignerAccountByEmail(ctx, email); {
 	case err == nil:
-		if ok, err := s.mayMail(ctx, existing.ID, now); err != nil || !ok {
+		if ok, err := s.mayMail(ctx, existing.ID, persistence.AccountEventSignUp, now); err != nil || !ok {
 			return err
 		}
 	case !envelope.IsNotFound(err):
@@ -263,20 +273,22 @@ func (s *Service) SignUp(ctx context.Context, email, password string, lang envel
 		return err
 	}
 	if a.EmailVerifiedAt != nil {
-		return s.mailAccountExists(ctx, a, lang, next)
+		return s.mailAccountExists(ctx, a, lang)
 	}
 	return s.mailLink(ctx, a, lang, persistence.AccountLinkVerify, next, now)
 }
 
-// mayMail reports whether account id's address may be sent another sign-up or reset mail now
-// (MailsPerHour); a refusal is logged, and answered like a mail sent.
-func (s *Service) mayMail(ctx context.Context, id int64, now time.Time) (bool, error) {
-	n, err := s.Store.CountAccountEvents(ctx, id, []string{persistence.AccountEventSignUp, persistence.AccountEventResetRequested}, now.Add(-time.Hour))
+// mayMail reports whether account id's address may be sent another mail of the kind that event
+// records now (persistence.AccountEventSignUp: a sign-up mail; AccountEventResetRequested: a
+// reset mail): at most MailsPerHour of each kind. A refusal is logged, and answered like a mail
+// sent.
+func (s *Service) mayMail(ctx context.Context, id int64, event string, now time.Time) (bool, error) {
+	n, err := s.Store.CountAccountEvents(ctx, id, []string{event}, now.Add(-time.Hour))
 	if err != nil {
 		return false, err
 	}
 	if n >= MailsPerHour {
-		s.log().WarnContext(ctx, "account mail not sent: too many in the last hour", "account", id)
+		s.log().WarnContext(ctx, "account mail not sent: too many in the last hour", "account", id, "kind", event)
 		return false, nil
 	}
 	return true, nil
@@ -485,9 +497,10 @@ func (s *Service) SignOut(ctx context.Context, w http.ResponseWriter, r *http.Re
 }
 
 // RequestReset mails a password-reset link (ResetLinkTTL, single use) to email when it has an
-// account, leading to next afterwards; the answer is the same when it has none, or when the
-// address was sent MailsPerHour sign-up or reset mails in the last hour (nothing is mailed then).
-// A newer reset link ends the older ones.
+// account, verified or not, leading to next afterwards; the answer is the same when it has none,
+// or when the address was sent MailsPerHour reset mails in the last hour (nothing is mailed
+// then). Sign-up mails are counted apart and never hold a reset back. A newer reset link ends the
+// older ones, so the newest mail's link always works.
 func (s *Service) RequestReset(ctx context.Context, email string, lang envelope.Language, next string, c Client) error {
 	email = strings.TrimSpace(email)
 	if !envelope.ValidEmail(email) {
@@ -509,7 +522,7 @@ func (s *Service) RequestReset(ctx context.Context, email string, lang envelope.
 		lang = toAccount(a).Language
 	}
 	now := s.now()
-	if ok, err := s.mayMail(ctx, a.ID, now); err != nil || !ok {
+	if ok, err := s.mayMail(ctx, a.ID, persistence.AccountEventResetRequested, now); err != nil || !ok {
 		return err
 	}
 	if err := s.Store.RecordAccountEvent(ctx, a.ID, c.event(persistence.AccountEventResetRequested), now); err != nil {
@@ -519,9 +532,11 @@ func (s *Service) RequestReset(ctx context.Context, email string, lang envelope.
 }
 
 // ResetPassword uses a reset link: the account takes password (CheckPassword), its email counts
-// as verified (the link proved it), every session of it ends, and its lock is lifted. It returns
-// the account and where the browser goes next. A password CheckPassword refuses leaves the link
-// working.
+// as verified (the link proved it; an unverified account is verified so, with the password of
+// whoever holds the mailbox), every session of it ends, its other links stop working, and the lock
+// on its password is lifted; the lock on its second factors stays (only time lifts it). It
+// returns the account and where the browser goes next. A password CheckPassword refuses leaves
+// the link working.
 func (s *Service) ResetPassword(ctx context.Context, token, password string, c Client) (Account, string, error) {
 	if token == "" || len(token) > 100 {
 		return Account{}, "", errLinkNotWorking
@@ -551,7 +566,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string, c C
 }
 
 // ConfirmPassword checks the password of a signed-in account again (PASSWORD action auth): nil
-// when right, CodeAuthFailed when wrong (counted), CodeAccountLocked while locked. A right
+// when right, CodeAuthFailed when wrong (counted), CodeAccountLocked while passwords are locked. A right
 // password clears the count of wrong passwords only, never that of wrong codes.
 func (s *Service) ConfirmPassword(ctx context.Context, a Account, password string, c Client) error {
 	if password == "" || utf8.RuneCountInString(password) > MaxPasswordLength {

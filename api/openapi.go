@@ -245,8 +245,8 @@ var accountProof = object([]string{"verified", "method"}, obj{"verified": obj{"t
 
 // accountProofErrors are the refusals of an account proof.
 var accountProofErrors = obj{
-	"401": "ACCOUNT_REQUIRED: not signed in to the account of the recipient's email; ACCOUNT_MISMATCH: signed in to another address's; EMAIL_NOT_VERIFIED; AUTHENTICATION_FAILED: a wrong password, code or assertion (counted: 10 in a row lock the account); AUTH_NOT_ENROLLED: no authenticator app or passkey on the account",
-	"429": "ACCOUNT_LOCKED: 10 failures in a row lock the account for 15 minutes (Retry-After)",
+	"401": "ACCOUNT_REQUIRED: not signed in to the account of the recipient's email; ACCOUNT_MISMATCH: signed in to another address's; EMAIL_NOT_VERIFIED; AUTHENTICATION_FAILED: a wrong password, code or assertion (counted: 10 wrong passwords in a row lock passwords, 10 wrong codes or assertions lock codes and passkeys); AUTH_NOT_ENROLLED: no authenticator app or passkey on the account",
+	"429": "ACCOUNT_LOCKED: 10 failures of one kind in a row (passwords; codes and passkey assertions) lock that kind of proof for 15 minutes (Retry-After)",
 }
 
 func schemas() obj {

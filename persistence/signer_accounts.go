@@ -49,15 +49,22 @@ const (
 	AccountLinkReset  = "reset"
 )
 
-// Purposes of a WebAuthn challenge (webauthn_challenges.purpose).
+// Purposes of a WebAuthn challenge (webauthn_challenges.purpose). A challenge is taken only for
+// the purpose it was made for: an assertion asked for a signing page never confirms a factor on
+// the account page, nor the other way round.
 const (
 	WebAuthnRegister = "register"
-	WebAuthnAssert   = "assert"
+	// WebAuthnAssert is an assertion that proves PASSKEY action auth on a signing page.
+	WebAuthnAssert = "assert"
+	// WebAuthnFactor is an assertion that confirms a second factor on the account page.
+	WebAuthnFactor = "factor"
 )
 
-// AccountFailures names one of an account's two counts of failures in a row. Each is cleared
-// only by a success of its own kind, so that a right password never gives back the attempts at a
-// second factor; either count reaching the limit locks the account (one lock for both).
+// AccountFailures names one of an account's two kinds of proof, each with its count of failures
+// in a row and its lock. A count is cleared only by a success of its own kind, so that a right
+// password never gives back the attempts at a second factor; a count reaching the limit locks
+// only its own kind of proof, so that wrong passwords typed by whoever knows the address never
+// refuse the holder's second factor.
 type AccountFailures int
 
 const (
@@ -76,6 +83,22 @@ func (k AccountFailures) column() string {
 	return "failed_attempts"
 }
 
+// String names the kind of proof k: "password" or "factor".
+func (k AccountFailures) String() string {
+	if k == FactorFailures {
+		return "factor"
+	}
+	return "password"
+}
+
+// lockColumn is the column that keeps until when proofs of kind k are refused.
+func (k AccountFailures) lockColumn() string {
+	if k == FactorFailures {
+		return "factor_locked_until"
+	}
+	return "password_locked_until"
+}
+
 // ErrTOTPEnabled: an account whose authenticator app is on cannot start enrolling another.
 var ErrTOTPEnabled = errors.New("persistence: the account's authenticator app is enabled already")
 
@@ -89,15 +112,24 @@ type SignerAccount struct {
 	FailedAttempts  int // wrong passwords in a row
 	// FailedFactorAttempts counts wrong codes and failed passkey assertions in a row.
 	FailedFactorAttempts int
-	LockedUntil          *time.Time
-	Language             string
-	CreatedAt            time.Time
+	// PasswordLockedUntil is until when the account takes no password (wrong passwords); a
+	// password reset lifts it.
+	PasswordLockedUntil *time.Time
+	// FactorLockedUntil is until when the account takes no authenticator or recovery code and no
+	// passkey assertion (wrong ones); only time lifts it.
+	FactorLockedUntil *time.Time
+	Language          string
+	CreatedAt         time.Time
 }
 
-// LockedAt reports whether the account takes no secret at now, and until when.
-func (a SignerAccount) LockedAt(now time.Time) (time.Time, bool) {
-	if a.LockedUntil != nil && a.LockedUntil.After(now) {
-		return *a.LockedUntil, true
+// LockedAt reports whether the account takes no proof of kind at now, and until when.
+func (a SignerAccount) LockedAt(kind AccountFailures, now time.Time) (time.Time, bool) {
+	until := a.PasswordLockedUntil
+	if kind == FactorFailures {
+		until = a.FactorLockedUntil
+	}
+	if until != nil && until.After(now) {
+		return *until, true
 	}
 	return time.Time{}, false
 }
@@ -164,11 +196,11 @@ type RecipientEnvelope struct {
 }
 
 const signerAccountColumns = `a.id, a.email, a.email_verified_at, a.password_hash, a.totp_enabled_at, a.failed_attempts,
-	a.failed_factor_attempts, a.locked_until, a.language, a.created_at`
+	a.failed_factor_attempts, a.password_locked_until, a.factor_locked_until, a.language, a.created_at`
 
 func signerAccountDest(a *SignerAccount) []any {
 	return []any{&a.ID, &a.Email, &a.EmailVerifiedAt, &a.PasswordHash, &a.TOTPEnabledAt, &a.FailedAttempts,
-		&a.FailedFactorAttempts, &a.LockedUntil, &a.Language, &a.CreatedAt}
+		&a.FailedFactorAttempts, &a.PasswordLockedUntil, &a.FactorLockedUntil, &a.Language, &a.CreatedAt}
 }
 
 func scanSignerAccount(row pgx.Row, extra ...any) (SignerAccount, error) {
@@ -288,15 +320,15 @@ func (s *Store) AccountEvents(ctx context.Context, id int64, types []string, lim
 
 // ReserveAccountAttempt counts an attempt to prove account id with a secret of kind before the
 // secret is tested, so that attempts made at once cannot outnumber what the lock allows: the
-// account's count kind of failures in a row rises, unless the account is locked at now or
-// maxFailures attempts of kind are counted already. It reports whether the attempt may go on and,
-// when it may not because the account is locked, until when. The attempt counts as a failure
-// until the caller records how it ended: ClearAccountFailures (or a store method that clears
-// the count) or RecordAccountFailure.
+// account's count kind of failures in a row rises, unless proofs of kind are locked at now or
+// maxFailures attempts of kind are counted already. The lock of the other kind does not matter.
+// It reports whether the attempt may go on and, when it may not because kind is locked, until
+// when. The attempt counts as a failure until the caller records how it ended:
+// ClearAccountFailures (or a store method that clears the count) or RecordAccountFailure.
 func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, kind AccountFailures, maxFailures int, now time.Time) (bool, *time.Time, error) {
-	col := kind.column()
+	col, lock := kind.column(), kind.lockColumn()
 	tag, err := s.pool.Exec(ctx, `UPDATE signer_accounts SET `+col+` = `+col+` + 1
-		WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $3) AND `+col+` < $2`, id, maxFailures, now)
+		WHERE id = $1 AND (`+lock+` IS NULL OR `+lock+` <= $3) AND `+col+` < $2`, id, maxFailures, now)
 	if err != nil {
 		return false, nil, fmt.Errorf("count an attempt on account %d: %w", id, err)
 	}
@@ -304,7 +336,7 @@ func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, kind Accoun
 		return true, nil, nil
 	}
 	var until *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT CASE WHEN locked_until > $2 THEN locked_until END FROM signer_accounts WHERE id = $1`, id, now).
+	if err := s.pool.QueryRow(ctx, `SELECT CASE WHEN `+lock+` > $2 THEN `+lock+` END FROM signer_accounts WHERE id = $1`, id, now).
 		Scan(&until); err != nil {
 		return false, nil, notFound(err, "account")
 	}
@@ -312,20 +344,21 @@ func (s *Store) ReserveAccountAttempt(ctx context.Context, id int64, kind Accoun
 }
 
 // RecordAccountFailure records that an attempt of kind on account id (ReserveAccountAttempt)
-// failed, ev, at now. When the account's count kind has reached maxFailures, the account locks
-// until now+lock, that count starts again and ACCOUNT_LOCKED is recorded. It returns when the
-// account is locked until, or nil when it is not locked.
+// failed, ev, at now. When the account's count kind has reached maxFailures, proofs of kind are
+// locked until now+lock, that count starts again and ACCOUNT_LOCKED is recorded (with the kind:
+// "password" or "factor"). It returns until when proofs of kind are locked, or nil when they are
+// not.
 func (s *Store) RecordAccountFailure(ctx context.Context, id int64, kind AccountFailures, ev AccountEvent, maxFailures int, lock time.Duration, now time.Time) (*time.Time, error) {
 	var until *time.Time
-	col := kind.column()
+	col, lockCol := kind.column(), kind.lockColumn()
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var locked bool
-		err := tx.q.QueryRow(ctx, `WITH old AS (SELECT locked_until AS was FROM signer_accounts WHERE id = $1 FOR UPDATE)
+		err := tx.q.QueryRow(ctx, `WITH old AS (SELECT `+lockCol+` AS was FROM signer_accounts WHERE id = $1 FOR UPDATE)
 			UPDATE signer_accounts a SET
 				`+col+` = CASE WHEN a.`+col+` >= $2 THEN 0 ELSE a.`+col+` END,
-				locked_until = CASE WHEN a.`+col+` >= $2 THEN $3::timestamptz ELSE a.locked_until END
+				`+lockCol+` = CASE WHEN a.`+col+` >= $2 THEN $3::timestamptz ELSE a.`+lockCol+` END
 			FROM old WHERE a.id = $1
-			RETURNING CASE WHEN a.locked_until > $4 THEN a.locked_until END, a.locked_until IS DISTINCT FROM old.was`,
+			RETURNING CASE WHEN a.`+lockCol+` > $4 THEN a.`+lockCol+` END, a.`+lockCol+` IS DISTINCT FROM old.was`,
 			id, maxFailures, now.Add(lock), now).Scan(&until, &locked)
 		if err != nil {
 			return notFound(err, "account")
@@ -337,7 +370,7 @@ func (s *Store) RecordAccountFailure(ctx context.Context, id int64, kind Account
 			return nil
 		}
 		return insertAccountEvent(ctx, tx.q, id, AccountEvent{Type: AccountEventLocked, IP: ev.IP, UserAgent: ev.UserAgent,
-			Data: map[string]any{"until": until.UTC().Format(time.RFC3339)}}, now)
+			Data: map[string]any{"until": until.UTC().Format(time.RFC3339), "proofs": kind.String()}}, now)
 	})
 	return until, err
 }
@@ -430,10 +463,10 @@ func (s *Store) VerifySignerEmail(ctx context.Context, tokenHash []byte, passwor
 var errLinkStale = errors.New("persistence: the account's password changed")
 
 // ResetSignerPassword uses a reset link (tokenHash) at now: the account takes passwordHash, its
-// email counts as verified, its count of wrong passwords and its lock are cleared (the count of
-// wrong codes and assertions stays), every session of it
-// ends, its other reset links stop working, and ev is recorded. It returns the account and the
-// link's next.
+// email counts as verified (verified or not before: the link proved the mailbox), its count of
+// wrong passwords and its password lock are cleared (the count of wrong codes and assertions,
+// and their lock, stay), every session of it ends, its other reset links and its verification
+// links stop working, and ev is recorded. It returns the account and the link's next.
 func (s *Store) ResetSignerPassword(ctx context.Context, tokenHash []byte, passwordHash string, ev AccountEvent, now time.Time) (SignerAccount, string, error) {
 	var a SignerAccount
 	var next string
@@ -444,7 +477,7 @@ func (s *Store) ResetSignerPassword(ctx context.Context, tokenHash []byte, passw
 		}
 		next = n
 		if a, err = scanSignerAccount(tx.q.QueryRow(ctx, `UPDATE signer_accounts a
-			SET password_hash = $2, email_verified_at = coalesce(email_verified_at, $3), failed_attempts = 0, locked_until = NULL,
+			SET password_hash = $2, email_verified_at = coalesce(email_verified_at, $3), failed_attempts = 0, password_locked_until = NULL,
 				updated_at = $3
 			WHERE id = $1 RETURNING `+signerAccountColumns, id, passwordHash, now)); err != nil {
 			return fmt.Errorf("reset the password of account %d: %w", id, err)
@@ -453,8 +486,8 @@ func (s *Store) ResetSignerPassword(ctx context.Context, tokenHash []byte, passw
 			return fmt.Errorf("end the sessions of account %d: %w", id, err)
 		}
 		if _, err := tx.q.Exec(ctx, `UPDATE account_links SET expires_at = $2
-			WHERE account_id = $1 AND purpose = 'reset' AND used_at IS NULL AND expires_at > $2`, id, now); err != nil {
-			return fmt.Errorf("end the other reset links of account %d: %w", id, err)
+			WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2`, id, now); err != nil {
+			return fmt.Errorf("end the other links of account %d: %w", id, err)
 		}
 		return insertAccountEvent(ctx, tx.q, id, ev, now)
 	})
@@ -810,16 +843,18 @@ func (s *Store) TakeWebAuthnChallenge(ctx context.Context, challenge, sessionID,
 	return data, nil
 }
 
-// EnvelopesForEmail returns the sent envelopes (neither drafts nor deleted, nor hidden by the
-// recipient) one of whose recipients has email (compared without regard to case), newest first,
-// at most limit: each with the recipient's role and signing token and the owner's name.
+// EnvelopesForEmail returns the envelopes (neither drafts nor deleted, nor hidden by the
+// recipient) one of whose recipients has email (compared without regard to case) and was sent
+// the envelope (recipients.sent_at set: a recipient whose turn has not come, in a signing order,
+// is left out until it has), newest first, at most limit: each with the recipient's role and
+// signing token and the owner's name.
 func (s *Store) EnvelopesForEmail(ctx context.Context, email string, limit int) ([]RecipientEnvelope, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT e.id, e.title, u.name, u.email, e.status, r.role, r.id, r.token, r.token_sealed, r.token_key_id, r.sent_at
 		FROM recipients r JOIN envelopes e ON e.id = r.envelope_id JOIN users u ON u.id = e.user_id
 		WHERE lower(r.email) = lower($1) AND e.type = 'DOCUMENT' AND e.status <> 'DRAFT' AND e.deleted_at IS NULL
-			AND r.document_deleted_at IS NULL
-		ORDER BY coalesce(r.sent_at, e.created_at) DESC, r.id DESC LIMIT $2`, email, limit)
+			AND r.document_deleted_at IS NULL AND r.sent_at IS NOT NULL
+		ORDER BY r.sent_at DESC, r.id DESC LIMIT $2`, email, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list the envelopes sent to %s: %w", email, err)
 	}

@@ -147,8 +147,8 @@ func TestUpsertSignerAccount(t *testing.T) {
 	}
 }
 
-// Wrong passwords and wrong codes are two counts: clearing one leaves the other, and either
-// reaching the limit locks the account for both.
+// Wrong passwords and wrong codes are two counts with two locks: clearing one count leaves the
+// other, and a count reaching the limit locks its own kind of proof only.
 func TestAccountFailuresCountedApart(t *testing.T) {
 	store, _ := signerStore(t)
 	ctx := context.Background()
@@ -158,20 +158,20 @@ func TestAccountFailuresCountedApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	const limit, lock = 3, 15 * time.Minute
-	fail := func(kind persistence.AccountFailures) *time.Time {
+	fail := func(kind persistence.AccountFailures, at time.Time) *time.Time {
 		t.Helper()
-		ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, now)
+		ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, at)
 		if err != nil || !ok {
 			t.Fatalf("reserve an attempt: %v %v", ok, err)
 		}
-		until, err := store.RecordAccountFailure(ctx, a.ID, kind, persistence.AccountEvent{Type: persistence.AccountEventTOTPFailed}, limit, lock, now)
+		until, err := store.RecordAccountFailure(ctx, a.ID, kind, persistence.AccountEvent{Type: persistence.AccountEventTOTPFailed}, limit, lock, at)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return until
 	}
 	for range limit - 1 {
-		if fail(persistence.FactorFailures) != nil || fail(persistence.PasswordFailures) != nil {
+		if fail(persistence.FactorFailures, now) != nil || fail(persistence.PasswordFailures, now) != nil {
 			t.Fatal("locked before the limit")
 		}
 	}
@@ -182,17 +182,90 @@ func TestAccountFailuresCountedApart(t *testing.T) {
 	if err != nil || got.FailedAttempts != 0 || got.FailedFactorAttempts != limit-1 {
 		t.Fatalf("after clearing the passwords: %d and %d counted (%v), want 0 and %d", got.FailedAttempts, got.FailedFactorAttempts, err, limit-1)
 	}
-	until := fail(persistence.FactorFailures)
+	until := fail(persistence.FactorFailures, now)
 	if until == nil || !until.Equal(now.Add(lock)) {
 		t.Fatalf("the last wrong code: locked until %v, want %v", until, now.Add(lock))
 	}
-	for _, kind := range []persistence.AccountFailures{persistence.PasswordFailures, persistence.FactorFailures} {
-		if ok, u, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, now.Add(time.Minute)); ok || u == nil || err != nil {
-			t.Fatalf("kind %d while locked: %v %v %v", kind, ok, u, err)
+	later := now.Add(time.Minute)
+	if ok, u, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.FactorFailures, limit, later); ok || u == nil || !u.Equal(*until) || err != nil {
+		t.Fatalf("a code while codes are locked: %v %v %v", ok, u, err)
+	}
+	if ok, u, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.PasswordFailures, limit, later); !ok || u != nil || err != nil {
+		t.Fatalf("a password while codes are locked: %v %v %v", ok, u, err)
+	}
+	got, _ = store.SignerAccountByID(ctx, a.ID)
+	if _, locked := got.LockedAt(persistence.PasswordFailures, later); locked {
+		t.Error("passwords locked by wrong codes")
+	}
+	if u, locked := got.LockedAt(persistence.FactorFailures, later); !locked || !u.Equal(*until) {
+		t.Errorf("codes: locked %v until %v, want until %v", locked, u, until)
+	}
+	// Wrong passwords lock passwords, and leave the lock on codes as it was.
+	var pwUntil *time.Time
+	for range limit - 1 {
+		pwUntil = fail(persistence.PasswordFailures, later)
+	}
+	if pwUntil == nil || !pwUntil.Equal(later.Add(lock)) {
+		t.Fatalf("the last wrong password: locked until %v, want %v", pwUntil, later.Add(lock))
+	}
+	got, _ = store.SignerAccountByID(ctx, a.ID)
+	if got.FactorLockedUntil == nil || !got.FactorLockedUntil.Equal(*until) || got.PasswordLockedUntil == nil || !got.PasswordLockedUntil.Equal(*pwUntil) {
+		t.Fatalf("locks %v and %v, want %v and %v", got.PasswordLockedUntil, got.FactorLockedUntil, pwUntil, until)
+	}
+	// Once the lock on codes passed, codes are taken while passwords are still locked.
+	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.FactorFailures, limit, now.Add(lock)); !ok || err != nil {
+		t.Fatalf("a code after its lock: %v %v", ok, err)
+	}
+	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.PasswordFailures, limit, now.Add(lock)); ok || err != nil {
+		t.Fatalf("a password while passwords are locked: %v %v", ok, err)
+	}
+}
+
+// A reset link verifies an unverified account with the new password, lifts the lock on
+// passwords and their count, leaves the lock on codes and its count, and ends the account's other
+// links, a verification link among them.
+func TestResetLiftsThePasswordLockOnly(t *testing.T) {
+	store, _ := signerStore(t)
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Microsecond)
+	a, _, err := store.UpsertSignerAccount(ctx, "reset@sobre.test", "stranger's hash", "en", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit, lock = 2, 15 * time.Minute
+	for _, kind := range []persistence.AccountFailures{persistence.PasswordFailures, persistence.FactorFailures, persistence.FactorFailures} {
+		if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, kind, limit, now); !ok || err != nil {
+			t.Fatalf("reserve: %v %v", ok, err)
+		}
+		if _, err := store.RecordAccountFailure(ctx, a.ID, kind, persistence.AccountEvent{Type: persistence.AccountEventSignInFailed}, limit, lock, now); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.PasswordFailures, limit, now.Add(lock)); !ok || err != nil {
-		t.Fatalf("after the lock: %v %v", ok, err)
+	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.PasswordFailures, limit, now); !ok || err != nil {
+		t.Fatalf("reserve: %v %v", ok, err)
+	}
+	if until, err := store.RecordAccountFailure(ctx, a.ID, persistence.PasswordFailures, persistence.AccountEvent{Type: persistence.AccountEventSignInFailed}, limit, lock, now); until == nil || err != nil {
+		t.Fatalf("passwords not locked: %v %v", until, err)
+	}
+	if ok, _, err := store.ReserveAccountAttempt(ctx, a.ID, persistence.FactorFailures, limit, now.Add(time.Minute)); ok || err != nil {
+		t.Fatalf("codes not locked: %v %v", ok, err)
+	}
+	if err := store.CreateAccountLink(ctx, a.ID, persistence.AccountLinkVerify, hashOf("verify"), "", now.Add(time.Hour), now); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateAccountLink(ctx, a.ID, persistence.AccountLinkReset, hashOf("reset"), "/sign/x", now.Add(time.Hour), now); err != nil {
+		t.Fatal(err)
+	}
+	got, next, err := store.ResetSignerPassword(ctx, hashOf("reset"), "owner's hash", persistence.AccountEvent{Type: persistence.AccountEventPasswordReset}, now.Add(time.Minute))
+	if err != nil || next != "/sign/x" {
+		t.Fatalf("reset: %q %v", next, err)
+	}
+	if got.EmailVerifiedAt == nil || got.PasswordHash != "owner's hash" || got.FailedAttempts != 0 || got.PasswordLockedUntil != nil ||
+		got.FailedFactorAttempts != 0 || got.FactorLockedUntil == nil || !got.FactorLockedUntil.Equal(now.Add(lock)) {
+		t.Fatalf("after the reset: %+v", got)
+	}
+	if _, err := store.AccountOfLink(ctx, hashOf("verify"), persistence.AccountLinkVerify, now.Add(2*time.Minute)); !envelope.IsNotFound(err) {
+		t.Fatalf("the verification link after the reset: %v", err)
 	}
 }
 
@@ -244,5 +317,39 @@ func TestSessionFactorProof(t *testing.T) {
 	}
 	if _, at, err := store.AccountFactorState(ctx, a.ID, sess.ID); err != nil || at != nil {
 		t.Fatalf("an ended session's proof: %v %v", at, err)
+	}
+}
+
+// A WebAuthn challenge is taken only for the purpose it was kept for, once: a signing page's
+// assertion ('assert') never serves the account page's factor confirmation ('factor'), nor the
+// other way round.
+func TestWebAuthnChallengePurposes(t *testing.T) {
+	store, _ := signerStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, purpose := range []string{persistence.WebAuthnRegister, persistence.WebAuthnAssert, persistence.WebAuthnFactor} {
+		if err := store.SaveWebAuthnChallenge(ctx, "challenge-"+purpose, "s", purpose, []byte(`{"p":"`+purpose+`"}`), now.Add(time.Minute)); err != nil {
+			t.Fatalf("keep a %s challenge: %v", purpose, err)
+		}
+	}
+	for _, c := range []struct{ challenge, purpose string }{
+		{"challenge-assert", persistence.WebAuthnFactor}, {"challenge-factor", persistence.WebAuthnAssert},
+		{"challenge-register", persistence.WebAuthnFactor}, {"challenge-factor", persistence.WebAuthnRegister},
+	} {
+		if _, err := store.TakeWebAuthnChallenge(ctx, c.challenge, "s", c.purpose, now); !envelope.IsNotFound(err) {
+			t.Errorf("%s taken for %s: %v", c.challenge, c.purpose, err)
+		}
+	}
+	for _, purpose := range []string{persistence.WebAuthnAssert, persistence.WebAuthnFactor} {
+		data, err := store.TakeWebAuthnChallenge(ctx, "challenge-"+purpose, "s", purpose, now)
+		if err != nil || string(data) != `{"p": "`+purpose+`"}` {
+			t.Errorf("the %s challenge for its purpose: %s %v", purpose, data, err)
+		}
+		if _, err := store.TakeWebAuthnChallenge(ctx, "challenge-"+purpose, "s", purpose, now); !envelope.IsNotFound(err) {
+			t.Errorf("the %s challenge taken twice: %v", purpose, err)
+		}
+	}
+	if err := store.SaveWebAuthnChallenge(ctx, "challenge-other", "s", "other", []byte(`{}`), now.Add(time.Minute)); err == nil {
+		t.Error("a challenge of an unknown purpose was kept")
 	}
 }

@@ -797,7 +797,7 @@ func (h *Handler) factorPasskeyOptions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	opts, err := h.Accounts.BeginPasskeyAssertion(r.Context(), a, sess)
+	opts, err := h.Accounts.BeginFactorPasskey(r.Context(), a, sess)
 	if err != nil {
 		h.accountJSONError(w, r, err)
 		return
@@ -812,7 +812,8 @@ type factorPasskeyBody struct {
 }
 
 // factorPasskey takes the browser's passkey assertion: for account.FactorProofTTL this session
-// may add or remove second factors.
+// may add or remove second factors. A credential that is not a JSON object is refused (400)
+// before anything is counted against the account's lock.
 func (h *Handler) factorPasskey(w http.ResponseWriter, r *http.Request) {
 	a, sess, ok := h.jsonSignedIn(w, r)
 	if !ok {
@@ -822,9 +823,9 @@ func (h *Handler) factorPasskey(w http.ResponseWriter, r *http.Request) {
 	if !h.decodeAccountJSON(w, r, &body) {
 		return
 	}
-	if len(body.Credential) == 0 || string(body.Credential) == "null" {
+	if len(body.Credential) == 0 || body.Credential[0] != '{' {
 		var p envelope.Problems
-		p.Add("credential", "The passkey's answer is missing")
+		p.Add("credential", "is the PublicKeyCredential the browser gave, as a JSON object")
 		h.accountJSONError(w, r, p.Err())
 		return
 	}

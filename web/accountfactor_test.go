@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -204,10 +205,15 @@ func TestFactorConfirmPages(t *testing.T) {
 	if a = other.post(remove, url.Values{}); a.status != http.StatusUnauthorized || !strings.Contains(a.body, tx.FactorRequired) {
 		t.Fatalf("removing the passkey with the password alone: %d:\n%s", a.status, a.body)
 	}
-	for _, bad := range []string{"", `{"credential":null}`, `{"credential":{},"x":1}`} {
+	// A credential that is not a JSON object is refused before anything is counted.
+	for _, bad := range []string{"", `{"credential":null}`, `{"credential":{},"x":1}`, `{"credential":[]}`, `{"credential":"x"}`,
+		`{"credential":17}`, `{"credential":true}`} {
 		if a = other.json("/account/factor/passkey", bad); a.status != http.StatusBadRequest {
 			t.Errorf("a confirmation by passkey with %q: %d %s, want 400", bad, a.status, a.body)
 		}
+	}
+	if stored, err := svc.Store.SignerAccountByEmail(context.Background(), email); err != nil || stored.FailedFactorAttempts != 0 {
+		t.Fatalf("after unreadable confirmations: %d failed assertions counted (%v), want 0", stored.FailedFactorAttempts, err)
 	}
 	a = other.json("/account/factor/passkey/options", "")
 	if a.status != http.StatusOK {

@@ -17,10 +17,13 @@ CREATE TABLE signer_accounts (
     totp_last_step     bigint NOT NULL DEFAULT 0,
     -- Two counts of failures in a row, each cleared only by a success of its own kind: wrong
     -- passwords (failed_attempts), and wrong authenticator or recovery codes and failed passkey
-    -- assertions (failed_factor_attempts). Either reaching 10 locks the account for 15 minutes.
+    -- assertions (failed_factor_attempts). Each reaching 10 locks its own kind of proof for 15
+    -- minutes: passwords until password_locked_until (a password reset lifts it), second factors
+    -- until factor_locked_until (only time lifts it).
     failed_attempts        int NOT NULL DEFAULT 0,
     failed_factor_attempts int NOT NULL DEFAULT 0,
-    locked_until       timestamptz,
+    password_locked_until  timestamptz,
+    factor_locked_until    timestamptz,
     language           text NOT NULL DEFAULT 'en',
     created_at         timestamptz NOT NULL DEFAULT now(),
     updated_at         timestamptz NOT NULL DEFAULT now()
@@ -85,11 +88,13 @@ CREATE INDEX account_links_account_idx ON account_links (account_id, purpose);
 CREATE INDEX account_links_expires_idx ON account_links (expires_at);
 
 -- WebAuthn ceremonies under way: the challenge and what the library must check the answer
--- against, bound to the account session that asked, used once.
+-- against, bound to the account session that asked, used once, and for one purpose: a
+-- registration, an assertion on a signing page ('assert'), or the confirmation of a second
+-- factor on the account page ('factor').
 CREATE TABLE webauthn_challenges (
     challenge          text PRIMARY KEY,
     account_session_id text NOT NULL,
-    purpose            text NOT NULL CHECK (purpose IN ('register', 'assert')),
+    purpose            text NOT NULL CHECK (purpose IN ('register', 'assert', 'factor')),
     data               jsonb NOT NULL,
     expires_at         timestamptz NOT NULL,
     used_at            timestamptz
