@@ -1,13 +1,10 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"regexp"
@@ -17,64 +14,6 @@ import (
 
 	"github.com/sobre-sign/sobre/envelope"
 )
-
-// takeoverBrowser is a browser on the test server: its own cookies, no redirect followed, every
-// request same-origin (as Sobre's own pages send them).
-type takeoverBrowser struct {
-	t    *testing.T
-	base string
-	c    *http.Client
-}
-
-func newTakeoverBrowser(t *testing.T, a *testAPI) *takeoverBrowser {
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &takeoverBrowser{t: t, base: a.srv.URL, c: &http.Client{Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-func (b *takeoverBrowser) send(method, path, contentType string, body io.Reader) (int, http.Header, string) {
-	b.t.Helper()
-	req, err := http.NewRequest(method, b.base+path, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Sec-Fetch-Site", "same-origin")
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(raw)
-}
-
-func (b *takeoverBrowser) get(path string) (int, string) {
-	b.t.Helper()
-	status, _, body := b.send(http.MethodGet, path, "", nil)
-	return status, body
-}
-
-func (b *takeoverBrowser) form(path string, v url.Values) (int, http.Header) {
-	b.t.Helper()
-	status, header, _ := b.send(http.MethodPost, path, "application/x-www-form-urlencoded", strings.NewReader(v.Encode()))
-	return status, header
-}
-
-func (b *takeoverBrowser) json(path string, body any) int {
-	b.t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	status, _, _ := b.send(http.MethodPost, path, "application/json", bytes.NewReader(raw))
-	return status
-}
 
 // newestVerifyLink waits for a mail to address whose verification link is not one of seen, and
 // returns its path on Sobre.
@@ -150,44 +89,44 @@ func TestSignUpFirstForAnotherAddressGainsNothing(t *testing.T) {
 	publicURL := a.server.cfg.PublicURL
 
 	const attackers, owners = "the attacker's own passphrase", "the owner's own passphrase"
-	attacker := newTakeoverBrowser(t, a)
-	if status, _ := attacker.form("/account/signup", url.Values{"email": {victim}, "password": {attackers}, "password2": {attackers}}); status != http.StatusOK {
+	attacker := newAccountBrowser(t, a)
+	if status, _, _ := attacker.form("/account/signup", url.Values{"email": {victim}, "password": {attackers}, "password2": {attackers}}); status != http.StatusOK {
 		t.Fatalf("sign-up: %d", status)
 	}
 	first := newestVerifyLink(t, publicURL, victim)
-	scanner := newTakeoverBrowser(t, a)
-	if status, body := scanner.get(first); status != http.StatusOK || !strings.Contains(body, `id="verify-password"`) {
+	scanner := newAccountBrowser(t, a)
+	if status, _, body := scanner.get(first); status != http.StatusOK || !strings.Contains(body, `id="verify-password"`) {
 		t.Fatalf("the link opened by a scanner: %d, want the page asking for the password", status)
 	}
-	if status, _ := attacker.form("/account/signin", url.Values{"email": {victim}, "password": {attackers}}); status != http.StatusUnauthorized {
+	if status, _, _ := attacker.form("/account/signin", url.Values{"email": {victim}, "password": {attackers}}); status != http.StatusUnauthorized {
 		t.Fatalf("the attacker signs in after the link was opened: %d, want 401", status)
 	}
-	if status, _ := attacker.get("/sign/" + token); status != http.StatusUnauthorized {
+	if status, _, _ := attacker.get("/sign/" + token); status != http.StatusUnauthorized {
 		t.Fatalf("the attacker opens the envelope: %d, want 401", status)
 	}
-	if status := attacker.json("/api/v2/signing/"+token+"/auth/password", map[string]any{"password": attackers}); status == http.StatusOK {
+	if status, _ := attacker.json("/api/v2/signing/"+token+"/auth/password", map[string]any{"password": attackers}); status == http.StatusOK {
 		t.Fatal("the attacker proved PASSWORD for the envelope")
 	}
 
 	// The owner: their password does not fit the attacker's link; signing up again does.
-	victimB := newTakeoverBrowser(t, a)
-	if status, _ := victimB.form(first, url.Values{"password": {owners}}); status != http.StatusUnauthorized {
+	victimB := newAccountBrowser(t, a)
+	if status, _, _ := victimB.form(first, url.Values{"password": {owners}}); status != http.StatusUnauthorized {
 		t.Fatalf("the link with the owner's password: %d, want 401", status)
 	}
-	if status, _ := victimB.form("/account/signup", url.Values{"email": {victim}, "password": {owners}, "password2": {owners}}); status != http.StatusOK {
+	if status, _, _ := victimB.form("/account/signup", url.Values{"email": {victim}, "password": {owners}, "password2": {owners}}); status != http.StatusOK {
 		t.Fatalf("sign-up again: %d", status)
 	}
 	second := newestVerifyLink(t, publicURL, victim, first)
-	if status, _ := attacker.get(first); status != http.StatusNotFound {
+	if status, _, _ := attacker.get(first); status != http.StatusNotFound {
 		t.Fatalf("the first link after the owner signed up again: %d, want 404", status)
 	}
-	if status, header := victimB.form(second, url.Values{"password": {owners}}); status != http.StatusSeeOther || header.Get("Location") != "/account?done=verified" {
+	if status, header, _ := victimB.form(second, url.Values{"password": {owners}}); status != http.StatusSeeOther || header.Get("Location") != "/account?done=verified" {
 		t.Fatalf("the owner verifies: %d to %q", status, header.Get("Location"))
 	}
-	if status, _ := victimB.get("/sign/" + token); status != http.StatusOK {
+	if status, _, _ := victimB.get("/sign/" + token); status != http.StatusOK {
 		t.Fatalf("the owner opens the envelope: %d, want 200", status)
 	}
-	if status, _ := attacker.form("/account/signin", url.Values{"email": {victim}, "password": {attackers}}); status != http.StatusUnauthorized {
+	if status, _, _ := attacker.form("/account/signin", url.Values{"email": {victim}, "password": {attackers}}); status != http.StatusUnauthorized {
 		t.Fatalf("the attacker's password after the owner verified: %d, want 401", status)
 	}
 }

@@ -304,6 +304,31 @@ func qualified(alias, columns string) string {
 	return strings.Join(parts, ", ")
 }
 
+// lockActing locks the envelope of recipient id (its row, as every change of it does) and
+// returns the recipient as it is under that lock, as long as the envelope is PENDING and the
+// recipient has not acted: a proof is kept only for someone who may still act.
+func (tx *Tx) lockActing(ctx context.Context, id int64) (*envelope.Recipient, error) {
+	var envelopeID string
+	if err := tx.q.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE id = $1`, id).Scan(&envelopeID); err != nil {
+		return nil, notFound(err, "Recipient")
+	}
+	snap, err := tx.lockSnapshot(ctx, envelopeID)
+	if err != nil {
+		return nil, err
+	}
+	if err := pendingOrError(snap.Status); err != nil {
+		return nil, err
+	}
+	r := snap.Recipient(id)
+	if r == nil {
+		return nil, envelope.NotFound("Recipient")
+	}
+	if r.SigningStatus != envelope.SigningStatusNotSigned {
+		return nil, envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
+	}
+	return r, nil
+}
+
 // RecordClaveUnica keeps the RUN and name that Clave Única verified on the session that logged in,
 // while the envelope is PENDING and the recipient has not acted. It changes nothing else: no
 // other session, no field. The recipient's RUT_FIRMADO fields take the RUN of the session that
@@ -312,23 +337,9 @@ func qualified(alias, columns string) string {
 func (s *Store) RecordClaveUnica(ctx context.Context, c Ceremony, run, name string, a Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
-		var envelopeID string
-		if err := tx.q.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE id = $1`, c.RecipientID).Scan(&envelopeID); err != nil {
-			return notFound(err, "Recipient")
-		}
-		snap, err := tx.lockSnapshot(ctx, envelopeID)
+		r, err := tx.lockActing(ctx, c.RecipientID)
 		if err != nil {
 			return err
-		}
-		if err := pendingOrError(snap.Status); err != nil {
-			return err
-		}
-		r := snap.Recipient(c.RecipientID)
-		if r == nil {
-			return envelope.NotFound("Recipient")
-		}
-		if r.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
 		}
 		cur, err := scanCeremony(tx.q.QueryRow(ctx, `SELECT `+ceremonyColumns+` FROM ceremony_sessions WHERE id_hash = $1 FOR UPDATE`, c.IDHash))
 		if err != nil {
@@ -524,19 +535,12 @@ type FEASignature struct {
 func (s *Store) RecordFEA(ctx context.Context, c Ceremony, r envelope.Recipient, sig FEASignature, a Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
-		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
-		if err != nil {
-			return err
-		}
-		if err := pendingOrError(snap.Status); err != nil {
-			return err
-		}
-		cur := snap.Recipient(r.ID)
-		if cur == nil || c.RecipientID != r.ID {
+		if c.RecipientID != r.ID {
 			return envelope.NotFound("Recipient")
 		}
-		if cur.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
+		cur, err := tx.lockActing(ctx, r.ID)
+		if err != nil {
+			return err
 		}
 		session, err := scanCeremony(tx.q.QueryRow(ctx, `SELECT `+ceremonyColumns+` FROM ceremony_sessions WHERE id_hash = $1 FOR UPDATE`, c.IDHash))
 		if err != nil {

@@ -48,23 +48,8 @@ func (s *Store) RecordAccountProof(ctx context.Context, c Ceremony, method envel
 		return fmt.Errorf("record an account proof: %s is not one", method)
 	}
 	return s.InTx(ctx, func(tx *Tx) error {
-		var envelopeID string
-		if err := tx.q.QueryRow(ctx, `SELECT envelope_id FROM recipients WHERE id = $1`, c.RecipientID).Scan(&envelopeID); err != nil {
-			return notFound(err, "Recipient")
-		}
-		snap, err := tx.lockSnapshot(ctx, envelopeID)
-		if err != nil {
+		if _, err := tx.lockActing(ctx, c.RecipientID); err != nil {
 			return err
-		}
-		if err := pendingOrError(snap.Status); err != nil {
-			return err
-		}
-		r := snap.Recipient(c.RecipientID)
-		if r == nil {
-			return envelope.NotFound("Recipient")
-		}
-		if r.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
 		}
 		if err := bindAccount(ctx, tx.q, c.IDHash, accountID, accountSessionID); err != nil {
 			return err

@@ -709,7 +709,12 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request) {
 	h.renderAccount(w, r, http.StatusOK, v)
 }
 
-func (h *Handler) disableTOTP(w http.ResponseWriter, r *http.Request) {
+// pageAction runs act for a POST of a signed-in account's page, then sends the browser to the
+// account page with done (a notice). A refusal the page's forms can show (wrong, the message of
+// a wrong answer) is shown on the account page, with shown to move it where it belongs;
+// anything else is a failure page.
+func (h *Handler) pageAction(w http.ResponseWriter, r *http.Request, wrong func(AccountText) string, done string,
+	act func(a account.Account, sess account.Session) error, shown func(v *accountView, err error)) {
 	v, ok := h.accountRequest(w, r)
 	if !ok {
 		return
@@ -718,64 +723,46 @@ func (h *Handler) disableTOTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	code := strings.TrimSpace(r.PostForm.Get("code"))
-	if err := h.Accounts.DisableTOTP(r.Context(), a, code, h.client(r)); err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongCode)
+	if err := act(a, sess); err != nil {
+		status, ok := formProblem(w, v, err, wrong(v.T))
 		if !ok {
 			h.accountFailure(w, r, v, err)
 			return
 		}
+		if shown != nil {
+			shown(v, err)
+		}
 		h.showAccount(w, r, v, a, sess, status)
 		return
 	}
-	http.Redirect(w, r, v.URL("/account", "done", "totp-off"), http.StatusSeeOther)
+	http.Redirect(w, r, v.URL("/account", "done", done), http.StatusSeeOther)
+}
+
+func wrongCode(t AccountText) string     { return t.WrongCode }
+func wrongPassword(t AccountText) string { return t.WrongPassword }
+
+func (h *Handler) disableTOTP(w http.ResponseWriter, r *http.Request) {
+	h.pageAction(w, r, wrongCode, "totp-off", func(a account.Account, _ account.Session) error {
+		return h.Accounts.DisableTOTP(r.Context(), a, strings.TrimSpace(r.PostForm.Get("code")), h.client(r))
+	}, nil)
 }
 
 func (h *Handler) removePasskey(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
-	if !ok {
-		return
-	}
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err == nil {
-		err = h.Accounts.RemovePasskey(r.Context(), a, sess, id, h.client(r))
-	} else {
-		err = envelope.NotFound("Passkey")
-	}
-	if err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongPassword)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
+	h.pageAction(w, r, wrongPassword, "passkey-removed", func(a account.Account, sess account.Session) error {
+		id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+		if err != nil {
+			return envelope.NotFound("Passkey")
 		}
-		h.showAccount(w, r, v, a, sess, status)
-		return
-	}
-	http.Redirect(w, r, v.URL("/account", "done", "passkey-removed"), http.StatusSeeOther)
+		return h.Accounts.RemovePasskey(r.Context(), a, sess, id, h.client(r))
+	}, nil)
 }
 
 // confirmFactor takes a code of the account's authenticator app, or a recovery code, typed on
 // the account page: for account.FactorProofTTL this session may add or remove second factors.
 func (h *Handler) confirmFactor(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
-	if !ok {
-		return
-	}
-	code := strings.TrimSpace(r.PostForm.Get("code"))
-	if err := h.Accounts.ConfirmFactor(r.Context(), a, sess, code, h.client(r)); err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongCode)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
-		}
+	h.pageAction(w, r, wrongCode, "factor-confirmed", func(a account.Account, sess account.Session) error {
+		return h.Accounts.ConfirmFactor(r.Context(), a, sess, strings.TrimSpace(r.PostForm.Get("code")), h.client(r))
+	}, func(v *accountView, err error) {
 		// The problem belongs to this form's input, not to the turn-off form's (also "code").
 		if msg := v.Errors["code"]; msg != "" {
 			delete(v.Errors, "code")
@@ -784,10 +771,7 @@ func (h *Handler) confirmFactor(w http.ResponseWriter, r *http.Request) {
 			v.fieldError("factor-code", v.Message)
 			v.Message = ""
 		}
-		h.showAccount(w, r, v, a, sess, status)
-		return
-	}
-	http.Redirect(w, r, v.URL("/account", "done", "factor-confirmed"), http.StatusSeeOther)
+	})
 }
 
 // factorPasskeyOptions answers the options (JSON) of a passkey assertion that confirms a second
