@@ -430,7 +430,8 @@ func newVerificationView(st ceremony.Status, unavailable []string) verificationV
 	if st.Account != nil {
 		v.Account = &accountView{Email: st.Account.Email, EmailVerified: st.Account.EmailVerified, TOTPEnabled: st.Account.TOTPEnabled}
 	}
-	fresh := func(at *time.Time) bool { return at != nil && time.Since(*at) <= envelope.AccountProofMaxAge }
+	now := time.Now()
+	fresh := func(at *time.Time) bool { return envelope.Fresh(at, now, envelope.AccountProofMaxAge) }
 	v.AccountProofs = accountProofsView{Password: fresh(st.PasswordAt), TOTP: fresh(st.TOTPAt), Passkey: fresh(st.PasskeyAt)}
 	return v
 }

@@ -92,6 +92,13 @@ const DefaultProofMaxAge = 15 * time.Minute
 // assertion may be when the recipient completes.
 const AccountProofMaxAge = 5 * time.Minute
 
+// Fresh reports whether a proof made at at still counts at now when proofs may be maxAge old:
+// made at most maxAge before now, and not more than a minute after it (clocks apart). Nil: no
+// proof.
+func Fresh(at *time.Time, now time.Time, maxAge time.Duration) bool {
+	return at != nil && !at.Before(now.Add(-maxAge)) && !at.After(now.Add(time.Minute))
+}
+
 // SessionProofs are the proofs one browser's session holds for one recipient: what the
 // completion of that recipient is checked against.
 type SessionProofs struct {
@@ -188,9 +195,7 @@ func CheckCompletion(p Proofs, role Role, recipientID int64, email string, s *Se
 	if !needsAction {
 		return nil
 	}
-	fresh := func(at *time.Time, age time.Duration) bool {
-		return at != nil && !at.Before(now.Add(-age)) && !at.After(now.Add(time.Minute))
-	}
+	fresh := func(at *time.Time, age time.Duration) bool { return Fresh(at, now, age) }
 	claveUnica := s.ClaveUnicaRUN != "" && fresh(s.ClaveUnicaAt, maxAge)
 	if p.RUTFirmado && !claveUnica {
 		if s.ClaveUnicaRUN != "" {

@@ -802,7 +802,7 @@ func (tx *Tx) recordAccountEvidence(ctx context.Context, r envelope.Recipient, h
 	if held != nil && held.Account != nil && envelope.CheckAccount(held.Account, r.Email) == nil {
 		accountID, email = &held.Account.ID, &held.Account.Email
 		fresh := func(at *time.Time) *time.Time {
-			if at != nil && !at.Before(now.Add(-envelope.AccountProofMaxAge)) {
+			if envelope.Fresh(at, now, envelope.AccountProofMaxAge) {
 				return at
 			}
 			return nil

@@ -36,7 +36,7 @@ func (f accountFacts) proved(m envelope.ActionAuth) bool {
 	if !f.Matches {
 		return false
 	}
-	fresh := func(at *time.Time) bool { return at != nil && f.Now.Sub(*at) <= envelope.AccountProofMaxAge }
+	fresh := func(at *time.Time) bool { return envelope.Fresh(at, f.Now, envelope.AccountProofMaxAge) }
 	switch m {
 	case envelope.ActionAuthAccount:
 		return true
