@@ -162,21 +162,33 @@ test("page images of a 300-page document are drawn within bounded memory", { ski
   const token = dist.json.recipients[0].token;
   const env = await raw("GET", `/envelope/${id}`, { key });
   const itemId = env.json.envelopeItems[0].id;
+  // 306 images of one link may pass its rate limit (SOBRE_RATE_LIMIT_SIGNING_LINK, 300 a
+  // minute): the client waits as Retry-After says, as a browser showing the pages would, and the
+  // wait is not counted as drawing.
+  let waited = 0;
+  const image = async (p, query = "") => {
+    for (;;) {
+      const res = await fetch(`${baseURL}/sign/${token}/pages/${itemId}/${p}.png${query}`);
+      if (res.status === 429) {
+        const wait = Number(res.headers.get("retry-after") ?? "1") * 1000;
+        await res.arrayBuffer();
+        waited += wait;
+        await new Promise((r) => setTimeout(r, wait));
+        continue;
+      }
+      assert.equal(res.status, 200, `page ${p}`);
+      await res.arrayBuffer();
+      return;
+    }
+  };
   resetPeak();
   const t0 = Date.now();
-  for (let p = 1; p <= 300; p += 1) {
-    const res = await fetch(`${baseURL}/sign/${token}/pages/${itemId}/${p}.png?w=${p % 2 ? 1000 : 2000}`);
-    assert.equal(res.status, 200, `page ${p}`);
-    await res.arrayBuffer();
-  }
-  const drawn = Date.now() - t0;
+  for (let p = 1; p <= 300; p += 1) await image(p, `?w=${p % 2 ? 1000 : 2000}`);
+  const drawn = Date.now() - t0 - waited;
+  waited = 0;
   const t1 = Date.now();
-  for (let p = 1; p <= 300; p += 50) {
-    const res = await fetch(`${baseURL}/sign/${token}/pages/${itemId}/${p}.png`);
-    assert.equal(res.status, 200);
-    await res.arrayBuffer();
-  }
+  for (let p = 1; p <= 300; p += 50) await image(p);
   const m = memory();
-  console.log(`# 300 pages drawn in ${drawn} ms (${(drawn / 300).toFixed(1)} ms/page), 6 again from the cache in ${Date.now() - t1} ms; RSS ${m.rss.toFixed(0)} MiB, peak ${m.peak.toFixed(0)} MiB`);
+  console.log(`# 300 pages drawn in ${drawn} ms (${(drawn / 300).toFixed(1)} ms/page), 6 again from the cache in ${Date.now() - t1 - waited} ms; RSS ${m.rss.toFixed(0)} MiB, peak ${m.peak.toFixed(0)} MiB`);
   assert.ok(m.peak < 300, `the server process peaked at ${m.peak.toFixed(0)} MiB drawing pages`);
 });
