@@ -11,8 +11,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -147,42 +145,6 @@ func (a *testAPI) signerAccount(email, password string) {
 	req := httptest.NewRequest(http.MethodPost, "/account/verify/"+token, nil)
 	if _, _, _, err := a.server.ceremony.Accounts.VerifyEmail(ctx, httptest.NewRecorder(), req, token, password, account.Client{}); err != nil {
 		a.t.Fatal(err)
-	}
-}
-
-// mailedLink waits for a mail to address holding a link that starts with prefix.
-func mailedLink(t *testing.T, address, prefix string) string {
-	t.Helper()
-	sink := os.Getenv("SOBRE_TEST_MAILPIT_URL")
-	if sink == "" {
-		t.Skip("SOBRE_TEST_MAILPIT_URL not set")
-	}
-	link := regexp.MustCompile(regexp.QuoteMeta(prefix) + `[A-Za-z0-9_\-]+`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get(sink + "/api/v1/search?query=" + url.QueryEscape("to:"+address))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var found struct{ Messages []struct{ ID string } }
-		_ = json.NewDecoder(res.Body).Decode(&found)
-		res.Body.Close()
-		for _, m := range found.Messages {
-			msg, err := http.Get(sink + "/api/v1/message/" + m.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var body struct{ Text string }
-			_ = json.NewDecoder(msg.Body).Decode(&body)
-			msg.Body.Close()
-			if l := link.FindString(body.Text); l != "" {
-				return l
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no mail to %s with a link %s…", address, prefix)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

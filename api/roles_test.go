@@ -442,18 +442,7 @@ func TestNoAuthDowngradeAfterSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a.t = t
-			status, body := a.do("POST", "/api/v2"+tt.path, key, tt.body)
-			if tt.wantPath == "" {
-				if status != http.StatusOK {
-					t.Fatalf("status %d, want 200: %v", status, body)
-				}
-				return
-			}
-			wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
-			issues, _ := body["issues"].([]any)
-			if len(issues) != 1 || issues[0].(map[string]any)["path"] != tt.wantPath {
-				t.Errorf("issues %v, want one naming %s", issues, tt.wantPath)
-			}
+			a.postRefusedAt(t, key, tt.path, tt.body, tt.wantPath)
 		})
 	}
 }
@@ -595,18 +584,7 @@ func TestNoProofLostAfterSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a.t = t
-			status, body := a.do("POST", "/api/v2"+tt.path, key, tt.body)
-			if tt.wantPath == "" {
-				if status != http.StatusOK {
-					t.Fatalf("status %d, want 200: %v", status, body)
-				}
-				return
-			}
-			wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
-			issues, _ := body["issues"].([]any)
-			if len(issues) != 1 || issues[0].(map[string]any)["path"] != tt.wantPath {
-				t.Errorf("issues %v, want one naming %s", issues, tt.wantPath)
-			}
+			a.postRefusedAt(t, key, tt.path, tt.body, tt.wantPath)
 		})
 	}
 	after, err := a.store.EnvelopeForRecipient(context.Background(), id)
@@ -624,5 +602,23 @@ func TestNoProofLostAfterSending(t *testing.T) {
 	}
 	if lost := envelope.ProofsLost(proofs(e), proofs(after)); len(lost) > 0 {
 		t.Errorf("after the refused changes, the recipient lost %v", lost)
+	}
+}
+
+// postRefusedAt posts body to path of the API with key and wants it taken (wantPath "") or
+// refused with a 400 whose one issue names wantPath.
+func (a *testAPI) postRefusedAt(t *testing.T, key, path, body, wantPath string) {
+	t.Helper()
+	status, out := a.do("POST", "/api/v2"+path, key, body)
+	if wantPath == "" {
+		if status != http.StatusOK {
+			t.Fatalf("status %d, want 200: %v", status, out)
+		}
+		return
+	}
+	wantError(t, status, out, http.StatusBadRequest, envelope.CodeInvalidBody)
+	issues, _ := out["issues"].([]any)
+	if len(issues) != 1 || issues[0].(map[string]any)["path"] != wantPath {
+		t.Errorf("issues %v, want one naming %s", issues, wantPath)
 	}
 }

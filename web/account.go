@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -777,11 +778,17 @@ func (h *Handler) confirmFactor(w http.ResponseWriter, r *http.Request) {
 // factorPasskeyOptions answers the options (JSON) of a passkey assertion that confirms a second
 // factor on the account page.
 func (h *Handler) factorPasskeyOptions(w http.ResponseWriter, r *http.Request) {
+	h.writePasskeyOptions(w, r, h.Accounts.BeginFactorPasskey)
+}
+
+// writePasskeyOptions answers, for a signed-in account, the WebAuthn options begin makes (JSON).
+func (h *Handler) writePasskeyOptions(w http.ResponseWriter, r *http.Request,
+	begin func(context.Context, account.Account, account.Session) ([]byte, error)) {
 	a, sess, ok := h.jsonSignedIn(w, r)
 	if !ok {
 		return
 	}
-	opts, err := h.Accounts.BeginFactorPasskey(r.Context(), a, sess)
+	opts, err := begin(r.Context(), a, sess)
 	if err != nil {
 		h.accountJSONError(w, r, err)
 		return
@@ -874,17 +881,7 @@ func (h *Handler) jsonSignedIn(w http.ResponseWriter, r *http.Request) (account.
 }
 
 func (h *Handler) passkeyOptions(w http.ResponseWriter, r *http.Request) {
-	a, sess, ok := h.jsonSignedIn(w, r)
-	if !ok {
-		return
-	}
-	opts, err := h.Accounts.BeginPasskeyRegistration(r.Context(), a, sess)
-	if err != nil {
-		h.accountJSONError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	_, _ = w.Write(opts)
+	h.writePasskeyOptions(w, r, h.Accounts.BeginPasskeyRegistration)
 }
 
 // newPasskey is the body of POST /account/passkeys.
