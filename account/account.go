@@ -4,12 +4,13 @@ import (
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
 )
 
 // Policies of signer accounts.
 const (
 	// SessionIdleTTL ends a signed-in session that has not been used for this long.
-	SessionIdleTTL = 12 * time.Hour
+	SessionIdleTTL = persistence.AccountSessionIdleTTL
 	// VerifyLinkTTL is how long a mailed email-verification link works (once).
 	VerifyLinkTTL = 24 * time.Hour
 	// ResetLinkTTL is how long a mailed password-reset link works (once).

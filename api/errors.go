@@ -36,7 +36,6 @@ var statusOf = map[envelope.Code]int{
 	envelope.CodeAccountLocked:     http.StatusTooManyRequests,
 	envelope.CodeEmailUnverified:   http.StatusUnauthorized,
 	envelope.CodeAuthNotEnrolled:   http.StatusUnauthorized,
-	envelope.CodeActionAuthNeeded:  http.StatusUnauthorized,
 	envelope.CodeFactorProofNeeded: http.StatusUnauthorized,
 	envelope.CodeInternal:          http.StatusInternalServerError,
 	envelope.CodeUnavailable:       http.StatusServiceUnavailable,

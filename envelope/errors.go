@@ -143,13 +143,12 @@ const (
 // Codes of signer accounts (ACCOUNT, PASSWORD, TWO_FACTOR_AUTH and PASSKEY auth), answered 401
 // but for ACCOUNT_LOCKED (429, with the wait).
 const (
-	CodeAccountRequired  = Code("ACCOUNT_REQUIRED")      // sign in to the account of the recipient's email first
-	CodeAccountMismatch  = Code("ACCOUNT_MISMATCH")      // this browser is signed in to another email's account
-	CodeAuthFailed       = Code("AUTHENTICATION_FAILED") // a wrong password, authenticator code or passkey assertion
-	CodeAccountLocked    = Code("ACCOUNT_LOCKED")        // too many failures: the account takes no proof of that kind for a while
-	CodeEmailUnverified  = Code("EMAIL_NOT_VERIFIED")    // the account's email was never proved by its mailed link
-	CodeAuthNotEnrolled  = Code("AUTH_NOT_ENROLLED")     // the account has no authenticator app or passkey to prove with
-	CodeActionAuthNeeded = Code("ACTION_AUTH_REQUIRED")  // completing needs a fresh proof of one of the recipient's methods
+	CodeAccountRequired = Code("ACCOUNT_REQUIRED")      // sign in to the account of the recipient's email first
+	CodeAccountMismatch = Code("ACCOUNT_MISMATCH")      // this browser is signed in to another email's account
+	CodeAuthFailed      = Code("AUTHENTICATION_FAILED") // a wrong password, authenticator code or passkey assertion
+	CodeAccountLocked   = Code("ACCOUNT_LOCKED")        // too many failures: the account takes no proof of that kind for a while
+	CodeEmailUnverified = Code("EMAIL_NOT_VERIFIED")    // the account's email was never proved by its mailed link
+	CodeAuthNotEnrolled = Code("AUTH_NOT_ENROLLED")     // the account has no authenticator app or passkey to prove with
 	// CodeFactorProofNeeded: adding or removing a second factor of an account that has one needs
 	// a proof of an existing one, less than 5 minutes old, by the same session.
 	CodeFactorProofNeeded = Code("FACTOR_CONFIRMATION_REQUIRED")

@@ -12,7 +12,8 @@ import (
 )
 
 // AccountSessionIdleTTL ends a signer account's session that has not been used for this long:
-// such a session no longer proves anything to a completion.
+// such a session no longer proves anything (account.SessionIdleTTL is this); the purge keeps one
+// a day longer.
 const AccountSessionIdleTTL = 12 * time.Hour
 
 // BindAccount records on ceremony c that the browser acts on its link signed in to account

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // PurgeCounts are the rows one purge step deleted, by kind.
@@ -60,16 +59,12 @@ var purges = []struct {
 	{"account sessions", `DELETE FROM account_sessions WHERE id_hash IN (
 		SELECT id_hash FROM account_sessions
 		WHERE ended_at < now() - interval '1 day' OR last_seen_at < now() - interval '1 day' - make_interval(secs => ` +
-		strconv.Itoa(int(accountSessionIdle.Seconds())) + `) LIMIT $1)`, func(c *PurgeCounts) *int { return &c.AccountSessions }},
+		strconv.Itoa(int(AccountSessionIdleTTL.Seconds())) + `) LIMIT $1)`, func(c *PurgeCounts) *int { return &c.AccountSessions }},
 	{"account links", `DELETE FROM account_links WHERE token_hash IN (
 		SELECT token_hash FROM account_links WHERE expires_at < now() - interval '1 day' LIMIT $1)`, func(c *PurgeCounts) *int { return &c.AccountLinks }},
 	{"WebAuthn challenges", `DELETE FROM webauthn_challenges WHERE challenge IN (
 		SELECT challenge FROM webauthn_challenges WHERE expires_at < now() LIMIT $1)`, func(c *PurgeCounts) *int { return &c.Challenges }},
 }
-
-// accountSessionIdle is how long a signer-account session lives unused (account.SessionIdleTTL,
-// which this package cannot import): the purge keeps one a day longer.
-const accountSessionIdle = 12 * time.Hour
 
 // PurgeExpired deletes up to batch rows of each kind of expired ceremony record and says how
 // many it deleted; call it again while PurgeCounts.Full. Each statement commits on its own.
