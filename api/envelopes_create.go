@@ -109,8 +109,7 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 		}
 	}
 	if !sawPayload {
-		return nil, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "payload", Message: "is required: a JSON part named \"payload\""}}}
+		return nil, envelope.Invalid("payload", "is required: a JSON part named \"payload\"")
 	}
 	return files, nil
 }
@@ -136,8 +135,7 @@ func checkDisposition(cd string) error {
 	if m := partName.FindStringSubmatch(cd); m != nil && m[1] == "payload" {
 		path = "payload"
 	}
-	return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: path,
-		Message: fmt.Sprintf("a part's Content-Disposition cannot be read (%v): a quote or backslash in a file name must be escaped", err)}}}
+	return envelope.Invalid(path, "a part's Content-Disposition cannot be read (%v): a quote or backslash in a file name must be escaped", err)
 }
 
 // inspectFiles normalises each uploaded PDF (pdf.Normalize): the normalised document is what

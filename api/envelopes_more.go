@@ -388,8 +388,7 @@ func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
 		version = "signed"
 	}
 	if version != "original" && version != "signed" {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "version", Message: `must be "original" or "signed", got ` + strconv.Quote(version)}}})
+		s.writeError(w, r, envelope.Invalid("version", `must be "original" or "signed", got %q`, version))
 		return
 	}
 	item, ref, err := s.store.ItemByID(r.Context(), scope(r), id)
@@ -550,7 +549,7 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.ID == nil || *in.ID == "" {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "id", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("id", "is required"))
 		return
 	}
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {

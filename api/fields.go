@@ -405,8 +405,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.FieldID == nil {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "fieldId", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("fieldId", "is required"))
 		return
 	}
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
@@ -439,8 +438,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 			}
 			rest := slices.DeleteFunc(slices.Clone(e.Fields), func(g envelope.Field) bool { return g.ID == f.ID })
 			if lost := envelope.ProofsLost(envelope.RequiredProofs(rec, e.AuthOptions, e.Fields), envelope.RequiredProofs(rec, e.AuthOptions, rest)); len(lost) > 0 {
-				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "fieldId",
-					Message: fmt.Sprintf("the envelope was sent: deleting this field would drop %v from what recipient %d must prove", lost, rec.ID)}}}
+				return envelope.Invalid("fieldId", "the envelope was sent: deleting this field would drop %v from what recipient %d must prove", lost, rec.ID)
 			}
 		}
 		if err := tx.DeleteField(r.Context(), f.ID); err != nil {

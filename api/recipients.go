@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -24,8 +23,7 @@ func pathID(r *http.Request, name string) (int64, error) {
 	raw := chi.URLParam(r, name)
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return 0, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: name, Message: "must be a positive integer, got " + strconv.Quote(raw)}}}
+		return 0, envelope.Invalid(name, "must be a positive integer, got %q", raw)
 	}
 	return id, nil
 }
@@ -354,8 +352,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.RecipientID == nil {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "recipientId", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("recipientId", "is required"))
 		return
 	}
 	var ref persistence.EnvelopeRef
@@ -379,8 +376,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 			if envelope.RequiredProofs(rec, e.AuthOptions, e.Fields).MustProve() {
-				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "recipientId",
-					Message: fmt.Sprintf("recipient %d must prove their identity or access, and the envelope was sent: they cannot be removed (cancel the envelope and send a new one)", rec.ID)}}}
+				return envelope.Invalid("recipientId", "recipient %d must prove their identity or access, and the envelope was sent: they cannot be removed (cancel the envelope and send a new one)", rec.ID)
 			}
 		}
 		if rec.Role != envelope.RoleCC {

@@ -62,8 +62,7 @@ func nulError(raw []byte) error {
 	if json.Unmarshal(raw, &v) == nil {
 		path = findNUL(v, "")
 	}
-	return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-		Issues: []envelope.Issue{{Path: path, Message: "must not contain the NUL character (\\u0000)"}}}
+	return envelope.Invalid(path, "must not contain the NUL character (\\u0000)")
 }
 
 func findNUL(v any, path string) string {
@@ -119,11 +118,7 @@ func jsonError(err error) error {
 		if path == "" {
 			path = "(body)"
 		}
-		return &envelope.Error{
-			Code:    envelope.CodeInvalidBody,
-			Message: "Input validation failed",
-			Issues:  []envelope.Issue{{Path: path, Message: fmt.Sprintf("expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)}},
-		}
+		return envelope.Invalid(path, "expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is truncated JSON")
 	default:

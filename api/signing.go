@@ -219,7 +219,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.FieldID == nil {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "fieldId", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("fieldId", "is required"))
 		return
 	}
 	var field *envelope.Field
@@ -472,7 +472,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bad := func(msg string) error {
-		return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "signature", Message: msg}}}
+		return envelope.Invalid("signature", "%s", msg)
 	}
 	if in.Signature == nil || *in.Signature == "" {
 		s.writeError(w, r, bad("is required"))
