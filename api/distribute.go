@@ -113,21 +113,6 @@ func (s *Server) checkSignable(e *envelope.Envelope) error {
 	return &envelope.Error{Code: first.Code, Message: first.Message, Issues: issues}
 }
 
-// checkRecipientSignable records a problem at path (the recipient's authOptions) when recipient
-// rec, on an envelope with global options and fields, could never act on this server
-// (ceremony.CheckSignable). A CC takes no action and is never refused.
-func (s *Server) checkRecipientSignable(p *envelope.Problems, path string, rec envelope.Recipient, global envelope.AuthOptions, fields []envelope.Field) {
-	if rec.Role == envelope.RoleCC {
-		return
-	}
-	if err := s.ceremony.CheckSignable(envelope.RequiredProofs(rec, global, fields)); err != nil {
-		var de *envelope.Error
-		if errors.As(err, &de) {
-			p.Add(path, "%s", de.Message)
-		}
-	}
-}
-
 func joinNames(list []string) string {
 	out := ""
 	for i, s := range list {
@@ -171,7 +156,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
 			return err
 		}
-		changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
+		changes := persistence.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
 		if err := p.Err(); err != nil {
 			return err
 		}

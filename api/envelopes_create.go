@@ -21,14 +21,9 @@ import (
 // maxFiles is the most PDFs one upload carries (and maxItems, the most an envelope holds).
 const maxFiles = maxItems
 
-// maxRecipients is the most recipients one envelope has (Documenso's RECIPIENT_LIMIT_EXCEEDED).
-const maxRecipients = 100
-
-// Codes of the limits, answered 400 as Documenso does.
-const (
-	codeItemLimit      = envelope.Code("ENVELOPE_ITEM_LIMIT_EXCEEDED")
-	codeRecipientLimit = envelope.Code("RECIPIENT_LIMIT_EXCEEDED")
-)
+// codeItemLimit refuses an upload past maxFiles or an envelope past maxItems, answered 400 as
+// Documenso does.
+const codeItemLimit = envelope.Code("ENVELOPE_ITEM_LIMIT_EXCEEDED")
 
 type createPayload struct {
 	Title                  *string             `json:"title"`
@@ -234,8 +229,8 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if len(in.Recipients) > maxRecipients {
-		s.writeError(w, r, envelope.Errorf(codeRecipientLimit, "An envelope has at most %d recipients, got %d", maxRecipients, len(in.Recipients)))
+	if len(in.Recipients) > envelope.MaxRecipients {
+		s.writeError(w, r, envelope.Errorf(envelope.CodeRecipientLimit, "An envelope has at most %d recipients, got %d", envelope.MaxRecipients, len(in.Recipients)))
 		return
 	}
 	var p envelope.Problems

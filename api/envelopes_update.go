@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -20,6 +19,29 @@ type updateRequest struct {
 		TemplateType     *string                   `json:"templateType"`
 	} `json:"data"`
 	Meta *envelope.MetaInput `json:"meta"`
+}
+
+// update is the store's change of a decoded request.
+func (in updateRequest) update() persistence.EnvelopeUpdate {
+	u := persistence.EnvelopeUpdate{Meta: in.Meta}
+	if d := in.Data; d != nil {
+		u.Settings = &persistence.EnvelopeSettings{Title: d.Title, ExternalID: d.ExternalID, FolderID: d.FolderID}
+		if d.Visibility != nil {
+			v := envelope.Visibility(*d.Visibility)
+			u.Settings.Visibility = &v
+		}
+		if d.GlobalAccessAuth != nil {
+			u.Settings.GlobalAccessAuth = toType[envelope.AccessAuth](d.GlobalAccessAuth)
+		}
+		if d.GlobalActionAuth != nil {
+			u.Settings.GlobalActionAuth = toType[envelope.ActionAuth](d.GlobalActionAuth)
+		}
+		if d.TemplateType != nil {
+			t := envelope.TemplateType(*d.TemplateType)
+			u.Settings.TemplateType = &t
+		}
+	}
+	return u
 }
 
 // finishedError is the error for a change asked of an envelope that can no longer change.
@@ -46,101 +68,7 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	caller := member(r)
-	var updated *envelope.Envelope
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		e, err := s.mutableEnvelope(r, tx, *in.EnvelopeID)
-		if err != nil {
-			return err
-		}
-		type audit struct {
-			typ  string
-			data any
-		}
-		var audits []audit
-		if d := in.Data; d != nil {
-			if d.Title != nil {
-				envelope.CheckLength(&p, "data.title", *d.Title, 1, envelope.MaxTitle)
-				if *d.Title != e.Title {
-					audits = append(audits, audit{"DOCUMENT_TITLE_UPDATED", map[string]any{"from": e.Title, "to": *d.Title}})
-					e.Title = *d.Title
-				}
-			}
-			if d.ExternalID.Set {
-				if !d.ExternalID.Null {
-					envelope.CheckLength(&p, "data.externalId", d.ExternalID.Value, 0, envelope.MaxExternalID)
-				}
-				if deref(e.ExternalID) != deref(d.ExternalID.Ptr()) {
-					audits = append(audits, audit{"DOCUMENT_EXTERNAL_ID_UPDATED", map[string]any{"from": deref(e.ExternalID), "to": deref(d.ExternalID.Ptr())}})
-				}
-				e.ExternalID = d.ExternalID.Ptr()
-			}
-			if d.Visibility != nil {
-				v := envelope.Visibility(*d.Visibility)
-				switch {
-				case !envelope.OneOf(v, envelope.Visibilities()):
-					p.Add("data.visibility", "must be one of %v, got %q", envelope.Visibilities(), *d.Visibility)
-				case !caller.Role.CanSee(v):
-					return envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not set visibility %s", caller.Role, v)
-				case v != e.Visibility:
-					audits = append(audits, audit{"DOCUMENT_VISIBILITY_UPDATED", map[string]any{"from": e.Visibility, "to": v}})
-					e.Visibility = v
-				}
-			}
-			if e.Status == envelope.StatusPending {
-				next := e.AuthOptions
-				if d.GlobalAccessAuth != nil {
-					next.GlobalAccessAuth = toType[envelope.AccessAuth](d.GlobalAccessAuth)
-				}
-				if d.GlobalActionAuth != nil {
-					next.GlobalActionAuth = toType[envelope.ActionAuth](d.GlobalActionAuth)
-				}
-				checkNotWeakened(&p, "data", "globalAccessAuth", "globalActionAuth", envelope.GlobalAuth(e.AuthOptions), envelope.GlobalAuth(next))
-				for i, rec := range e.Recipients {
-					s.checkRecipientSignable(&p, envelope.Join(envelope.Join("recipients", i), "authOptions"), rec, next, e.Fields)
-				}
-			}
-			if d.GlobalAccessAuth != nil {
-				v := envelope.CheckEnums(&p, "data.globalAccessAuth", toType[envelope.AccessAuth](d.GlobalAccessAuth), envelope.AccessAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACCESS_UPDATED", map[string]any{"from": e.AuthOptions.GlobalAccessAuth, "to": v}})
-				e.AuthOptions.GlobalAccessAuth = v
-			}
-			if d.GlobalActionAuth != nil {
-				v := envelope.CheckEnums(&p, "data.globalActionAuth", toType[envelope.ActionAuth](d.GlobalActionAuth), envelope.GlobalActionAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACTION_UPDATED", map[string]any{"from": e.AuthOptions.GlobalActionAuth, "to": v}})
-				e.AuthOptions.GlobalActionAuth = v
-			}
-			if d.FolderID.Set {
-				if !d.FolderID.Null {
-					envelope.CheckLength(&p, "data.folderId", d.FolderID.Value, 1, 255)
-				}
-				e.FolderID = d.FolderID.Ptr()
-			}
-			if d.TemplateType != nil {
-				t := envelope.TemplateType(*d.TemplateType)
-				if !envelope.OneOf(t, envelope.TemplateTypes()) {
-					p.Add("data.templateType", "must be one of %v, got %q", envelope.TemplateTypes(), *d.TemplateType)
-				}
-				e.TemplateType = t
-			}
-		}
-		if changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
-			audits = append(audits, audit{"DOCUMENT_META_UPDATED", map[string]any{"changes": changes}})
-		}
-		if err := p.Err(); err != nil {
-			return err
-		}
-		if err := tx.SaveEnvelope(r.Context(), e); err != nil {
-			return err
-		}
-		for _, a := range audits {
-			if err := tx.AppendAudit(r.Context(), e.ID, a.typ, a.data, s.actor(r)); err != nil {
-				return err
-			}
-		}
-		updated, err = tx.GetEnvelope(r.Context(), scope(r), e.ID)
-		return err
-	})
+	updated, err := s.store.UpdateEnvelope(r.Context(), s.editor(r), s.editChecks(), *in.EnvelopeID, in.update())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -148,48 +76,4 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 	// A PENDING envelope's workflow reads the new meta (reminders, expiry, signing order).
 	s.refreshWorkflow(r, updated.ID, updated.Status)
 	writeJSON(w, http.StatusOK, newEnvelopeSummaryView(updated, false))
-}
-
-// metaAuditTypes names, as Documenso's audit log does, the documentMeta members whose changes
-// DOCUMENT_META_UPDATED records. Documenso's clients parse exactly these; changes to the other
-// members (signing order, language, signature kinds...) are not recorded there.
-var metaAuditTypes = map[string]string{
-	"subject": "SUBJECT", "message": "MESSAGE", "timezone": "TIMEZONE", "dateFormat": "DATE_FORMAT",
-	"redirectUrl": "REDIRECT_URL", "emailId": "EMAIL_ID", "emailReplyTo": "EMAIL_REPLY_TO", "emailSettings": "EMAIL_SETTINGS",
-}
-
-// metaAuditChanges turns documentMeta changes into DOCUMENT_META_UPDATED's {type, from, to}
-// entries, with from and to as strings or null.
-func metaAuditChanges(changes []envelope.MetaChange) []map[string]any {
-	var out []map[string]any
-	asString := func(v any) any {
-		switch x := v.(type) {
-		case nil:
-			return nil
-		case string:
-			return x
-		default:
-			b, _ := json.Marshal(x)
-			return string(b)
-		}
-	}
-	for _, c := range changes {
-		if t, ok := metaAuditTypes[c.Type]; ok {
-			out = append(out, map[string]any{"type": t, "from": asString(c.From), "to": asString(c.To)})
-		}
-	}
-	return out
-}
-
-// checkNotWeakened records a problem for each of the access and action lists (members
-// accessName and actionName of path) that would lose a method in force once the envelope is
-// PENDING (envelope.Weakened).
-func checkNotWeakened(p *envelope.Problems, path, accessName, actionName string, before, after envelope.AuthMethods) {
-	access, action := envelope.Weakened(before, after)
-	if len(access) > 0 {
-		p.Add(envelope.Join(path, accessName), "the envelope was sent: its authentication may only be kept or strengthened, and this would drop %v", access)
-	}
-	if len(action) > 0 {
-		p.Add(envelope.Join(path, actionName), "the envelope was sent: its authentication may only be kept or strengthened, and this would loosen it (any one method completes: %v)", action)
-	}
 }
