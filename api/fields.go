@@ -3,7 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -408,47 +407,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Invalid("fieldId", "is required"))
 		return
 	}
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		f, ref, err := tx.FieldByID(r.Context(), scope(r), *in.FieldID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
-		}
-		rec, _, err := tx.RecipientByID(r.Context(), scope(r), f.RecipientID)
-		if err != nil {
-			return err
-		}
-		interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
-		if err != nil {
-			return err
-		}
-		if interacted {
-			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
-		}
-		if ref.Status == envelope.StatusPending {
-			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.
-			e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
-			if err != nil {
-				return err
-			}
-			rest := slices.DeleteFunc(slices.Clone(e.Fields), func(g envelope.Field) bool { return g.ID == f.ID })
-			if lost := envelope.ProofsLost(envelope.RequiredProofs(rec, e.AuthOptions, e.Fields), envelope.RequiredProofs(rec, e.AuthOptions, rest)); len(lost) > 0 {
-				return envelope.Invalid("fieldId", "the envelope was sent: deleting this field would drop %v from what recipient %d must prove", lost, rec.ID)
-			}
-		}
-		if err := tx.DeleteField(r.Context(), f.ID); err != nil {
-			return err
-		}
-		if err := tx.Touch(r.Context(), ref.ID); err != nil {
-			return err
-		}
-		return tx.AppendAudit(r.Context(), ref.ID, "FIELD_DELETED", persistence.FieldData(f, rec), s.actor(r))
-	})
+	err := s.store.RemoveField(r.Context(), s.editor(r), *in.FieldID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
