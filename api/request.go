@@ -210,3 +210,23 @@ func newPageView[T any](data []T, count, page, perPage int) pageView[T] {
 	}
 	return pageView[T]{Data: data, Count: count, CurrentPage: page, PerPage: perPage, TotalPages: (count + perPage - 1) / perPage}
 }
+
+// mayManage applies the one rule on who may change, send, end or delete an envelope
+// (envelope.MayManage) to the caller of r.
+func mayManage(r *http.Request, e envelope.Owned) error {
+	return envelope.MayManage(member(r), e)
+}
+
+func decodeEnvelopeID(w http.ResponseWriter, r *http.Request, s *Server, in any, id func() *string) bool {
+	if err := decodeJSON(r, in); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(id()))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	return true
+}
