@@ -79,6 +79,18 @@ func (tx *Tx) EditableEnvelope(ctx context.Context, ed Editor, id string) (*enve
 	return e, nil
 }
 
+// mayChange refuses a change of the envelope ref (of one of its recipients or fields) to an
+// editor who may not manage it (envelope.MayManage), and of a finished envelope.
+func (ed Editor) mayChange(ref EnvelopeRef) error {
+	if err := envelope.MayManage(ed.Member, ref.Owned()); err != nil {
+		return err
+	}
+	if ref.Status.Finished() {
+		return finishedError(ref.Status)
+	}
+	return nil
+}
+
 // finishedError is the error for a change asked of an envelope that can no longer change.
 func finishedError(status envelope.Status) error {
 	code := map[envelope.Status]envelope.Code{

@@ -17,11 +17,8 @@ func (s *Store) RemoveField(ctx context.Context, ed Editor, id int64) error {
 		if err != nil {
 			return err
 		}
-		if err := envelope.MayManage(ed.Member, ref.Owned()); err != nil {
+		if err := ed.mayChange(ref); err != nil {
 			return err
-		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
 		}
 		rec, _, err := tx.RecipientByID(ctx, ed.scope(), f.RecipientID)
 		if err != nil {

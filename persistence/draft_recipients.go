@@ -228,11 +228,8 @@ func (s *Store) RemoveRecipient(ctx context.Context, ed Editor, checks EditCheck
 		if err != nil {
 			return err
 		}
-		if err := envelope.MayManage(ed.Member, ref.Owned()); err != nil {
+		if err := ed.mayChange(ref); err != nil {
 			return err
-		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
 		}
 		if ref.Status == envelope.StatusPending {
 			// Removed and added again, a recipient would come back without what they must prove.
