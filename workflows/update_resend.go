@@ -1,0 +1,96 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+)
+
+func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	for _, id := range req.RecipientIDs {
+		if r.snap.Recipient(id) == nil {
+			return appError(envelope.NotFound(fmt.Sprintf("Recipient %d", id)))
+		}
+	}
+	return nil
+}
+
+// onResend sends the envelope again to the listed recipients who have not acted: a new deadline,
+// a new request (with its own Message-ID) and reminders counted from now. The mails go out from
+// the main loop, outside the lock.
+func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
+	if r.legacy {
+		return r.legacyOnResend(ctx, req)
+	}
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	now := workflow.Now(ctx)
+	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
+	var renewed []activities.Recipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	m := r.snap.Meta
+	for _, rec := range renewed {
+		r.resends++
+		if m.DistributionMethod == envelope.DistributionEmail && rec.Email != "" {
+			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true})
+			if !slices.Contains(r.requested, rec.ID) {
+				r.requested = append(r.requested, rec.ID)
+			}
+			sent := 0
+			for _, rm := range r.reminders {
+				if rm.RecipientID == rec.ID {
+					sent = rm.Sent
+				}
+			}
+			r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == rec.ID })
+			if m.ReminderSettings != nil {
+				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Sent: sent, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+			}
+		}
+		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
+	}
+	var snap activities.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	// The requests just queued mail each renewed recipient's current link, replaced or not.
+	if r.snap.LinkVersions == nil {
+		r.snap.LinkVersions = map[int64]int{}
+	}
+	for _, rec := range renewed {
+		r.snap.LinkVersions[rec.ID] = snap.LinkVersions[rec.ID]
+	}
+	r.replaceSnapshot(snap)
+	r.bump()
+	v := r.version
+	r.mu.Unlock()
+	r.wait(ctx, v)
+	return nil
+}
