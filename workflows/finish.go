@@ -5,7 +5,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -22,10 +21,6 @@ type ending struct {
 func (r *run) finish(ctx workflow.Context) error {
 	m, e := r.snap.Meta, r.end
 	now := workflow.Now(ctx)
-	byMail := m.DistributionMethod == envelope.DistributionEmail
-	notice := func(kind mail.Kind, rid int64) activities.Notice {
-		return activities.Notice{Kind: kind, EnvelopeID: r.in.EnvelopeID, RecipientID: rid, ActorID: e.recipientID, Reason: e.reason}
-	}
 	in := activities.FinishInput{EnvelopeID: r.in.EnvelopeID, Status: e.status, Actor: e.actor, Now: now}
 	info := workflow.GetInfo(ctx)
 	switch e.status {
@@ -38,42 +33,17 @@ func (r *run) finish(ctx workflow.Context) error {
 			}
 		}
 		in.AuditType, in.Data = "DOCUMENT_COMPLETED", map[string]any{"transactionId": info.WorkflowExecution.RunID}
-		for _, rec := range r.snap.Recipients {
-			if byMail && m.EmailSettings.DocumentCompleted {
-				n := notice(mail.DocumentCompleted, rec.ID)
-				n.Attach = true
-				r.queue(n, nil)
-			}
-		}
-		if m.EmailSettings.OwnerDocumentCompleted {
-			n := notice(mail.OwnerCompleted, 0)
-			n.Attach = true
-			r.queue(n, nil)
-		}
+		r.queuePlan(envelope.CompletedNotices(m, r.snap.Recipients), e.reason)
 	case envelope.StatusRejected:
 		in.AuditType = "DOCUMENT_COMPLETED"
 		in.Data = map[string]any{"transactionId": info.WorkflowExecution.RunID, "isRejected": true, "rejectionReason": e.reason}
-		if byMail {
-			r.queue(notice(mail.RejectionConfirmed, e.recipientID), nil)
-			for _, rec := range r.snap.Recipients {
-				if rec.ID != e.recipientID && rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
-					r.queue(notice(mail.EnvelopeCancelled, rec.ID), nil)
-				}
-			}
-		}
-		r.queue(notice(mail.OwnerRejected, 0), nil)
+		r.queuePlan(envelope.RejectedNotices(m, e.recipientID, r.snap.Recipients), e.reason)
 	case envelope.StatusCancelled:
 		if e.deleted {
 			return r.remove(ctx)
 		}
 		in.AuditType, in.Data = "DOCUMENT_CANCELLED", map[string]any{"reason": e.reason}
-		if byMail && m.EmailSettings.DocumentDeleted {
-			for _, rec := range r.snap.Recipients {
-				if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned {
-					r.queue(notice(mail.EnvelopeCancelled, rec.ID), nil)
-				}
-			}
-		}
+		r.queuePlan(envelope.CancelledNotices(m, r.snap.Recipients), e.reason)
 	}
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.FinishEnvelope, in).Get(ctx, nil); err != nil {
 		return err
@@ -90,14 +60,7 @@ func (r *run) finish(ctx workflow.Context) error {
 // remove ends a deleted envelope: the recipients who were sent it are told (documentDeleted),
 // then it is removed from PostgreSQL.
 func (r *run) remove(ctx workflow.Context) error {
-	m := r.snap.Meta
-	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentDeleted {
-		for _, rec := range r.snap.Recipients {
-			if rec.Role != envelope.RoleCC && rec.SendStatus == envelope.SendStatusSent && rec.SigningStatus == envelope.SigningStatusNotSigned && rec.Email != "" {
-				r.queue(activities.Notice{Kind: mail.EnvelopeCancelled, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID}, nil)
-			}
-		}
-	}
+	r.queuePlan(envelope.DeletedNotices(r.snap.Meta, r.snap.Recipients), "")
 	r.flush(ctx)
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.HardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err

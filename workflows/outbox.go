@@ -28,35 +28,34 @@ func (r *run) queue(n activities.Notice, mark *activities.MarkSentInput) {
 const replacedLinkSeq = 10_000
 
 // noticeReplacedLinks queues the signing request again, with its new link, for each recipient
-// who was sent one, has not acted, and whose link was replaced since (its email or
-// authentication changed: envelope.ReplacesLink). The old link only says it was replaced.
+// whose link was replaced since (its email or authentication changed: envelope.ReplacesLink)
+// and who is mailed it (envelope.ReplacedLinkMailed). The old link only says it was replaced.
 func (r *run) noticeReplacedLinks(snap activities.Snapshot) {
-	m := snap.Meta
-	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
-		return
-	}
 	for _, rec := range snap.Recipients {
 		v := snap.LinkVersions[rec.ID]
-		if v <= r.snap.LinkVersions[rec.ID] || !slices.Contains(r.requested, rec.ID) ||
-			rec.SigningStatus != envelope.SigningStatusNotSigned || rec.Email == "" {
+		if v <= r.snap.LinkVersions[rec.ID] || !envelope.ReplacedLinkMailed(snap.Meta, rec, slices.Contains(r.requested, rec.ID)) {
 			continue
 		}
 		r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: replacedLinkSeq + v}, nil)
 	}
 }
 
-// noticeRemoved queues the "removed" mail for each recipient who was sent the envelope, had not
-// acted and is no longer in snap.
+// noticeRemoved queues the "removed" mail for each recipient no longer in snap who is told
+// (envelope.RemovedMailed).
 func (r *run) noticeRemoved(snap activities.Snapshot) {
-	m := snap.Meta
-	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientRemoved {
-		return
-	}
 	for _, old := range r.snap.Recipients {
-		if snap.Recipient(old.ID) != nil || !slices.Contains(r.requested, old.ID) || old.SigningStatus != envelope.SigningStatusNotSigned || old.Email == "" {
+		if snap.Recipient(old.ID) != nil || !envelope.RemovedMailed(snap.Meta, old, slices.Contains(r.requested, old.ID)) {
 			continue
 		}
 		r.queue(activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
+	}
+}
+
+// queuePlan queues the mails of a notification plan (envelope's notices.go), with reason.
+func (r *run) queuePlan(plan []envelope.Notice, reason string) {
+	for _, n := range plan {
+		r.queue(activities.Notice{Kind: mail.Kind(n.Mail), EnvelopeID: r.in.EnvelopeID, RecipientID: n.RecipientID, ActorID: n.About,
+			Reason: reason, Attach: n.Attach}, nil)
 	}
 }
 
@@ -88,19 +87,6 @@ func (r *run) noticeCodeLocks() {
 	}
 }
 
-// emailType names a signing request in the audit log, by role, as Documenso.
-func emailType(role envelope.Role) string {
-	switch role {
-	case envelope.RoleApprover:
-		return "APPROVE_REQUEST"
-	case envelope.RoleViewer:
-		return "VIEW_REQUEST"
-	case envelope.RoleAssistant:
-		return "ASSISTING_REQUEST"
-	}
-	return "SIGNING_REQUEST"
-}
-
 // sendRequests queues the envelope's request to each recipient who may act now and was not sent
 // it yet; one sent by link (no mail) is marked sent at once. A recipient added while PENDING gets
 // its deadline now.
@@ -112,16 +98,16 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 	now := workflow.Now(ctx)
 	for _, id := range envelope.MayActNow(m.SigningOrder, r.snap.Participants()) {
 		rec := r.snap.Recipient(id)
-		if rec == nil || slices.Contains(r.requested, id) || (rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) {
+		if rec == nil || slices.Contains(r.requested, id) || rec.Participant().Expired(now) {
 			continue
 		}
-		mark := &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: emailType(rec.Role)}
+		mark := &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role)}
 		if rec.ExpiresAt == nil {
-			if mark.ExpiresAt = r.expiry(now); mark.ExpiresAt != nil {
+			if mark.ExpiresAt = envelope.Deadline(m.EnvelopeExpirationPeriod, now); mark.ExpiresAt != nil {
 				rec.ExpiresAt = mark.ExpiresAt
 			}
 		}
-		mailed := m.EmailSettings.RecipientSigningRequest && rec.Email != ""
+		mailed := envelope.RequestMailed(m, *rec)
 		if mailed {
 			mark.Mailed = true
 			r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
@@ -131,7 +117,7 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 		rec.SendStatus = envelope.SendStatusSent
 		r.requested = append(r.requested, id)
 		if mailed && m.ReminderSettings != nil {
-			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: envelope.FirstReminder(m.ReminderSettings, now)})
 		}
 	}
 	return nil

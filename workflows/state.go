@@ -7,7 +7,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // RecipientState is one recipient in the workflow's view.
@@ -47,7 +46,7 @@ type run struct {
 	resends     int                    // requests sent again, numbering their Message-IDs
 	notified    []int64                // recipients whose expiry was handled
 	requested   []int64                // recipients sent their request (a recipient who opened a link early still gets it)
-	codeLocks   []persistence.CodeLock // locked code entries the owner was mailed about
+	codeLocks   []envelope.CodeLock // locked code entries the owner was mailed about
 	mismatches  map[int64]int          // by recipient, how many refused RUNs the owner was mailed about
 	mu          workflow.Mutex
 	legacy      bool // started before "mail-outside-lock": replays the first release's steps
@@ -95,4 +94,26 @@ func (r *run) state() State {
 		s.Recipients = append(s.Recipients, rs)
 	}
 	return s
+}
+
+// locked runs fn holding the workflow's lock: the main loop's steps and the Update handlers'
+// changes happen one at a time, in the order they take it. The lock is released however fn
+// returns.
+func (r *run) locked(ctx workflow.Context, fn func() error) error {
+	if err := r.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer r.mu.Unlock()
+	return fn()
+}
+
+// participant is recipient id as the signing-order rules read them, or nil when the envelope no
+// longer holds them.
+func (r *run) participant(id int64) *envelope.Participant {
+	rec := r.snap.Recipient(id)
+	if rec == nil {
+		return nil
+	}
+	p := rec.Participant()
+	return &p
 }

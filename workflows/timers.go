@@ -20,18 +20,24 @@ type reminder struct {
 	Next        time.Time // zero: no more
 }
 
-// expiry is the deadline of a recipient sent the envelope at now, or nil for none.
-func (r *run) expiry(now time.Time) *time.Time {
-	p := r.snap.Meta.EnvelopeExpirationPeriod
-	if p != nil && p.Disabled {
-		return nil
+// restartReminders counts recipient id's reminders from a request sent again at now: the count
+// for the limits starts over, the Message-ID sequence goes on.
+func (r *run) restartReminders(m envelope.Meta, id int64, now time.Time) {
+	sent := 0
+	for _, rm := range r.reminders {
+		if rm.RecipientID == id {
+			sent = rm.Sent
+		}
 	}
-	d := DefaultExpiration
-	if p != nil {
-		d = p.Duration
+	r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == id })
+	if m.ReminderSettings != nil {
+		r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Sent: sent, Next: envelope.FirstReminder(m.ReminderSettings, now)})
 	}
-	t := d.AddTo(now)
-	return &t
+}
+
+// awaitsExpiry reports whether rec's deadline is still to be acted on.
+func (r *run) awaitsExpiry(rec activities.Recipient) bool {
+	return envelope.AwaitsExpiry(rec.Participant(), slices.Contains(r.notified, rec.ID))
 }
 
 // nextDeadline is the earliest reminder or expiry to act on, or zero.
@@ -46,52 +52,67 @@ func (r *run) nextDeadline() time.Time {
 		earlier(rm.Next)
 	}
 	for _, rec := range r.snap.Recipients {
-		if rec.ExpiresAt != nil && rec.Role != envelope.RoleCC && rec.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(r.notified, rec.ID) {
+		if r.awaitsExpiry(rec) {
 			earlier(*rec.ExpiresAt)
 		}
 	}
 	return next
 }
 
-// timersDue queues the reminders that are due and handles expired recipients, then sends the
-// mails outside the lock.
+// timersDue handles expired recipients and queues the reminders that are due under the lock,
+// then sends the mails outside it.
 func (r *run) timersDue(ctx workflow.Context) error {
-	if err := r.mu.Lock(ctx); err != nil {
+	err := r.locked(ctx, func() error {
+		if err := r.expire(ctx); err != nil {
+			return err
+		}
+		r.remind(ctx)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
+	r.flush(ctx)
+	return nil
+}
+
+// expire records the recipients whose deadline passed and queues the owner's mails about them.
+func (r *run) expire(ctx workflow.Context) error {
 	now := workflow.Now(ctx)
-	m := r.snap.Meta
 	var expired []int64
 	for _, rec := range r.snap.Recipients {
-		if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.Role != envelope.RoleCC &&
-			rec.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(r.notified, rec.ID) {
+		if r.awaitsExpiry(rec) && rec.Participant().Expired(now) {
 			expired = append(expired, rec.ID)
 		}
 	}
-	if len(expired) > 0 {
-		var list []activities.Recipient
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
-			r.mu.Unlock()
-			return err
-		}
-		r.notified = append(r.notified, expired...)
-		for _, rec := range list {
-			if m.EmailSettings.OwnerRecipientExpired {
-				r.queue(activities.Notice{Kind: mail.OwnerExpired, EnvelopeID: r.in.EnvelopeID, ActorID: rec.ID}, nil)
-			}
-		}
+	if len(expired) == 0 {
+		return nil
 	}
+	var list []activities.Recipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+		return err
+	}
+	r.notified = append(r.notified, expired...)
+	ids := make([]int64, len(list))
+	for i, rec := range list {
+		ids[i] = rec.ID
+	}
+	r.queuePlan(envelope.ExpiredNotices(r.snap.Meta, ids), "")
+	return nil
+}
+
+// remind queues each reminder that is due, or stops the recipient's reminders when
+// envelope.RemindNow says so.
+func (r *run) remind(ctx workflow.Context) {
+	now := workflow.Now(ctx)
+	m := r.snap.Meta
 	active := envelope.MayActNow(m.SigningOrder, r.snap.Participants())
 	for i := range r.reminders {
 		rm := &r.reminders[i]
 		if rm.Next.IsZero() || now.Before(rm.Next) {
 			continue
 		}
-		rec := r.snap.Recipient(rm.RecipientID)
-		stop := rec == nil || rec.SigningStatus != envelope.SigningStatusNotSigned || !slices.Contains(active, rm.RecipientID) ||
-			(rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) || rm.Count >= MaxReminders || now.Sub(rm.SentAt) > ReminderHorizon ||
-			m.DistributionMethod != envelope.DistributionEmail || m.ReminderSettings == nil
-		if stop {
+		if !envelope.RemindNow(m, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, r.participant(rm.RecipientID), slices.Contains(active, rm.RecipientID), now) {
 			rm.Next = time.Time{}
 			continue
 		}
@@ -99,12 +120,6 @@ func (r *run) timersDue(ctx workflow.Context) error {
 		rm.Sent++
 		r.queue(activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Sent},
 			&activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true})
-		rm.Next = m.ReminderSettings.RepeatEvery.AddTo(now)
-		if rm.Count >= MaxReminders || rm.Next.Sub(rm.SentAt) > ReminderHorizon {
-			rm.Next = time.Time{}
-		}
+		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)
 	}
-	r.mu.Unlock()
-	r.flush(ctx)
-	return nil
 }

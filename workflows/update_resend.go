@@ -39,46 +39,46 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
-	if err := r.mu.Lock(ctx); err != nil {
+	var v int
+	err := r.locked(ctx, func() (err error) {
+		v, err = r.resend(ctx, req)
+		return err
+	})
+	if err != nil {
 		return err
 	}
+	r.wait(ctx, v)
+	return nil
+}
+
+// resend renews the recipients' deadlines and queues their requests; the caller holds the lock.
+// It returns the version to wait for.
+func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 	if err := r.acting(); err != nil {
-		r.mu.Unlock()
-		return err
+		return 0, err
 	}
 	now := workflow.Now(ctx)
-	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
+	m := r.snap.Meta
+	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(m.EnvelopeExpirationPeriod, now)}
 	var renewed []activities.Recipient
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
-		r.mu.Unlock()
-		return err
+		return 0, err
 	}
-	m := r.snap.Meta
 	for _, rec := range renewed {
 		r.resends++
-		if m.DistributionMethod == envelope.DistributionEmail && rec.Email != "" {
+		if envelope.ResendMailed(m, rec) {
 			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
-			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true})
+			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true})
 			if !slices.Contains(r.requested, rec.ID) {
 				r.requested = append(r.requested, rec.ID)
 			}
-			sent := 0
-			for _, rm := range r.reminders {
-				if rm.RecipientID == rec.ID {
-					sent = rm.Sent
-				}
-			}
-			r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == rec.ID })
-			if m.ReminderSettings != nil {
-				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Sent: sent, Next: m.ReminderSettings.SendAfter.AddTo(now)})
-			}
+			r.restartReminders(m, rec.ID, now)
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
 	var snap activities.Snapshot
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
-		r.mu.Unlock()
-		return err
+		return 0, err
 	}
 	// The requests just queued mail each renewed recipient's current link, replaced or not.
 	if r.snap.LinkVersions == nil {
@@ -89,8 +89,5 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 	}
 	r.replaceSnapshot(snap)
 	r.bump()
-	v := r.version
-	r.mu.Unlock()
-	r.wait(ctx, v)
-	return nil
+	return r.version, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -52,11 +51,11 @@ func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
-	if err := r.mu.Lock(ctx); err != nil {
+	var v int
+	err := r.locked(ctx, func() (err error) {
+		v, err = r.complete(ctx, req)
 		return err
-	}
-	v, err := r.complete(ctx, req)
-	r.mu.Unlock()
+	})
 	if err != nil {
 		return err
 	}
@@ -82,13 +81,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 		return 0, err
 	}
 	r.replaceSnapshot(snap)
-	m := r.snap.Meta
-	if m.EmailSettings.RecipientSigned {
-		r.queue(activities.Notice{Kind: mail.RecipientSigned, EnvelopeID: r.in.EnvelopeID, ActorID: req.RecipientID}, nil)
-	}
-	if m.DistributionMethod == envelope.DistributionEmail && m.EmailSettings.DocumentPending && !envelope.AllDone(r.snap.Participants()) {
-		r.queue(activities.Notice{Kind: mail.DocumentPending, EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID}, nil)
-	}
+	r.queuePlan(envelope.RecipientCompletedNotices(r.snap.Meta, req.RecipientID, envelope.AllDone(r.snap.Participants())), "")
 	r.bump()
 	return r.version, nil
 }
@@ -140,25 +133,26 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
-	if err := r.mu.Lock(ctx); err != nil {
+	var v int
+	err := r.locked(ctx, func() error {
+		if err := r.acting(); err != nil {
+			return err
+		}
+		in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
+			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
+		var snap activities.Snapshot
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
+			return err
+		}
+		r.replaceSnapshot(snap)
+		r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
+		r.bump()
+		v = r.version
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := r.acting(); err != nil {
-		r.mu.Unlock()
-		return err
-	}
-	in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
-		External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
-	var snap activities.Snapshot
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
-		r.mu.Unlock()
-		return err
-	}
-	r.replaceSnapshot(snap)
-	r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
-	r.bump()
-	v := r.version
-	r.mu.Unlock()
 	r.wait(ctx, v)
 	return nil
 }

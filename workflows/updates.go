@@ -116,17 +116,19 @@ func (r *run) endWith(ctx workflow.Context, e ending) error {
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
-	if err := r.mu.Lock(ctx); err != nil {
+	var v int
+	err := r.locked(ctx, func() error {
+		if err := r.acting(); err != nil {
+			return err
+		}
+		r.end = &e
+		r.bump()
+		v = r.version
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := r.acting(); err != nil {
-		r.mu.Unlock()
-		return err
-	}
-	r.end = &e
-	r.bump()
-	v := r.version
-	r.mu.Unlock()
 	r.wait(ctx, v)
 	return nil
 }

@@ -32,15 +32,8 @@ var (
 	AttrStatus     = temporal.NewSearchAttributeKeyKeyword("EnvelopeStatus")
 )
 
-// Limits of reminders, as Documenso's: at most 5, and none later than 30 days after the request.
-const (
-	MaxReminders     = 5
-	ReminderHorizon  = 30 * 24 * time.Hour
-	handlerWaitLimit = 15 * time.Second
-)
-
-// DefaultExpiration is a recipient's time to act when documentMeta sets none.
-var DefaultExpiration = envelope.Duration{Unit: envelope.UnitMonth, Amount: 3}
+// handlerWaitLimit is how long an Update handler waits for the main loop to act on its event.
+const handlerWaitLimit = 15 * time.Second
 
 // Input starts an envelope's workflow.
 type Input struct {
@@ -94,15 +87,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
 		return err
 	}
-	var expiresAt *time.Time
-	if p := current.Meta.EnvelopeExpirationPeriod; p == nil || !p.Disabled {
-		d := DefaultExpiration
-		if p != nil {
-			d = p.Duration
-		}
-		t := d.AddTo(workflow.Now(ctx))
-		expiresAt = &t
-	}
+	expiresAt := envelope.Deadline(current.Meta.EnvelopeExpirationPeriod, workflow.Now(ctx))
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkPending, activities.MarkPendingInput{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
 		return err
 	}
@@ -194,15 +179,32 @@ func (r *run) coalesce(ctx workflow.Context) error {
 // queues what is due under the lock, then sends the mails without it, and, when the envelope
 // ends, finishes it.
 func (r *run) step(ctx workflow.Context) error {
-	if err := r.mu.Lock(ctx); err != nil {
+	var v int
+	err := r.locked(ctx, func() error {
+		v = r.version
+		return r.collect(ctx)
+	})
+	if err != nil {
 		return err
 	}
-	v := r.version
+	r.flush(ctx)
+	if r.end != nil {
+		if err := r.locked(ctx, func() error { return r.finish(ctx) }); err != nil {
+			return err
+		}
+	}
+	r.processed = v
+	return nil
+}
+
+// collect, under the lock, reloads the envelope if asked, queues the owner's mails about code
+// locks and refused RUNs, decides completion and, until the envelope ends, queues the requests
+// that are due.
+func (r *run) collect(ctx workflow.Context) error {
 	if r.refresh {
 		r.refresh = false
 		var snap activities.Snapshot
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
-			r.mu.Unlock()
 			return err
 		}
 		r.noticeRemoved(snap)
@@ -215,23 +217,7 @@ func (r *run) step(ctx workflow.Context) error {
 		r.end = &ending{status: envelope.StatusCompleted, actor: persistence.SystemActor()}
 	}
 	if r.end == nil {
-		if err := r.sendRequests(ctx); err != nil {
-			r.mu.Unlock()
-			return err
-		}
+		return r.sendRequests(ctx)
 	}
-	r.mu.Unlock()
-	r.flush(ctx)
-	if r.end != nil {
-		if err := r.mu.Lock(ctx); err != nil {
-			return err
-		}
-		err := r.finish(ctx)
-		r.mu.Unlock()
-		if err != nil {
-			return err
-		}
-	}
-	r.processed = v
 	return nil
 }
