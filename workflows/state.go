@@ -43,11 +43,11 @@ type run struct {
 	end         *ending
 	outbox      []outgoing
 	reminders   []reminder
-	resends     int                    // requests sent again, numbering their Message-IDs
-	notified    []int64                // recipients whose expiry was handled
-	requested   []int64                // recipients sent their request (a recipient who opened a link early still gets it)
+	resends     int                 // requests sent again, numbering their Message-IDs
+	notified    []int64             // recipients whose expiry was handled
+	requested   []int64             // recipients sent their request (a recipient who opened a link early still gets it)
 	codeLocks   []envelope.CodeLock // locked code entries the owner was mailed about
-	mismatches  map[int64]int          // by recipient, how many refused RUNs the owner was mailed about
+	mismatches  map[int64]int       // by recipient, how many refused RUNs the owner was mailed about
 	mu          workflow.Mutex
 	legacy      bool // started before "mail-outside-lock": replays the first release's steps
 	// bounded: started after "bounded-history": refresh signals are coalesced and the run
