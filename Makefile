@@ -22,6 +22,10 @@ test: ## run the whole suite (Go unit and integration tests, fuzz, deploy checks
 e2e: ## run only the end-to-end tests (E2E_TESTS=tests/seal.test.mjs picks files)
 	@TEST_PARTS=e2e bash scripts/test.sh
 
+.PHONY: record-histories
+record-histories: ## record today's envelope workflow histories under workflows/testdata (replayed by make test)
+	@bash scripts/record-histories.sh
+
 .PHONY: bench
 bench: ## run the benchmarks against a real PostgreSQL and Temporal; prints figures and ratios
 	@bash scripts/bench.sh
