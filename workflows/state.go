@@ -117,3 +117,21 @@ func (r *run) participant(id int64) *envelope.Participant {
 	p := rec.Participant()
 	return &p
 }
+
+// act runs an Update's change once the workflow is initialized, under the lock, then waits for
+// the main loop to act on it: change returns the version to wait for.
+func (r *run) act(ctx workflow.Context, change func() (int, error)) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	var v int
+	err := r.locked(ctx, func() (err error) {
+		v, err = change()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.wait(ctx, v)
+	return nil
+}

@@ -36,19 +36,7 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 	if r.legacy {
 		return r.legacyOnResend(ctx, req)
 	}
-	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
-		return err
-	}
-	var v int
-	err := r.locked(ctx, func() (err error) {
-		v, err = r.resend(ctx, req)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	r.wait(ctx, v)
-	return nil
+	return r.act(ctx, func() (int, error) { return r.resend(ctx, req) })
 }
 
 // resend renews the recipients' deadlines and queues their requests; the caller holds the lock.

@@ -48,19 +48,7 @@ func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error 
 }
 
 func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
-	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
-		return err
-	}
-	var v int
-	err := r.locked(ctx, func() (err error) {
-		v, err = r.complete(ctx, req)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	r.wait(ctx, v)
-	return nil
+	return r.act(ctx, func() (int, error) { return r.complete(ctx, req) })
 }
 
 // complete records a completion; the caller holds r.mu. It returns the version to wait for.
@@ -130,29 +118,19 @@ func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
 }
 
 func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
-	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
-		return err
-	}
-	var v int
-	err := r.locked(ctx, func() error {
+	return r.act(ctx, func() (int, error) {
 		if err := r.acting(); err != nil {
-			return err
+			return 0, err
 		}
 		in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
 			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
 		var snap activities.Snapshot
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
-			return err
+			return 0, err
 		}
 		r.replaceSnapshot(snap)
 		r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
 		r.bump()
-		v = r.version
-		return nil
+		return r.version, nil
 	})
-	if err != nil {
-		return err
-	}
-	r.wait(ctx, v)
-	return nil
 }

@@ -113,24 +113,14 @@ func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
 // endWith decides how the envelope ends, unless it already ended: under the lock, so that a
 // cancel and a rejection arriving together cannot overwrite one another.
 func (r *run) endWith(ctx workflow.Context, e ending) error {
-	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
-		return err
-	}
-	var v int
-	err := r.locked(ctx, func() error {
+	return r.act(ctx, func() (int, error) {
 		if err := r.acting(); err != nil {
-			return err
+			return 0, err
 		}
 		r.end = &e
 		r.bump()
-		v = r.version
-		return nil
+		return r.version, nil
 	})
-	if err != nil {
-		return err
-	}
-	r.wait(ctx, v)
-	return nil
 }
 
 func (r *run) validateDelete(ctx workflow.Context) error {
