@@ -14,6 +14,20 @@ type Participant struct {
 	ExpiresAt    *time.Time
 }
 
+// ParticipantOf is recipient r as the signing-order rules read it.
+func ParticipantOf(r Recipient) Participant {
+	return Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt}
+}
+
+// Participants are recipients rs as the signing-order rules read them, in the same order.
+func Participants(rs []Recipient) []Participant {
+	out := make([]Participant, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, ParticipantOf(r))
+	}
+	return out
+}
+
 // Pending reports whether the participant still has to act: anyone but a CC who has neither
 // signed nor rejected.
 func (p Participant) Pending() bool {
@@ -139,6 +153,29 @@ func Turn(order SigningOrder, ps []Participant, id int64, now time.Time) error {
 		return Errorf(CodeRecipientExpired, "Recipient's signing link has expired")
 	case !slices.Contains(MayActNow(order, ps), id):
 		return Errorf(CodeRecipientOutOfTurn, "It is not this recipient's turn yet: earlier recipients must act first")
+	}
+	return nil
+}
+
+// MayReject decides whether participant p may reject the envelope at now: nil, or the error the
+// caller gets. Whose turn it is does not matter (anyone who must still act may refuse), but
+//
+//   - someone who signed may not (RECIPIENT_ALREADY_SIGNED), nor reject twice;
+//   - a CC takes no action, so rejects nothing;
+//   - once their deadline passed, a recipient's own rejection is refused (RECIPIENT_EXPIRED); a
+//     rejection recorded on their behalf (external, through the API) is not.
+//
+// The envelope itself must be PENDING (RequirePending), which the caller checks first.
+func MayReject(p Participant, external bool, now time.Time) error {
+	switch {
+	case p.Status == SigningStatusSigned:
+		return Errorf(CodeRecipientAlreadySigned, "Recipient has already signed")
+	case p.Status == SigningStatusRejected:
+		return Errorf(CodeInvalidRequest, "Recipient has already rejected")
+	case p.Role == RoleCC:
+		return Errorf(CodeInvalidRequest, "A CC recipient takes no action")
+	case p.Expired(now) && !external:
+		return Errorf(CodeRecipientExpired, "Recipient's signing link has expired")
 	}
 	return nil
 }
