@@ -41,3 +41,9 @@ func RequireDraft(s Status, what string) error {
 	}
 	return Errorf(CodeEnvelopeNotDraft, "%s while the envelope is DRAFT; it is %s", what, s)
 }
+
+// SigningLinksOpen reports whether e's signing links lead to it: not while it is a DRAFT (it
+// was never sent) nor once it is deleted. A link that does not is answered as an unknown one.
+func (e *Envelope) SigningLinksOpen() bool {
+	return e.Status != StatusDraft && e.DeletedAt == nil
+}

@@ -1,6 +1,9 @@
 package envelope
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestStatusGuards(t *testing.T) {
 	tests := []struct {
@@ -50,6 +53,29 @@ func TestStatusGuardMessages(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestSigningLinksOpen(t *testing.T) {
+	deleted := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		status  Status
+		deleted *time.Time
+		want    bool
+	}{
+		{StatusDraft, nil, false},
+		{StatusPending, nil, true},
+		{StatusCompleted, nil, true},
+		{StatusRejected, nil, true},
+		{StatusCancelled, nil, true},
+		{StatusPending, &deleted, false},
+		{StatusCompleted, &deleted, false},
+	}
+	for _, tt := range tests {
+		e := &Envelope{Status: tt.status, DeletedAt: tt.deleted}
+		if got := e.SigningLinksOpen(); got != tt.want {
+			t.Errorf("%s deleted=%v: SigningLinksOpen = %v, want %v", tt.status, tt.deleted != nil, got, tt.want)
 		}
 	}
 }
