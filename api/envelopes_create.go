@@ -363,7 +363,7 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 				pages = docs[item].Pages
 			}
 			f, ok := checkFieldInput(p, fp, fin, pages, true)
-			if ok && (nr.Role == envelope.RoleCC || nr.Role == envelope.RoleViewer) {
+			if ok && !nr.Role.FillsFields() {
 				p.Add(envelope.Join(fp, "type"), "a %s recipient fills no fields", nr.Role)
 			}
 			nr.Fields = append(nr.Fields, persistence.NewField{Field: f, Item: max(item, 0)})

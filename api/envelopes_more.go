@@ -135,7 +135,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.Status != envelope.StatusPending {
-		s.writeError(w, r, pendingError(e.Status))
+		s.writeError(w, r, envelope.RequirePending(e.Status))
 		return
 	}
 	var p envelope.Problems
@@ -171,11 +171,9 @@ type itemView struct {
 	DocumentDataID string `json:"documentDataId"`
 }
 
+// draftOnly refuses a change of e's documents unless e is a DRAFT.
 func draftOnly(e *envelope.Envelope) error {
-	if e.Status != envelope.StatusDraft {
-		return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Documents can only change while the envelope is DRAFT; it is %s", e.Status)
-	}
-	return nil
+	return envelope.RequireDraft(e.Status, "Documents can only change")
 }
 
 // createItems answers POST /envelope/item/create-many (multipart: payload {envelopeId} and
@@ -524,8 +522,8 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		cur.Label, cur.Data = att.Label, att.Data
 		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
@@ -561,8 +559,8 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
 			return err

@@ -106,7 +106,7 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 			} else if rec = findRecipient(e, *fin.RecipientID); rec == nil {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is not in envelope %s", *fin.RecipientID, e.ID)
 			}
-			if rec != nil && (rec.Role == envelope.RoleCC || rec.Role == envelope.RoleViewer) {
+			if rec != nil && !rec.Role.FillsFields() {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
 			}
 			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), fin.EnvelopeItemID, items)
@@ -141,12 +141,8 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		for _, t := range todo {
-			interacted, err := tx.RecipientInteracted(r.Context(), t.rec.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(r.Context(), t.rec.ID, envelope.FrozenFields); err != nil {
 				return err
-			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", t.rec.ID)
 			}
 			f, err := tx.AddField(r.Context(), e.ID, t.f, t.rec, s.actor(r))
 			if err != nil {
@@ -285,8 +281,8 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
 			return err
 		}
-		if e.Status != envelope.StatusDraft {
-			return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Fields can only be updated while the envelope is DRAFT; it is %s", e.Status)
+		if err := envelope.RequireDraft(e.Status, "Fields can only be updated"); err != nil {
+			return err
 		}
 		items, err := tx.ItemPages(r.Context(), e.ID)
 		if err != nil {
@@ -417,19 +413,15 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		rec, _, err := tx.RecipientByID(r.Context(), scope(r), f.RecipientID)
 		if err != nil {
 			return err
 		}
-		interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
-		if err != nil {
+		if err := tx.RequireUnacted(r.Context(), rec.ID, envelope.FrozenFields); err != nil {
 			return err
-		}
-		if interacted {
-			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
 		}
 		if ref.Status == envelope.StatusPending {
 			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.

@@ -316,7 +316,7 @@ func (tx *Tx) lockActing(ctx context.Context, id int64) (*envelope.Recipient, er
 	if err != nil {
 		return nil, err
 	}
-	if err := pendingOrError(snap.Status); err != nil {
+	if err := envelope.RequirePending(snap.Status); err != nil {
 		return nil, err
 	}
 	r := snap.Recipient(id)

@@ -39,11 +39,7 @@ type Snapshot struct {
 
 // Participants returns the recipients as the signing-order rules read them.
 func (s Snapshot) Participants() []envelope.Participant {
-	out := make([]envelope.Participant, 0, len(s.Recipients))
-	for _, r := range s.Recipients {
-		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
-	}
-	return out
+	return envelope.Participants(s.Recipients)
 }
 
 // Recipient returns the recipient with id, or nil.
@@ -296,7 +292,7 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if err := tx.sameLink(ctx, r); err != nil {
 			return err
 		}
-		if err := pendingOrError(snap.Status); err != nil {
+		if err := envelope.RequirePending(snap.Status); err != nil {
 			return err
 		}
 		cur := snap.Recipient(r.ID)
@@ -348,22 +344,6 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 	return f, err
 }
 
-// pendingOrError is nil for a PENDING envelope, else the error for acting on it.
-func pendingOrError(s envelope.Status) error {
-	switch s {
-	case envelope.StatusPending:
-		return nil
-	case envelope.StatusDraft:
-		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
-	case envelope.StatusCompleted:
-		return envelope.Errorf(envelope.CodeEnvelopeCompleted, "The envelope is already completed")
-	case envelope.StatusRejected:
-		return envelope.Errorf(envelope.CodeEnvelopeRejected, "The envelope was rejected")
-	default:
-		return envelope.Errorf(envelope.CodeEnvelopeCancelled, "The envelope was cancelled")
-	}
-}
-
 // NextSigner replaces the next recipient's email and name, as the signer who completes may
 // dictate when the envelope allows it.
 type NextSigner struct {
@@ -411,7 +391,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			snap = cur
 			return nil
 		}
-		if err := pendingOrError(cur.Status); err != nil {
+		if err := envelope.RequirePending(cur.Status); err != nil {
 			return err
 		}
 		if in.LinkVersion != nil {
@@ -419,36 +399,23 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 				return err
 			}
 		}
-		rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, r.ID)
+		fields, err := recipientFields(ctx, tx.q, r.ID)
 		if err != nil {
-			return fmt.Errorf("load fields of recipient %d: %w", r.ID, err)
-		}
-		fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
-		if err != nil {
-			return fmt.Errorf("read fields of recipient %d: %w", r.ID, err)
+			return err
 		}
 		if err := tx.checkProofs(ctx, cur, *r, fields, in); err != nil {
 			return err
 		}
-		var autoFilled []map[string]any
-		var missing []int64
-		for _, f := range fields {
-			if f.Inserted {
-				continue
-			}
-			if value, ok := envelope.AutoValue(f.Type, *r, cur.Meta, in.Now); ok {
-				if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.ID, value); err != nil {
-					return fmt.Errorf("fill field %d: %w", f.ID, err)
-				}
-				autoFilled = append(autoFilled, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": r.ID})
-				continue
-			}
-			if envelope.FieldRequired(f) {
-				missing = append(missing, f.ID)
-			}
+		done, err := envelope.Complete(*r, cur.Meta, cur.Recipients, fields, in.Now)
+		if err != nil {
+			return err
 		}
-		if len(missing) > 0 {
-			return envelope.Errorf(envelope.CodeRecipientHasUnsignedFields, "Recipient has %d required fields to fill first: %v", len(missing), missing)
+		var autoFilled []map[string]any
+		for _, f := range done.AutoFilled {
+			if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.FieldID, f.Value); err != nil {
+				return fmt.Errorf("fill field %d: %w", f.FieldID, err)
+			}
+			autoFilled = append(autoFilled, map[string]any{"fieldId": f.FieldID, "fieldType": f.Type, "recipientId": r.ID})
 		}
 		if len(autoFilled) > 0 {
 			if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": autoFilled}, SystemActor()); err != nil {
@@ -536,11 +503,11 @@ func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, 
 			snap = cur
 			return nil
 		}
-		if err := pendingOrError(cur.Status); err != nil {
+		if err := envelope.RequirePending(cur.Status); err != nil {
 			return err
 		}
-		if r.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed")
+		if err := envelope.MayReject(envelope.ParticipantOf(*r), in.External, in.Now); err != nil {
+			return err
 		}
 		if !in.External && in.LinkVersion != nil {
 			if err := tx.sameLink(ctx, envelope.Recipient{ID: r.ID, LinkVersion: *in.LinkVersion}); err != nil {
