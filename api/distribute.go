@@ -111,7 +111,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
 			return err
 		}
-		changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
+		changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
 		if err := p.Err(); err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if len(changes) > 0 {
-			return tx.AppendAudit(r.Context(), e.ID, "DOCUMENT_META_UPDATED", map[string]any{"changes": changes}, s.actor(r))
+			return tx.AppendAudit(r.Context(), e.ID, envelope.MetaUpdatedAudit(changes), s.actor(r))
 		}
 		return nil
 	})

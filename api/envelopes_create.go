@@ -288,8 +288,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		// The caller created it (DOCUMENT_CREATED names them); this entry names whom for.
-		return tx.AppendAudit(r.Context(), id, "DOCUMENT_DELEGATED_OWNER_CREATED", map[string]any{
-			"delegatedOwnerEmail": owner.UserEmail, "delegatedOwnerName": owner.UserName, "teamName": owner.TeamName}, s.actor(r))
+		return tx.AppendAudit(r.Context(), id, envelope.DelegatedOwnerCreatedAudit(owner), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -340,9 +340,7 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 			rec := findRecipient(e, cur.RecipientID)
-			data := persistence.FieldData(next, *rec)
-			data["changes"] = fieldChanges(*cur, next)
-			if err := tx.AppendAudit(r.Context(), e.ID, "FIELD_UPDATED", data, s.actor(r)); err != nil {
+			if err := tx.AppendAudit(r.Context(), e.ID, envelope.FieldUpdatedAudit(*cur, next, *rec), s.actor(r)); err != nil {
 				return err
 			}
 			ids = append(ids, next.ID)
@@ -367,28 +365,6 @@ func setIf(dst *float64, v *float64) {
 	if v != nil {
 		*dst = *v
 	}
-}
-
-// fieldChanges lists what moved between two versions of a field, for the audit log.
-func fieldChanges(a, b envelope.Field) []map[string]any {
-	var out []map[string]any
-	add := func(name string, from, to any) {
-		out = append(out, map[string]any{"type": name, "from": from, "to": to})
-	}
-	if a.Type != b.Type {
-		add("TYPE", a.Type, b.Type)
-	}
-	if a.Page != b.Page || a.PositionX != b.PositionX || a.PositionY != b.PositionY {
-		add("POSITION", map[string]any{"page": a.Page, "positionX": a.PositionX, "positionY": a.PositionY},
-			map[string]any{"page": b.Page, "positionX": b.PositionX, "positionY": b.PositionY})
-	}
-	if a.Width != b.Width || a.Height != b.Height {
-		add("DIMENSION", map[string]any{"width": a.Width, "height": a.Height}, map[string]any{"width": b.Width, "height": b.Height})
-	}
-	if a.EnvelopeItemID != b.EnvelopeItemID {
-		add("ENVELOPE_ITEM", a.EnvelopeItemID, b.EnvelopeItemID)
-	}
-	return out
 }
 
 // deleteField answers POST /envelope/field/delete {fieldId}.
@@ -441,7 +417,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err := tx.Touch(r.Context(), ref.ID); err != nil {
 			return err
 		}
-		return tx.AppendAudit(r.Context(), ref.ID, "FIELD_DELETED", persistence.FieldData(f, rec), s.actor(r))
+		return tx.AppendAudit(r.Context(), ref.ID, envelope.FieldDeletedAudit(f, rec), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -223,9 +223,9 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			next := *cur
-			var changes []map[string]any
+			var changes []envelope.AuditChange
 			change := func(kind string, from, to any) {
-				changes = append(changes, map[string]any{"type": kind, "from": from, "to": to})
+				changes = append(changes, envelope.AuditChange{Type: kind, From: from, To: to})
 			}
 			if rin.Email != nil && *rin.Email != cur.Email {
 				change("EMAIL", cur.Email, *rin.Email)
@@ -298,12 +298,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				relinked = append(relinked, *cur)
 			}
 			if len(changes) > 0 {
-				data := persistence.RecipientData(next)
-				data["changes"] = changes
-				if replaced {
-					data["linkReplaced"] = true
-				}
-				if err := tx.AppendAudit(r.Context(), e.ID, "RECIPIENT_UPDATED", data, s.actor(r)); err != nil {
+				if err := tx.AppendAudit(r.Context(), e.ID, envelope.RecipientUpdatedAudit(next, changes, replaced), s.actor(r)); err != nil {
 					return err
 				}
 			}
@@ -399,7 +394,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		return tx.AppendAudit(r.Context(), ref.ID, "RECIPIENT_DELETED", persistence.RecipientData(rec), s.actor(r))
+		return tx.AppendAudit(r.Context(), ref.ID, envelope.RecipientDeletedAudit(rec), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

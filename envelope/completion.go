@@ -12,9 +12,9 @@ type AutoFill struct {
 	Value   string
 }
 
-// Completion is what a recipient's completion changes, as Complete decides it: the recipient
+// CompletionDecision is what a recipient's completion changes, as Complete decides it: the recipient
 // becomes SIGNED (signed, approved or viewed, as their role asks), AutoFilled are filled first.
-type Completion struct {
+type CompletionDecision struct {
 	// AutoFilled are the recipient's fields not filled yet that Sobre fills (AutoValue), in the
 	// order of the fields given.
 	AutoFilled []AutoFill
@@ -35,8 +35,8 @@ type Completion struct {
 //
 // Whether r may act now, the envelope's status and the proofs r owes are checked before, by
 // Turn, RequirePending and CheckCompletion.
-func Complete(r Recipient, m Meta, rs []Recipient, fields []Field, now time.Time) (Completion, error) {
-	var out Completion
+func Complete(r Recipient, m Meta, rs []Recipient, fields []Field, now time.Time) (CompletionDecision, error) {
+	var out CompletionDecision
 	var missing []int64
 	for _, f := range fields {
 		if f.RecipientID != r.ID || f.Inserted {
@@ -51,7 +51,7 @@ func Complete(r Recipient, m Meta, rs []Recipient, fields []Field, now time.Time
 		}
 	}
 	if len(missing) > 0 {
-		return Completion{}, Errorf(CodeRecipientHasUnsignedFields, "Recipient has %d required fields to fill first: %v", len(missing), missing)
+		return CompletionDecision{}, Errorf(CodeRecipientHasUnsignedFields, "Recipient has %d required fields to fill first: %v", len(missing), missing)
 	}
 	ps := Participants(rs)
 	for i := range ps {

@@ -29,30 +29,30 @@ func TestComplete(t *testing.T) {
 		r        Recipient
 		rs       []Recipient
 		fields   []Field
-		want     Completion
+		want     CompletionDecision
 		wantCode Code
 	}{
 		{"signed, last one: complete", signer, []Recipient{signer, otherSigned, cc},
-			[]Field{f(10, FieldSignature, true)}, Completion{EnvelopeComplete: true}, ""},
+			[]Field{f(10, FieldSignature, true)}, CompletionDecision{EnvelopeComplete: true}, ""},
 		{"another still to sign", signer, []Recipient{signer, other},
-			[]Field{f(10, FieldSignature, true)}, Completion{}, ""},
+			[]Field{f(10, FieldSignature, true)}, CompletionDecision{}, ""},
 		{"date, name and email filled for them", signer, []Recipient{signer},
 			[]Field{f(10, FieldSignature, true), f(11, FieldDate, false), f(12, FieldName, false), f(13, FieldEmail, false), f(14, FieldName, true)},
-			Completion{AutoFilled: []AutoFill{{11, FieldDate, "2026-03-04"}, {12, FieldName, "Ana"}, {13, FieldEmail, "ana@example.com"}}, EnvelopeComplete: true}, ""},
+			CompletionDecision{AutoFilled: []AutoFill{{11, FieldDate, "2026-03-04"}, {12, FieldName, "Ana"}, {13, FieldEmail, "ana@example.com"}}, EnvelopeComplete: true}, ""},
 		{"an empty name is not filled, and a NAME field is required", nameless, []Recipient{nameless},
-			[]Field{f(10, FieldSignature, true), f(12, FieldName, false)}, Completion{}, CodeRecipientHasUnsignedFields},
+			[]Field{f(10, FieldSignature, true), f(12, FieldName, false)}, CompletionDecision{}, CodeRecipientHasUnsignedFields},
 		{"unsigned signature", signer, []Recipient{signer},
-			[]Field{f(10, FieldSignature, false), f(11, FieldDate, false)}, Completion{}, CodeRecipientHasUnsignedFields},
+			[]Field{f(10, FieldSignature, false), f(11, FieldDate, false)}, CompletionDecision{}, CodeRecipientHasUnsignedFields},
 		{"optional text may stay empty", signer, []Recipient{signer},
-			[]Field{text(10, nil), text(11, &no)}, Completion{EnvelopeComplete: true}, ""},
+			[]Field{text(10, nil), text(11, &no)}, CompletionDecision{EnvelopeComplete: true}, ""},
 		{"required text must be filled", signer, []Recipient{signer},
-			[]Field{text(10, &yes)}, Completion{}, CodeRecipientHasUnsignedFields},
+			[]Field{text(10, &yes)}, CompletionDecision{}, CodeRecipientHasUnsignedFields},
 		{"RUT_FIRMADO is the identity step's", signer, []Recipient{signer},
-			[]Field{f(10, FieldRUTFirmado, false)}, Completion{EnvelopeComplete: true}, ""},
+			[]Field{f(10, FieldRUTFirmado, false)}, CompletionDecision{EnvelopeComplete: true}, ""},
 		{"another's fields are not r's", signer, []Recipient{signer, otherSigned},
-			[]Field{{ID: 20, RecipientID: 2, Type: FieldSignature}}, Completion{EnvelopeComplete: true}, ""},
+			[]Field{{ID: 20, RecipientID: 2, Type: FieldSignature}}, CompletionDecision{EnvelopeComplete: true}, ""},
 		{"a viewer with no fields", Recipient{ID: 1, Role: RoleViewer, SigningStatus: SigningStatusNotSigned},
-			[]Recipient{{ID: 1, Role: RoleViewer}}, nil, Completion{EnvelopeComplete: true}, ""},
+			[]Recipient{{ID: 1, Role: RoleViewer}}, nil, CompletionDecision{EnvelopeComplete: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
