@@ -1,10 +1,8 @@
-//go:build ignore
-
 // Command generate writes the hostile PDF corpus in testdata/hostile.
 //
 // Run it from the repository root:
 //
-//	go run testdata/hostile/generate.go
+//	go run ./testdata/hostile/generate
 //
 // Every file is written by hand with raw PDF syntax so that the exact
 // structure under test is known and does not depend on a PDF library.
