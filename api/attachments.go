@@ -133,8 +133,8 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		cur.Label, cur.Data = att.Label, att.Data
 		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
@@ -170,8 +170,8 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
 			return err

@@ -44,16 +44,6 @@ func (in updateRequest) update() persistence.EnvelopeUpdate {
 	return u
 }
 
-// finishedError is the error for a change asked of an envelope that can no longer change.
-func finishedError(status envelope.Status) error {
-	code := map[envelope.Status]envelope.Code{
-		envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
-		envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
-		envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
-	}[status]
-	return envelope.Errorf(code, "Envelope is %s and can no longer change", status)
-}
-
 // updateEnvelope answers POST /envelope/update: title, external id, visibility, global auth,
 // folder, template type and meta, each change with its audit entry.
 func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {

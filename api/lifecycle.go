@@ -106,7 +106,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.Status != envelope.StatusPending {
-		s.writeError(w, r, pendingError(e.Status))
+		s.writeError(w, r, envelope.RequirePending(e.Status))
 		return
 	}
 	var p envelope.Problems

@@ -58,18 +58,10 @@ func (s *Server) recipientOf(r *http.Request) (envelope.Recipient, *envelope.Env
 	if err != nil {
 		return rec, nil, err
 	}
-	if e.Status == envelope.StatusDraft || e.DeletedAt != nil {
+	if !e.SigningLinksOpen() {
 		return rec, nil, envelope.NotFound("Signing link")
 	}
 	return rec, e, nil
-}
-
-func participants(e *envelope.Envelope) []envelope.Participant {
-	out := make([]envelope.Participant, 0, len(e.Recipients))
-	for _, r := range e.Recipients {
-		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
-	}
-	return out
 }
 
 // signingItem answers GET /api/v2/signing/{token}/items/{itemId}: the PDF, while the link shows
@@ -180,7 +172,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -226,7 +218,7 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -237,17 +229,6 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": envelope.StatusRejected})
-}
-
-// pendingError is nil for a PENDING envelope, else the error for acting on it.
-func pendingError(s envelope.Status) error {
-	switch s {
-	case envelope.StatusPending:
-		return nil
-	case envelope.StatusDraft:
-		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
-	}
-	return finishedError(s)
 }
 
 // ceremonyOf resolves the token like recipientOf and reads what the caller's ceremony cookie has

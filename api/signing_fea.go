@@ -55,7 +55,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, bad(err.Error()))
 		return
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

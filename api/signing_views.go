@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/sobre-sign/sobre/ceremony"
@@ -42,22 +41,15 @@ type signingView struct {
 	ReadableUntil *time.Time `json:"readableUntil"`
 }
 
-// derivedAuth is the recipient's authentication: its own lists when set, else the envelope's.
+// derivedAuth is the recipient's authentication in force (envelope.RecipientAuth), with empty
+// lists rather than null.
 func derivedAuth(e *envelope.Envelope, r envelope.Recipient) envelope.RecipientAuthOptions {
-	out := r.AuthOptions
-	if len(out.AccessAuth) == 0 {
-		out.AccessAuth = e.AuthOptions.GlobalAccessAuth
-	}
-	if len(out.ActionAuth) == 0 {
-		out.ActionAuth = e.AuthOptions.GlobalActionAuth
-	}
+	in := envelope.RecipientAuth(r.AuthOptions, e.AuthOptions)
+	out := envelope.RecipientAuthOptions{AccessAuth: in.Access, ActionAuth: in.Action}
 	if out.AccessAuth == nil {
 		out.AccessAuth = []envelope.AccessAuth{}
 	}
 	if out.ActionAuth == nil {
-		out.ActionAuth = []envelope.ActionAuth{}
-	}
-	if slices.Contains(out.ActionAuth, envelope.ActionAuthExplicitNone) {
 		out.ActionAuth = []envelope.ActionAuth{}
 	}
 	return out
@@ -110,7 +102,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	v.Verification = newVerificationView(st, s.ceremony.Unavailable(st.Requirements))
 	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
 	if e.Status == envelope.StatusPending {
-		if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, now); err != nil {
+		if err := envelope.Turn(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, now); err != nil {
 			v.Waiting = string(envelope.ErrorCode(err))
 		} else {
 			v.MayActNow = true

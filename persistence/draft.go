@@ -73,8 +73,8 @@ func (tx *Tx) EditableEnvelope(ctx context.Context, ed Editor, id string) (*enve
 	if err != nil {
 		return nil, err
 	}
-	if e.Status.Finished() {
-		return nil, finishedError(e.Status)
+	if err := envelope.RequireEditable(e.Status); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -85,20 +85,7 @@ func (ed Editor) mayChange(ref EnvelopeRef) error {
 	if err := envelope.MayManage(ed.Member, ref.Owned()); err != nil {
 		return err
 	}
-	if ref.Status.Finished() {
-		return finishedError(ref.Status)
-	}
-	return nil
-}
-
-// finishedError is the error for a change asked of an envelope that can no longer change.
-func finishedError(status envelope.Status) error {
-	code := map[envelope.Status]envelope.Code{
-		envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
-		envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
-		envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
-	}[status]
-	return envelope.Errorf(code, "Envelope is %s and can no longer change", status)
+	return envelope.RequireEditable(ref.Status)
 }
 
 // checkNotWeakened records a problem for each of the access and action lists (members

@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -39,16 +38,12 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 			return err
 		}
 		var p envelope.Problems
-		type audit struct {
-			typ  string
-			data any
-		}
-		var audits []audit
+		var audits []envelope.Audit
 		if d := in.Settings; d != nil {
 			if d.Title != nil {
 				envelope.CheckLength(&p, "data.title", *d.Title, 1, envelope.MaxTitle)
 				if *d.Title != e.Title {
-					audits = append(audits, audit{"DOCUMENT_TITLE_UPDATED", map[string]any{"from": e.Title, "to": *d.Title}})
+					audits = append(audits, envelope.TitleUpdatedAudit(e.Title, *d.Title))
 					e.Title = *d.Title
 				}
 			}
@@ -57,7 +52,7 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 					envelope.CheckLength(&p, "data.externalId", d.ExternalID.Value, 0, envelope.MaxExternalID)
 				}
 				if deref(e.ExternalID) != deref(d.ExternalID.Ptr()) {
-					audits = append(audits, audit{"DOCUMENT_EXTERNAL_ID_UPDATED", map[string]any{"from": deref(e.ExternalID), "to": deref(d.ExternalID.Ptr())}})
+					audits = append(audits, envelope.ExternalIDUpdatedAudit(deref(e.ExternalID), deref(d.ExternalID.Ptr())))
 				}
 				e.ExternalID = d.ExternalID.Ptr()
 			}
@@ -69,7 +64,7 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 				case !ed.Member.Role.CanSee(v):
 					return envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not set visibility %s", ed.Member.Role, v)
 				case v != e.Visibility:
-					audits = append(audits, audit{"DOCUMENT_VISIBILITY_UPDATED", map[string]any{"from": e.Visibility, "to": v}})
+					audits = append(audits, envelope.VisibilityUpdatedAudit(e.Visibility, v))
 					e.Visibility = v
 				}
 			}
@@ -88,12 +83,12 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 			}
 			if d.GlobalAccessAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalAccessAuth", d.GlobalAccessAuth, envelope.AccessAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACCESS_UPDATED", map[string]any{"from": e.AuthOptions.GlobalAccessAuth, "to": v}})
+				audits = append(audits, envelope.GlobalAccessAuthUpdatedAudit(e.AuthOptions.GlobalAccessAuth, v))
 				e.AuthOptions.GlobalAccessAuth = v
 			}
 			if d.GlobalActionAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalActionAuth", d.GlobalActionAuth, envelope.GlobalActionAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACTION_UPDATED", map[string]any{"from": e.AuthOptions.GlobalActionAuth, "to": v}})
+				audits = append(audits, envelope.GlobalActionAuthUpdatedAudit(e.AuthOptions.GlobalActionAuth, v))
 				e.AuthOptions.GlobalActionAuth = v
 			}
 			if d.FolderID.Set {
@@ -110,8 +105,8 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 				e.TemplateType = t
 			}
 		}
-		if changes := MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
-			audits = append(audits, audit{"DOCUMENT_META_UPDATED", map[string]any{"changes": changes}})
+		if changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
+			audits = append(audits, envelope.MetaUpdatedAudit(changes))
 		}
 		if err := p.Err(); err != nil {
 			return err
@@ -120,7 +115,7 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 			return err
 		}
 		for _, a := range audits {
-			if err := tx.AppendAudit(ctx, e.ID, a.typ, a.data, ed.Actor); err != nil {
+			if err := tx.AppendAudit(ctx, e.ID, a, ed.Actor); err != nil {
 				return err
 			}
 		}
@@ -128,35 +123,4 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 		return err
 	})
 	return updated, err
-}
-
-// metaAuditTypes names, as Documenso's audit log does, the documentMeta members whose changes
-// DOCUMENT_META_UPDATED records. Documenso's clients parse exactly these; changes to the other
-// members (signing order, language, signature kinds...) are not recorded there.
-var metaAuditTypes = map[string]string{
-	"subject": "SUBJECT", "message": "MESSAGE", "timezone": "TIMEZONE", "dateFormat": "DATE_FORMAT",
-	"redirectUrl": "REDIRECT_URL", "emailId": "EMAIL_ID", "emailReplyTo": "EMAIL_REPLY_TO", "emailSettings": "EMAIL_SETTINGS",
-}
-
-// MetaAuditChanges turns documentMeta changes into DOCUMENT_META_UPDATED's {type, from, to}
-// entries, with from and to as strings or null.
-func MetaAuditChanges(changes []envelope.MetaChange) []map[string]any {
-	var out []map[string]any
-	asString := func(v any) any {
-		switch x := v.(type) {
-		case nil:
-			return nil
-		case string:
-			return x
-		default:
-			b, _ := json.Marshal(x)
-			return string(b)
-		}
-	}
-	for _, c := range changes {
-		if t, ok := metaAuditTypes[c.Type]; ok {
-			out = append(out, map[string]any{"type": t, "from": asString(c.From), "to": asString(c.To)})
-		}
-	}
-	return out
 }

@@ -24,12 +24,8 @@ func (s *Store) RemoveField(ctx context.Context, ed Editor, id int64) error {
 		if err != nil {
 			return err
 		}
-		interacted, err := tx.RecipientInteracted(ctx, rec.ID)
-		if err != nil {
+		if err := tx.RequireUnacted(ctx, rec.ID, envelope.FrozenFields); err != nil {
 			return err
-		}
-		if interacted {
-			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
 		}
 		if ref.Status == envelope.StatusPending {
 			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.
@@ -48,6 +44,6 @@ func (s *Store) RemoveField(ctx context.Context, ed Editor, id int64) error {
 		if err := tx.Touch(ctx, ref.ID); err != nil {
 			return err
 		}
-		return tx.AppendAudit(ctx, ref.ID, "FIELD_DELETED", FieldData(f, rec), ed.Actor)
+		return tx.AppendAudit(ctx, ref.ID, envelope.FieldDeletedAudit(f, rec), ed.Actor)
 	})
 }

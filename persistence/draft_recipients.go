@@ -101,9 +101,9 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 				continue
 			}
 			next := *cur
-			var changes []map[string]any
+			var changes []envelope.AuditChange
 			change := func(kind string, from, to any) {
-				changes = append(changes, map[string]any{"type": kind, "from": from, "to": to})
+				changes = append(changes, envelope.AuditChange{Type: kind, From: from, To: to})
 			}
 			if in.Email != nil && *in.Email != cur.Email {
 				change("EMAIL", cur.Email, *in.Email)
@@ -152,14 +152,10 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 				ids = append(ids, cur.ID)
 				continue
 			}
-			interacted, err := tx.RecipientInteracted(ctx, cur.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(ctx, cur.ID, envelope.FrozenRecipient); err != nil {
 				return err
 			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and can no longer change", cur.ID)
-			}
-			if next.Role == envelope.RoleCC || next.Role == envelope.RoleViewer {
+			if !next.Role.FillsFields() {
 				for _, f := range e.Fields {
 					if f.RecipientID == cur.ID {
 						p.Add(envelope.Join(path, "role"), "a %s recipient fills no fields; delete recipient %d's fields first", next.Role, cur.ID)
@@ -178,12 +174,7 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 				relinked = append(relinked, *cur)
 			}
 			if len(changes) > 0 {
-				data := RecipientData(next)
-				data["changes"] = changes
-				if replaced {
-					data["linkReplaced"] = true
-				}
-				if err := tx.AppendAudit(ctx, e.ID, "RECIPIENT_UPDATED", data, ed.Actor); err != nil {
+				if err := tx.AppendAudit(ctx, e.ID, envelope.RecipientUpdatedAudit(next, changes, replaced), ed.Actor); err != nil {
 					return err
 				}
 			}
@@ -242,12 +233,8 @@ func (s *Store) RemoveRecipient(ctx context.Context, ed Editor, checks EditCheck
 			}
 		}
 		if rec.Role != envelope.RoleCC {
-			interacted, err := tx.RecipientInteracted(ctx, rec.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(ctx, rec.ID, envelope.FrozenRemoval); err != nil {
 				return err
-			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and cannot be removed", rec.ID)
 			}
 		}
 		if err := tx.DeleteRecipient(ctx, rec.ID); err != nil {
@@ -265,7 +252,7 @@ func (s *Store) RemoveRecipient(ctx context.Context, ed Editor, checks EditCheck
 				return err
 			}
 		}
-		return tx.AppendAudit(ctx, ref.ID, "RECIPIENT_DELETED", RecipientData(rec), ed.Actor)
+		return tx.AppendAudit(ctx, ref.ID, envelope.RecipientDeletedAudit(rec), ed.Actor)
 	})
 	return ref, err
 }

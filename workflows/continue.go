@@ -34,10 +34,10 @@ type Continuation struct {
 	Reminders  []Reminder
 	Outbox     []Outgoing `json:",omitempty"`
 	Resends    int
-	Notified   []int64                `json:",omitempty"`
-	Requested  []int64                `json:",omitempty"`
-	CodeLocks  []persistence.CodeLock `json:",omitempty"`
-	Mismatches map[int64]int          `json:",omitempty"`
+	Notified   []int64             `json:",omitempty"`
+	Requested  []int64             `json:",omitempty"`
+	CodeLocks  []envelope.CodeLock `json:",omitempty"`
+	Mismatches map[int64]int       `json:",omitempty"`
 	// End is how the envelope ends once decided (a run continues while its seal waits).
 	End          *Ending `json:",omitempty"`
 	SealAttempts int     `json:",omitempty"`

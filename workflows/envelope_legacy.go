@@ -32,7 +32,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		return err
 	}
 	now := workflow.Now(ctx)
-	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: r.expiry(now)}
+	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(r.snap.Meta.EnvelopeExpirationPeriod, now)}
 	var renewed []activities.Recipient
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return err
@@ -40,12 +40,12 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 	m := r.snap.Meta
 	for _, rec := range renewed {
 		r.resends++
-		if m.DistributionMethod == envelope.DistributionEmail && rec.Email != "" {
+		if envelope.ResendMailed(m, rec) {
 			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
 			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
 				return err
 			}
-			mi := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: emailType(rec.Role), Mailed: true, Resending: true}
+			mi := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true}
 			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, mi).Get(ctx, nil); err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 			}
 			r.reminders = slices.DeleteFunc(r.reminders, func(rm reminder) bool { return rm.RecipientID == rec.ID })
 			if m.ReminderSettings != nil {
-				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+				r.reminders = append(r.reminders, reminder{RecipientID: rec.ID, SentAt: now, Next: envelope.FirstReminder(m.ReminderSettings, now)})
 			}
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
@@ -114,24 +114,24 @@ func (r *run) legacySendRequests(ctx workflow.Context) error {
 	now := workflow.Now(ctx)
 	for _, id := range envelope.MayActNow(m.SigningOrder, r.snap.Participants()) {
 		rec := r.snap.Recipient(id)
-		if rec == nil || slices.Contains(r.requested, id) || (rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) {
+		if rec == nil || slices.Contains(r.requested, id) || rec.Participant().Expired(now) {
 			continue
 		}
-		mailed := m.EmailSettings.RecipientSigningRequest && rec.Email != ""
+		mailed := envelope.RequestMailed(m, *rec)
 		if mailed {
 			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}
 			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
 				return err
 			}
 		}
-		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: emailType(rec.Role), Mailed: mailed}
+		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role), Mailed: mailed}
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent
 		r.requested = append(r.requested, id)
 		if mailed && m.ReminderSettings != nil {
-			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: m.ReminderSettings.SendAfter.AddTo(now)})
+			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: envelope.FirstReminder(m.ReminderSettings, now)})
 		}
 	}
 	return nil
@@ -162,8 +162,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 	m := r.snap.Meta
 	var expired []int64
 	for _, rec := range r.snap.Recipients {
-		if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.Role != envelope.RoleCC &&
-			rec.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(r.notified, rec.ID) {
+		if r.awaitsExpiry(rec) && rec.Participant().Expired(now) {
 			expired = append(expired, rec.ID)
 		}
 	}
@@ -173,11 +172,11 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 			return err
 		}
 		r.notified = append(r.notified, expired...)
-		for _, rec := range list {
-			if m.EmailSettings.OwnerRecipientExpired {
-				r.queue(activities.Notice{Kind: mail.OwnerExpired, EnvelopeID: r.in.EnvelopeID, ActorID: rec.ID}, nil)
-			}
+		ids := make([]int64, len(list))
+		for i, rec := range list {
+			ids[i] = rec.ID
 		}
+		r.queuePlan(envelope.ExpiredNotices(m, ids), "")
 	}
 	active := envelope.MayActNow(m.SigningOrder, r.snap.Participants())
 	for i := range r.reminders {
@@ -185,11 +184,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 		if rm.Next.IsZero() || now.Before(rm.Next) {
 			continue
 		}
-		rec := r.snap.Recipient(rm.RecipientID)
-		stop := rec == nil || rec.SigningStatus != envelope.SigningStatusNotSigned || !slices.Contains(active, rm.RecipientID) ||
-			(rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt)) || rm.Count >= MaxReminders || now.Sub(rm.SentAt) > ReminderHorizon ||
-			m.DistributionMethod != envelope.DistributionEmail || m.ReminderSettings == nil
-		if stop {
+		if !envelope.RemindNow(m, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, r.participant(rm.RecipientID), slices.Contains(active, rm.RecipientID), now) {
 			rm.Next = time.Time{}
 			continue
 		}
@@ -202,10 +197,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
-		rm.Next = m.ReminderSettings.RepeatEvery.AddTo(now)
-		if rm.Count >= MaxReminders || rm.Next.Sub(rm.SentAt) > ReminderHorizon {
-			rm.Next = time.Time{}
-		}
+		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)
 	}
 	return r.legacyFlush(ctx)
 }

@@ -169,7 +169,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		for _, r := range b.snap.Recipients {
 			if r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(b.expired, r.ID) {
 				b.expired = append(b.expired, r.ID)
-				out = append(out, activities.RecipientOf(r))
+				out = append(out, envelope.ProgressOf(r))
 			}
 		}
 		return out, nil
@@ -289,8 +289,8 @@ func TestRemindersOverWeeks(t *testing.T) {
 	}, 60*time.Hour)
 	env.RegisterDelayedCallback(func() {
 		got := b.mailsOf(mail.Reminder)
-		if len(got) != MaxReminders {
-			t.Errorf("after 8 weeks: %d reminders, want %d (the cap)", len(got), MaxReminders)
+		if len(got) != envelope.MaxReminders {
+			t.Errorf("after 8 weeks: %d reminders, want %d (the cap)", len(got), envelope.MaxReminders)
 		}
 		for _, id := range got {
 			if id != 1 {
@@ -302,7 +302,7 @@ func TestRemindersOverWeeks(t *testing.T) {
 		if err != nil || v.Get(&q) != nil {
 			t.Fatalf("query: %v", err)
 		}
-		if !slices.Equal(q.MayActNow, []int64{1}) || q.Recipients[0].Reminders != MaxReminders || q.Recipients[0].NextReminderAt != nil {
+		if !slices.Equal(q.MayActNow, []int64{1}) || q.Recipients[0].Reminders != envelope.MaxReminders || q.Recipients[0].NextReminderAt != nil {
 			t.Errorf("state %+v", q)
 		}
 	}, 8*7*24*time.Hour)

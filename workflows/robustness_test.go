@@ -104,7 +104,7 @@ func TestRemindersAfterRedistributeAreNew(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 	b.snap.Meta.ReminderSettings = &envelope.ReminderSettings{SendAfter: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}, RepeatEvery: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}}
 	env := newEnv(t, b)
-	env.OnActivity(acts.RenewDeadlines, mock.Anything, mock.Anything).Return([]activities.Recipient{activities.RecipientOf(b.snap.Recipients[0])}, nil)
+	env.OnActivity(acts.RenewDeadlines, mock.Anything, mock.Anything).Return([]activities.Recipient{envelope.ProgressOf(b.snap.Recipients[0])}, nil)
 	update(t, env, 60*time.Hour, UpdateResend, ResendRequest{RecipientIDs: []int64{1}}, false)
 	update(t, env, 120*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
 	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})

@@ -1,0 +1,148 @@
+package workflows
+
+import (
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+)
+
+// outgoing is a queued mail and, for a request or reminder, the MarkSent that records it once
+// sent. Mails go out after the workflow's lock is released, so a slow relay never holds up a
+// recipient's completion.
+type outgoing struct {
+	Notice activities.Notice
+	Mark   *activities.MarkSentInput
+}
+
+// queue adds a mail to the outbox; mark, when set, is recorded once it is sent.
+func (r *run) queue(n activities.Notice, mark *activities.MarkSentInput) {
+	r.outbox = append(r.outbox, outgoing{Notice: n, Mark: mark})
+}
+
+// replacedLinkSeq numbers the signing request that mails a replaced link (plus the link's
+// version), apart from first requests (0) and resends (100 on).
+const replacedLinkSeq = 10_000
+
+// noticeReplacedLinks queues the signing request again, with its new link, for each recipient
+// whose link was replaced since (its email or authentication changed: envelope.ReplacesLink)
+// and who is mailed it (envelope.ReplacedLinkMailed). The old link only says it was replaced.
+func (r *run) noticeReplacedLinks(snap activities.Snapshot) {
+	for _, rec := range snap.Recipients {
+		v := snap.LinkVersions[rec.ID]
+		if v <= r.snap.LinkVersions[rec.ID] || !envelope.ReplacedLinkMailed(snap.Meta, rec, slices.Contains(r.requested, rec.ID)) {
+			continue
+		}
+		r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: replacedLinkSeq + v}, nil)
+	}
+}
+
+// noticeRemoved queues the "removed" mail for each recipient no longer in snap who is told
+// (envelope.RemovedMailed).
+func (r *run) noticeRemoved(snap activities.Snapshot) {
+	for _, old := range r.snap.Recipients {
+		if snap.Recipient(old.ID) != nil || !envelope.RemovedMailed(snap.Meta, old, slices.Contains(r.requested, old.ID)) {
+			continue
+		}
+		r.queue(activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
+	}
+}
+
+// queuePlan queues the mails of a notification plan (envelope's notices.go), with reason.
+func (r *run) queuePlan(plan []envelope.Notice, reason string) {
+	for _, n := range plan {
+		r.queue(activities.Notice{Kind: mail.Kind(n.Mail), EnvelopeID: r.in.EnvelopeID, RecipientID: n.RecipientID, ActorID: n.About,
+			Reason: reason, Attach: n.Attach}, nil)
+	}
+}
+
+// noticeIdentityMismatches queues the owner's mail for each RUN refused to a recipient whose
+// expected RUN it was not (one per RUN: the count in the snapshot numbers them).
+func (r *run) noticeIdentityMismatches() {
+	for _, m := range r.snap.IdentityMismatches {
+		if m.RUNs <= r.mismatches[m.RecipientID] {
+			continue
+		}
+		if r.mismatches == nil {
+			r.mismatches = map[int64]int{}
+		}
+		r.mismatches[m.RecipientID] = m.RUNs
+		r.queue(activities.Notice{Kind: mail.OwnerIdentity, EnvelopeID: r.in.EnvelopeID, ActorID: m.RecipientID, Seq: m.RUNs}, nil)
+	}
+}
+
+// noticeCodeLocks queues the owner's mail for each locked access-code entry in the snapshot that
+// was not mailed about yet: one per lock (its number is the mail's sequence, so a second lock
+// after a redistribute is mailed too, and a retried mail is sent once).
+func (r *run) noticeCodeLocks() {
+	for _, l := range r.snap.CodeLocks {
+		if slices.Contains(r.codeLocks, l) {
+			continue
+		}
+		r.codeLocks = append(r.codeLocks, l)
+		r.queue(activities.Notice{Kind: mail.OwnerCodeLocked, EnvelopeID: r.in.EnvelopeID, ActorID: l.RecipientID, Seq: l.Lock}, nil)
+	}
+}
+
+// sendRequests queues the envelope's request to each recipient who may act now and was not sent
+// it yet; one sent by link (no mail) is marked sent at once. A recipient added while PENDING gets
+// its deadline now.
+func (r *run) sendRequests(ctx workflow.Context) error {
+	m := r.snap.Meta
+	if m.DistributionMethod != envelope.DistributionEmail {
+		return nil // recipients get their links from the caller; they become SENT when they open them
+	}
+	now := workflow.Now(ctx)
+	for _, id := range envelope.MayActNow(m.SigningOrder, r.snap.Participants()) {
+		rec := r.snap.Recipient(id)
+		if rec == nil || slices.Contains(r.requested, id) || rec.Participant().Expired(now) {
+			continue
+		}
+		mark := &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role)}
+		if rec.ExpiresAt == nil {
+			if mark.ExpiresAt = envelope.Deadline(m.EnvelopeExpirationPeriod, now); mark.ExpiresAt != nil {
+				rec.ExpiresAt = mark.ExpiresAt
+			}
+		}
+		mailed := envelope.RequestMailed(m, *rec)
+		if mailed {
+			mark.Mailed = true
+			r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
+		} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *mark).Get(ctx, nil); err != nil {
+			return err
+		}
+		rec.SendStatus = envelope.SendStatusSent
+		r.requested = append(r.requested, id)
+		if mailed && m.ReminderSettings != nil {
+			r.reminders = append(r.reminders, reminder{RecipientID: id, SentAt: now, Next: envelope.FirstReminder(m.ReminderSettings, now)})
+		}
+	}
+	return nil
+}
+
+// flush sends the queued mails in parallel, then records the requests and reminders among them
+// as sent. A mail that cannot be sent within its activity's retries is logged and given up: it
+// never fails the envelope.
+func (r *run) flush(ctx workflow.Context) {
+	out := r.outbox
+	r.outbox = nil
+	futures := make([]workflow.Future, len(out))
+	for i, o := range out {
+		futures[i] = workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, o.Notice)
+	}
+	log := workflow.GetLogger(ctx)
+	for i, f := range futures {
+		if err := f.Get(ctx, nil); err != nil {
+			log.Error("mail not sent; giving up on it", "kind", out[i].Notice.Kind, "recipient", out[i].Notice.RecipientID, "err", err)
+			continue
+		}
+		if m := out[i].Mark; m != nil {
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *m).Get(ctx, nil); err != nil {
+				log.Error("mail sent but not recorded", "kind", out[i].Notice.Kind, "recipient", out[i].Notice.RecipientID, "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/mail"
+)
+
+func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	for _, id := range req.RecipientIDs {
+		if r.snap.Recipient(id) == nil {
+			return appError(envelope.NotFound(fmt.Sprintf("Recipient %d", id)))
+		}
+	}
+	return nil
+}
+
+// onResend sends the envelope again to the listed recipients who have not acted: a new deadline,
+// a new request (with its own Message-ID) and reminders counted from now. The mails go out from
+// the main loop, outside the lock.
+func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
+	if r.legacy {
+		return r.legacyOnResend(ctx, req)
+	}
+	return r.act(ctx, func() (int, error) { return r.resend(ctx, req) })
+}
+
+// resend renews the recipients' deadlines and queues their requests; the caller holds the lock.
+// It returns the version to wait for.
+func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
+	if err := r.acting(); err != nil {
+		return 0, err
+	}
+	now := workflow.Now(ctx)
+	m := r.snap.Meta
+	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(m.EnvelopeExpirationPeriod, now)}
+	var renewed []activities.Recipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+		return 0, err
+	}
+	for _, rec := range renewed {
+		r.resends++
+		if envelope.ResendMailed(m, rec) {
+			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true})
+			if !slices.Contains(r.requested, rec.ID) {
+				r.requested = append(r.requested, rec.ID)
+			}
+			r.restartReminders(m, rec.ID, now)
+		}
+		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
+	}
+	var snap activities.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		return 0, err
+	}
+	// The requests just queued mail each renewed recipient's current link, replaced or not.
+	if r.snap.LinkVersions == nil {
+		r.snap.LinkVersions = map[int64]int{}
+	}
+	for _, rec := range renewed {
+		r.snap.LinkVersions[rec.ID] = snap.LinkVersions[rec.ID]
+	}
+	r.replaceSnapshot(snap)
+	r.bump()
+	return r.version, nil
+}

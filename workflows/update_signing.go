@@ -1,0 +1,136 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// CompleteRequest is the argument of UpdateComplete.
+type CompleteRequest struct {
+	RecipientID int64
+	NextSigner  *persistence.NextSigner
+	Actor       persistence.Actor
+	// SessionID names the signing session completing (never its secret): the completion checks
+	// the proofs that session holds and records them as the recipient's identity.
+	SessionID string `json:",omitempty"`
+	// LinkVersion is the version of the signing link the request came through: a link replaced
+	// since then completes nothing. Nil (a request of a release before link versions) is not
+	// checked.
+	LinkVersion *int `json:",omitempty"`
+}
+
+// RejectRequest is the argument of UpdateReject.
+type RejectRequest struct {
+	RecipientID int64
+	Reason      string
+	Actor       persistence.Actor
+	External    bool
+	OnBehalfOf  *persistence.Actor
+	// LinkVersion is the version of the signing link a recipient's own rejection came through
+	// (not External): a link replaced since then rejects nothing. Nil is not checked.
+	LinkVersion *int `json:",omitempty"`
+}
+
+func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	return appError(envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)))
+}
+
+func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
+	return r.act(ctx, func() (int, error) { return r.complete(ctx, req) })
+}
+
+// complete records a completion; the caller holds r.mu. It returns the version to wait for.
+func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
+	if err := r.acting(); err != nil {
+		return 0, err
+	}
+	if err := envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)); err != nil {
+		return 0, appError(err)
+	}
+	in := persistence.CompleteInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
+		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
+	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
+		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
+	}
+	var snap activities.Snapshot
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.CompleteRecipient, in).Get(ctx, &snap); err != nil {
+		return 0, err
+	}
+	r.replaceSnapshot(snap)
+	r.queuePlan(envelope.RecipientCompletedNotices(r.snap.Meta, req.RecipientID, envelope.AllDone(r.snap.Participants())), "")
+	r.bump()
+	return r.version, nil
+}
+
+// nextAfter is the first recipient after id in signing order who still has to act and was not
+// yet sent the envelope: the one a signer may dictate.
+func (r *run) nextAfter(id int64) int64 {
+	sorted := envelope.SortForSigning(r.snap.Participants())
+	seen := false
+	for _, p := range sorted {
+		if p.ID == id {
+			seen = true
+			continue
+		}
+		if rec := r.snap.Recipient(p.ID); seen && p.Pending() && rec != nil && rec.SendStatus == envelope.SendStatusNotSent {
+			return p.ID
+		}
+	}
+	return 0
+}
+
+func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	if err := r.acting(); err != nil {
+		return err
+	}
+	if !r.initialized {
+		return nil
+	}
+	rec := r.snap.Recipient(req.RecipientID)
+	switch {
+	case rec == nil:
+		return appError(envelope.NotFound("Recipient"))
+	case rec.SigningStatus == envelope.SigningStatusSigned:
+		return appError(envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed"))
+	case rec.SigningStatus == envelope.SigningStatusRejected:
+		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "Recipient has already rejected"))
+	case rec.Role == envelope.RoleCC:
+		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "A CC recipient takes no action"))
+	case rec.ExpiresAt != nil && !workflow.Now(ctx).Before(*rec.ExpiresAt) && !req.External:
+		return appError(envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired"))
+	}
+	return nil
+}
+
+func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
+	return r.act(ctx, func() (int, error) {
+		if err := r.acting(); err != nil {
+			return 0, err
+		}
+		in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
+			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
+		var snap activities.Snapshot
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
+			return 0, err
+		}
+		r.replaceSnapshot(snap)
+		r.end = &ending{status: envelope.StatusRejected, recipientID: req.RecipientID, reason: req.Reason, actor: req.Actor}
+		r.bump()
+		return r.version, nil
+	})
+}

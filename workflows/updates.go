@@ -1,0 +1,132 @@
+package workflows
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// ResendRequest is the argument of UpdateResend.
+type ResendRequest struct {
+	RecipientIDs []int64
+}
+
+// CancelRequest is the argument of UpdateCancel.
+type CancelRequest struct {
+	Reason string
+	Actor  persistence.Actor
+}
+
+func (r *run) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (State, error) { return r.state(), nil }); err != nil {
+		return err
+	}
+	refresh := workflow.GetSignalChannel(ctx, SignalRefresh)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			refresh.Receive(ctx, nil)
+			r.refresh = true
+			r.version++
+		}
+	})
+	handlers := []struct {
+		name      string
+		handler   any
+		validator any
+	}{
+		{UpdateDistribute, r.onDistribute, nil},
+		{UpdateComplete, r.onComplete, r.validateComplete},
+		{UpdateReject, r.onReject, r.validateReject},
+		{UpdateCancel, r.onCancel, r.validateCancel},
+		{UpdateDelete, r.onDelete, r.validateDelete},
+		{UpdateResend, r.onResend, r.validateResend},
+	}
+	for _, h := range handlers {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, h.name, h.handler, workflow.UpdateHandlerOptions{Validator: h.validator}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appError is a domain error as the API can read it back: its type is the code.
+func appError(err error) error {
+	var de *envelope.Error
+	if errors.As(err, &de) {
+		return temporal.NewApplicationError(de.Message, string(de.Code))
+	}
+	return err
+}
+
+func (r *run) acting() error {
+	if !r.initialized {
+		return nil // the handler waits for initialisation
+	}
+	if r.finished || r.end != nil {
+		status := r.snap.Status
+		if r.end != nil {
+			status = r.end.status
+		}
+		return appError(envelope.Errorf(map[envelope.Status]envelope.Code{
+			envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
+			envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
+			envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
+		}[status], "The envelope is %s", status))
+	}
+	return nil
+}
+
+// wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
+// relay never holds an API call for long).
+func (r *run) wait(ctx workflow.Context, v int) {
+	_, _ = workflow.AwaitWithTimeout(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
+}
+
+func (r *run) onDistribute(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
+		return err
+	}
+	if r.finished {
+		return nil
+	}
+	r.refresh = true
+	r.bump()
+	r.wait(ctx, r.version)
+	return nil
+}
+
+func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {
+	if err := req.check(); err != nil {
+		return err
+	}
+	return r.acting()
+}
+
+func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
+	return r.endWith(ctx, ending{status: envelope.StatusCancelled, reason: req.Reason, actor: req.Actor})
+}
+
+// endWith decides how the envelope ends, unless it already ended: under the lock, so that a
+// cancel and a rejection arriving together cannot overwrite one another.
+func (r *run) endWith(ctx workflow.Context, e ending) error {
+	return r.act(ctx, func() (int, error) {
+		if err := r.acting(); err != nil {
+			return 0, err
+		}
+		r.end = &e
+		r.bump()
+		return r.version, nil
+	})
+}
+
+func (r *run) validateDelete(ctx workflow.Context) error {
+	return r.acting()
+}
+
+func (r *run) onDelete(ctx workflow.Context) error {
+	return r.endWith(ctx, ending{status: envelope.StatusCancelled, deleted: true, actor: persistence.SystemActor()})
+}
