@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -40,33 +39,6 @@ func (s *Server) distributeRecipientsView(e *envelope.Envelope) []distributeReci
 	return out
 }
 
-// checkSignable refuses to send an envelope one of whose recipients could never act on this
-// server (ceremony.CheckSignable: a method it cannot take, such as Clave Única when it is not
-// configured), naming the recipient.
-func (s *Server) checkSignable(e *envelope.Envelope) error {
-	var issues []envelope.Issue
-	var first *envelope.Error
-	for i, r := range e.Recipients {
-		if r.Role == envelope.RoleCC {
-			continue
-		}
-		err := s.ceremony.CheckSignable(envelope.RequiredProofs(r, e.AuthOptions, e.Fields))
-		var de *envelope.Error
-		if errors.As(err, &de) {
-			if first == nil {
-				first = de
-			}
-			issues = append(issues, envelope.Issue{Path: envelope.Join(envelope.Join("recipients", i), "authOptions"), Message: de.Message})
-		} else if err != nil {
-			return err
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	return &envelope.Error{Code: first.Code, Message: first.Message, Issues: issues}
-}
-
 // distributeEnvelope answers POST /envelope/distribute: the meta is saved first, then the
 // envelope's workflow starts (or, for a PENDING envelope, sends to whoever was not sent yet).
 func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
@@ -84,39 +56,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var e *envelope.Envelope
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		ref, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
-			return err
-		}
-		changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
-		if err := p.Err(); err != nil {
-			return err
-		}
-		if err := envelope.CheckDistributable(e); err != nil {
-			return err
-		}
-		if err := s.checkSignable(e); err != nil {
-			return err
-		}
-		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnDistribute(e)); err != nil {
-			return err
-		}
-		if err := tx.SaveEnvelope(r.Context(), e); err != nil {
-			return err
-		}
-		if len(changes) > 0 {
-			return tx.AppendAudit(r.Context(), e.ID, envelope.MetaUpdatedAudit(changes), s.actor(r))
-		}
-		return nil
-	})
+	e, err := s.store.PrepareDistribution(r.Context(), s.editor(r), s.editChecks(), *in.EnvelopeID, in.Meta)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -76,15 +76,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not create envelopes with visibility %s", caller.Role, ne.Envelope.Visibility))
 		return
 	}
-	var id string
-	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var err error
-		if id, err = tx.CreateEnvelope(r.Context(), owner, ne, s.actor(r)); err != nil || owner.UserID == caller.UserID {
-			return err
-		}
-		// The caller created it (DOCUMENT_CREATED names them); this entry names whom for.
-		return tx.AppendAudit(r.Context(), id, envelope.DelegatedOwnerCreatedAudit(owner), s.actor(r))
-	})
+	id, err := s.store.CreateDraft(r.Context(), s.editor(r), owner, ne)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

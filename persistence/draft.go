@@ -25,6 +25,9 @@ type EditChecks struct {
 	Signable func(envelope.Proofs) error
 	// Quota refuses a change of recipients whose mails would pass the team's mail quota.
 	Quota func(ctx context.Context, tx *Tx, c RecipientsChange) error
+	// SendQuota refuses sending e (its signing requests to whoever may act now) whose mails
+	// would pass the team's mail quota.
+	SendQuota func(ctx context.Context, tx *Tx, e *envelope.Envelope) error
 }
 
 // RecipientsChange is a committed-to-be change of an envelope's recipients, as the mail quota
