@@ -144,11 +144,11 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 				p.Add(fp, "a field needs a document to sit on: upload a file with the envelope")
 				item = -1
 			}
-			var pages []persistence.PageSize
+			pages := 0
 			if item >= 0 && item < len(docs) {
-				pages = docs[item].Pages
+				pages = len(docs[item].Pages)
 			}
-			f, ok := checkFieldInput(p, fp, fin, pages, true)
+			f, ok := envelope.CheckFieldInput(p, fp, fin.FieldInput, pages, true)
 			if ok && !nr.Role.FillsFields() {
 				p.Add(envelope.Join(fp, "type"), "a %s recipient fills no fields", nr.Role)
 			}
@@ -185,27 +185,6 @@ func checkFormValues(p *envelope.Problems, path string, values map[string]any) {
 			p.Add(kp, "must be a string, a number or a boolean")
 		}
 	}
-}
-
-// checkFieldInput validates the type, meta and (coordinates form) position of a field input.
-func checkFieldInput(p *envelope.Problems, path string, in fieldInput, pages []persistence.PageSize, positionRequired bool) (envelope.Field, bool) {
-	var f envelope.Field
-	ok := true
-	switch {
-	case in.Type == nil:
-		p.Add(envelope.Join(path, "type"), "is required: one of %v", envelope.FieldTypes())
-		ok = false
-	case !envelope.OneOf(envelope.FieldType(*in.Type), envelope.FieldTypes()):
-		p.Add(envelope.Join(path, "type"), "must be one of %v, got %q", envelope.FieldTypes(), *in.Type)
-		ok = false
-	default:
-		f.Type = envelope.FieldType(*in.Type)
-		f.FieldMeta = envelope.ValidateFieldMeta(p, envelope.Join(path, "fieldMeta"), f.Type, in.FieldMeta)
-	}
-	checkPosition(p, path, in, pages, positionRequired)
-	f.Page = deref(in.Page)
-	f.PositionX, f.PositionY, f.Width, f.Height = deref(in.PositionX), deref(in.PositionY), deref(in.Width), deref(in.Height)
-	return f, ok
 }
 
 // actor is the audit actor of the request's caller.

@@ -87,7 +87,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	var p envelope.Problems
 	for i, id := range in.Recipients {
-		if findRecipient(e, id) == nil {
+		if e.Recipient(id) == nil {
 			p.Add(envelope.Join("recipients", i), "recipient %d is not in envelope %s", id, e.ID)
 		}
 	}
@@ -105,7 +105,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	recipients := []distributeRecipientView{}
 	for _, id := range ids {
-		recipients = append(recipients, s.newDistributeRecipientView(*findRecipient(e, id)))
+		recipients = append(recipients, s.newDistributeRecipientView(*e.Recipient(id)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
 }

@@ -53,12 +53,6 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, envelope.NotFound("Recipient"))
 }
 
-// mutableEnvelope locks and loads the envelope for a change of it or its documents, recipients,
-// fields or attachments (persistence.Tx.EditableEnvelope).
-func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string) (*envelope.Envelope, error) {
-	return tx.EditableEnvelope(r.Context(), s.editor(r), id)
-}
-
 // recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.
 func recipientsView(e *envelope.Envelope, ids []int64) []recipientView {
 	out := make([]recipientView, 0, len(ids))

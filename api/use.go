@@ -179,7 +179,7 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 		if rin.ID == nil {
 			continue
 		}
-		if findRecipient(tpl, *rin.ID) == nil {
+		if tpl.Recipient(*rin.ID) == nil {
 			p.Add(envelope.Join(envelope.Join("recipients", i), "id"), "recipient %d is not in template %s", *rin.ID, tpl.ID)
 			continue
 		}
