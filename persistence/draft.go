@@ -82,6 +82,15 @@ func (tx *Tx) EditableEnvelope(ctx context.Context, ed Editor, id string) (*enve
 	return e, nil
 }
 
+// touchedEnvelope marks envelope id changed now (Tx.Touch) and reads it as it is after the
+// change, as the editor sees it.
+func (tx *Tx) touchedEnvelope(ctx context.Context, ed Editor, id string) (*envelope.Envelope, error) {
+	if err := tx.Touch(ctx, id); err != nil {
+		return nil, err
+	}
+	return tx.GetEnvelope(ctx, ed.scope(), id)
+}
+
 // mayChange refuses a change of the envelope ref (of one of its recipients or fields) to an
 // editor who may not manage it (envelope.MayManage), and of a finished envelope.
 func (ed Editor) mayChange(ref EnvelopeRef) error {

@@ -129,10 +129,7 @@ func (s *Store) AddFields(ctx context.Context, ed Editor, place Placement, envel
 				return err
 			}
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		e, err = tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		e, err = tx.touchedEnvelope(ctx, ed, e.ID)
 		return err
 	})
 	return e, ids, err
@@ -218,10 +215,7 @@ func (s *Store) UpdateFields(ctx context.Context, ed Editor, envelopeID string, 
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		e, err = tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		e, err = tx.touchedEnvelope(ctx, ed, e.ID)
 		return err
 	})
 	return e, ids, err

@@ -43,10 +43,7 @@ func (s *Store) AddRecipients(ctx context.Context, ed Editor, checks EditChecks,
 			}
 			ids = append(ids, added.ID)
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
 		if err != nil {
 			return err
 		}
@@ -183,10 +180,7 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
 		if err != nil {
 			return err
 		}
