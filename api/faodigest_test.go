@@ -224,8 +224,8 @@ func TestFAOHashProofReachesIdentityCertificateAndOwner(t *testing.T) {
 	}
 
 	// Completion (what the workflow's activity runs) copies the proof to the identity.
-	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{EnvelopeID: envelopeID, RecipientID: rec.ID,
-		Now: time.Now(), SessionID: session.ID, Actor: persistence.RecipientActor(rec, "203.0.113.9", "test")}); err != nil {
+	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{Completion: envelope.Completion{EnvelopeID: envelopeID, RecipientID: rec.ID,
+		Now: time.Now(), SessionID: session.ID, Actor: persistence.RecipientActor(rec, "203.0.113.9", "test")}}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := a.store.RecipientIdentity(ctx, rec.ID)

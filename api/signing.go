@@ -271,7 +271,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in struct {
-		NextSigner *persistence.NextSigner `json:"nextSigner"`
+		NextSigner *envelope.NextSigner `json:"nextSigner"`
 	}
 	if r.ContentLength != 0 {
 		if err := decodeJSON(r, &in); err != nil {

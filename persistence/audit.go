@@ -5,31 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// Actor is who did what an audit entry records: an API user, a recipient or the system.
-type Actor struct {
-	Name      *string
-	Email     *string
-	UserID    *int64
-	UserAgent *string
-	IPAddress *string
-}
+// Actor is envelope.Actor.
+type Actor = envelope.Actor
 
-// MemberActor is the actor for a team member calling the API from ip with userAgent.
+// MemberActor is envelope.MemberActor.
 func MemberActor(m envelope.Member, ip, userAgent string) Actor {
-	name, email, id := m.UserName, m.UserEmail, m.UserID
-	if name == "" {
-		name = m.TeamName
-	}
-	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
+	return envelope.MemberActor(m, ip, userAgent)
 }
 
 func nonEmpty(s string) *string {
@@ -39,32 +27,18 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// MaxClientText is the most bytes of a caller's User-Agent or address that Sobre keeps: the
-// rest is cut off (at a character boundary) before it is stored or sent anywhere.
-const MaxClientText = 512
+// MaxClientText is envelope.MaxClientText.
+const MaxClientText = envelope.MaxClientText
 
-// CapClientText is s as valid UTF-8 of at most MaxClientText bytes.
-func CapClientText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= MaxClientText {
-		return s
-	}
-	n := MaxClientText
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// clientText is CapClientText(s), nil when empty.
-func clientText(s string) *string { return nonEmpty(CapClientText(s)) }
+// CapClientText is envelope.CapClientText.
+func CapClientText(s string) string { return envelope.CapClientText(s) }
 
 // capped is p capped by CapClientText.
 func capped(p *string) *string {
 	if p == nil {
 		return nil
 	}
-	return clientText(*p)
+	return envelope.ClientText(*p)
 }
 
 // AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID,

@@ -97,16 +97,12 @@ func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	return loadSnapshot(ctx, tx.q, tx.ring, id)
 }
 
-// SystemActor is the audit actor of what Sobre does by itself (timers, the workflow).
-func SystemActor() Actor {
-	name := "Sobre"
-	return Actor{Name: &name}
-}
+// SystemActor is envelope.SystemActor.
+func SystemActor() Actor { return envelope.SystemActor() }
 
-// RecipientActor is the audit actor of a recipient acting through their signing link.
+// RecipientActor is envelope.RecipientActor.
 func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
-	name, email := r.Name, r.Email
-	return Actor{Name: &name, Email: &email, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
+	return envelope.RecipientActor(r, ip, userAgent)
 }
 
 // MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
@@ -364,30 +360,11 @@ func pendingOrError(s envelope.Status) error {
 	}
 }
 
-// NextSigner replaces the next recipient's email and name, as the signer who completes may
-// dictate when the envelope allows it.
-type NextSigner struct {
-	Email string `json:"email"`
-	Name  string `json:"name"`
-}
-
-// CompleteInput is a recipient's completion (sign, approve, mark viewed).
+// CompleteInput is a recipient's completion and how old its proofs may be.
 type CompleteInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Actor       Actor
-	NextSigner  *NextSigner
-	NextID      int64 // the recipient NextSigner replaces
-	Now         time.Time
-	// SessionID is the ceremony session completing (Ceremony.ID), empty when the caller has
-	// none: its proofs are checked, and recorded as the recipient's identity.
-	SessionID string
+	envelope.Completion
 	// ProofMaxAge is how old an action proof may be (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration
-	// LinkVersion is the version of the signing link the completion came through: a link
-	// replaced since completes nothing (ErrLinkReplaced). Nil is not checked (a request of an
-	// older release, during a rolling deploy).
-	LinkVersion *int
 }
 
 // CompleteRecipient records that a recipient acted: the completing session must hold every proof
@@ -506,22 +483,8 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 	return snap, err
 }
 
-// RejectInput is a recipient's rejection.
-type RejectInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Reason      string
-	Actor       Actor
-	External    bool   // recorded through the API on the recipient's behalf
-	OnBehalfOf  *Actor // the team member the API call is attributed to
-	Now         time.Time
-	// LinkVersion is the version of the signing link a recipient's own rejection came through:
-	// a link replaced since rejects nothing (ErrLinkReplaced). Not checked when External or nil.
-	LinkVersion *int
-}
-
 // RejectRecipient records a rejection. A recipient already REJECTED is left as is.
-func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, error) {
+func (s *Store) RejectRecipient(ctx context.Context, in envelope.Rejection) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)

@@ -142,11 +142,11 @@ func TestPurgeSchedule(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var got persistence.PurgeCounts
+	var got envelope.PurgeCounts
 	if err := c.GetWorkflow(ctx, workflowID, runID).Get(ctx, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := persistence.PurgeCounts{Sessions: 7, AccessCodes: 1, Logins: 1, CodeGuards: 2, Views: 1}
+	want := envelope.PurgeCounts{Sessions: 7, AccessCodes: 1, Logins: 1, CodeGuards: 2, Views: 1}
 	if got != want {
 		t.Errorf("purged %+v, want %+v", got, want)
 	}

@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -95,7 +94,7 @@ func TestRefreshSignalsAreCoalesced(t *testing.T) {
 		if reloads < 1 || reloads > 3 {
 			t.Errorf("200 refresh signals in 2 s read the envelope %d times, want 1 to 3", reloads)
 		}
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 			t.Errorf("signing requests %v, want the added recipient's too", got)
 		}
 	}, 2*time.Hour)
@@ -142,14 +141,14 @@ func TestContinueAsNewCarriesTheState(t *testing.T) {
 	if !slices.Equal(c.Requested, []int64{1, 2}) || len(c.Reminders) != 2 || c.Reminders[0].Sent != 2 || c.Runs != 1 || c.Snapshot.Status != envelope.StatusPending {
 		t.Fatalf("continuation %+v", c)
 	}
-	requests := len(b.mailsOf(mail.SigningRequest))
+	requests := len(b.mailsOf(envelope.MailSigningRequest))
 
 	env2 := newEnv(t, b)
 	update(t, env2, 100*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false) // after reminders to 2, due from the first run's request
 	if again := continued(t, env2, *next); again != nil {
 		t.Fatal("the second run continued as new without a suggestion")
 	}
-	if got := len(b.mailsOf(mail.SigningRequest)); got != requests {
+	if got := len(b.mailsOf(envelope.MailSigningRequest)); got != requests {
 		t.Errorf("signing requests went from %d to %d in the next run: sent twice", requests, got)
 	}
 	if !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
@@ -157,7 +156,7 @@ func TestContinueAsNewCarriesTheState(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	for _, n := range b.mails {
-		if n.Kind == mail.Reminder && n.RecipientID == 2 {
+		if n.Kind == envelope.MailReminder && n.RecipientID == 2 {
 			if seen[n.Seq] {
 				t.Errorf("reminder %d to recipient 2 sent twice", n.Seq)
 			}
