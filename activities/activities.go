@@ -61,13 +61,13 @@ func (a *Activities) MarkSent(ctx context.Context, in envelope.Sent) error {
 }
 
 // CompleteRecipient records a recipient's completion and returns the new snapshot.
-func (a *Activities) CompleteRecipient(ctx context.Context, in envelope.Completion) (envelope.Progress, error) {
-	snap, err := a.Store.CompleteRecipient(ctx, persistence.CompleteInput{Completion: in, ProofMaxAge: a.ProofMaxAge})
+func (a *Activities) CompleteRecipient(ctx context.Context, in envelope.RecipientCompletion) (envelope.Progress, error) {
+	snap, err := a.Store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: in, ProofMaxAge: a.ProofMaxAge})
 	return SnapshotOf(snap), domainError(err)
 }
 
 // RejectRecipient records a recipient's rejection and returns the new snapshot.
-func (a *Activities) RejectRecipient(ctx context.Context, in envelope.Rejection) (envelope.Progress, error) {
+func (a *Activities) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (envelope.Progress, error) {
 	snap, err := a.Store.RejectRecipient(ctx, in)
 	return SnapshotOf(snap), domainError(err)
 }

@@ -40,52 +40,6 @@ func (s *Server) distributeRecipientsView(e *envelope.Envelope) []distributeReci
 	return out
 }
 
-// checkDistributable applies Documenso's checks before sending: recipients exist, those with
-// authentication have an email address, and every SIGNER has a signature field.
-func checkDistributable(e *envelope.Envelope) error {
-	if e.Status.Finished() {
-		return finishedError(e.Status)
-	}
-	if len(e.Recipients) == 0 {
-		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has no recipients")
-	}
-	if len(e.Items) == 0 {
-		return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope has no documents; add one with /envelope/item/create-many")
-	}
-	var p envelope.Problems
-	for i, r := range e.Recipients {
-		hasAuth := len(r.AuthOptions.AccessAuth) > 0 || len(r.AuthOptions.ActionAuth) > 0 ||
-			len(e.AuthOptions.GlobalAccessAuth) > 0 || len(e.AuthOptions.GlobalActionAuth) > 0
-		if hasAuth && r.Role != envelope.RoleCC && !envelope.ValidEmail(r.Email) {
-			p.Add(envelope.Join(envelope.Join("recipients", i), "email"), "recipient %d needs an email address for its authentication", r.ID)
-		}
-	}
-	if err := p.Err(); err != nil {
-		return err
-	}
-	var missing []string
-	for _, r := range e.Recipients {
-		if r.Role != envelope.RoleSigner {
-			continue
-		}
-		has := false
-		for _, f := range e.Fields {
-			if f.RecipientID == r.ID && f.Type.IsSignature() {
-				has = true
-			}
-		}
-		if !has {
-			missing = append(missing, r.Email)
-		}
-	}
-	if len(missing) > 0 {
-		return &envelope.Error{Code: envelope.CodeMissingSignatureField,
-			Message: "Some signers are missing required fields. Signers must have at least one signature field.",
-			Issues:  []envelope.Issue{{Message: "signers without a signature field: " + joinNames(missing)}}}
-	}
-	return nil
-}
-
 // checkSignable refuses to send an envelope one of whose recipients could never act on this
 // server (ceremony.CheckSignable: a method it cannot take, such as Clave Única when it is not
 // configured), naming the recipient.
@@ -128,20 +82,6 @@ func (s *Server) checkRecipientSignable(p *envelope.Problems, path string, rec e
 	}
 }
 
-func joinNames(list []string) string {
-	out := ""
-	for i, s := range list {
-		if i > 0 {
-			out += ", "
-		}
-		if s == "" {
-			s = "(no email)"
-		}
-		out += s
-	}
-	return out
-}
-
 // distributeEnvelope answers POST /envelope/distribute: the meta is saved first, then the
 // envelope's workflow starts (or, for a PENDING envelope, sends to whoever was not sent yet).
 func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
@@ -171,11 +111,11 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
 			return err
 		}
-		changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
+		changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if err := checkDistributable(e); err != nil {
+		if err := envelope.CheckDistributable(e); err != nil {
 			return err
 		}
 		if err := s.checkSignable(e); err != nil {
@@ -188,7 +128,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if len(changes) > 0 {
-			return tx.AppendAudit(r.Context(), e.ID, "DOCUMENT_META_UPDATED", map[string]any{"changes": changes}, s.actor(r))
+			return tx.AppendAudit(r.Context(), e.ID, envelope.MetaUpdatedAudit(changes), s.actor(r))
 		}
 		return nil
 	})
@@ -300,7 +240,7 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		}
 		onBehalfOf = persistence.MemberActor(m, "", "")
 	}
-	if err := pendingError(before.Status); err != nil {
+	if err := envelope.RequirePending(before.Status); err != nil {
 		s.writeError(w, r, err) // a DRAFT has no workflow yet; a finished envelope's has ended
 		return
 	}

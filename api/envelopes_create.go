@@ -288,8 +288,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		// The caller created it (DOCUMENT_CREATED names them); this entry names whom for.
-		return tx.AppendAudit(r.Context(), id, "DOCUMENT_DELEGATED_OWNER_CREATED", map[string]any{
-			"delegatedOwnerEmail": owner.UserEmail, "delegatedOwnerName": owner.UserName, "teamName": owner.TeamName}, s.actor(r))
+		return tx.AppendAudit(r.Context(), id, envelope.DelegatedOwnerCreatedAudit(owner), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -363,7 +362,7 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 				pages = docs[item].Pages
 			}
 			f, ok := checkFieldInput(p, fp, fin, pages, true)
-			if ok && (nr.Role == envelope.RoleCC || nr.Role == envelope.RoleViewer) {
+			if ok && !nr.Role.FillsFields() {
 				p.Add(envelope.Join(fp, "type"), "a %s recipient fills no fields", nr.Role)
 			}
 			nr.Fields = append(nr.Fields, persistence.NewField{Field: f, Item: max(item, 0)})

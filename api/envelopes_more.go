@@ -135,7 +135,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.Status != envelope.StatusPending {
-		s.writeError(w, r, pendingError(e.Status))
+		s.writeError(w, r, envelope.RequirePending(e.Status))
 		return
 	}
 	var p envelope.Problems
@@ -171,11 +171,9 @@ type itemView struct {
 	DocumentDataID string `json:"documentDataId"`
 }
 
+// draftOnly refuses a change of e's documents unless e is a DRAFT.
 func draftOnly(e *envelope.Envelope) error {
-	if e.Status != envelope.StatusDraft {
-		return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Documents can only change while the envelope is DRAFT; it is %s", e.Status)
-	}
-	return nil
+	return envelope.RequireDraft(e.Status, "Documents can only change")
 }
 
 // createItems answers POST /envelope/item/create-many (multipart: payload {envelopeId} and
@@ -264,7 +262,7 @@ func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
 		items := append([]envelope.Item(nil), e.Items...)
 		type change struct {
 			idx     int
-			changes []map[string]any
+			changes []envelope.ItemChange
 		}
 		var changed []change
 		for i, d := range in.Data {
@@ -279,11 +277,11 @@ func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
 				p.Add(envelope.Join(path, "envelopeItemId"), "names no document of envelope %s", e.ID)
 				continue
 			}
-			var ch []map[string]any
+			var ch []envelope.ItemChange
 			if d.Title != nil {
 				envelope.CheckLength(&p, envelope.Join(path, "title"), *d.Title, 1, envelope.MaxTitle)
 				if *d.Title != items[idx].Title {
-					ch = append(ch, map[string]any{"field": "title", "from": items[idx].Title, "to": *d.Title})
+					ch = append(ch, envelope.ItemChange{Field: "title", From: items[idx].Title, To: *d.Title})
 					items[idx].Title = *d.Title
 				}
 			}
@@ -291,7 +289,7 @@ func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
 				if *d.Order < 1 || *d.Order > 1000 {
 					p.Add(envelope.Join(path, "order"), "must be between 1 and 1000, got %d", *d.Order)
 				} else if *d.Order != items[idx].Order {
-					ch = append(ch, map[string]any{"field": "order", "from": strconv.Itoa(items[idx].Order), "to": strconv.Itoa(*d.Order)})
+					ch = append(ch, envelope.ItemChange{Field: "order", From: strconv.Itoa(items[idx].Order), To: strconv.Itoa(*d.Order)})
 					items[idx].Order = *d.Order
 				}
 			}
@@ -318,7 +316,7 @@ func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
 		for _, c := range changed {
 			updated = append(updated, items[c.idx])
 			if len(c.changes) > 0 {
-				if err := tx.AppendAudit(r.Context(), e.ID, "ENVELOPE_ITEM_UPDATED", map[string]any{"envelopeItemId": items[c.idx].ID, "changes": c.changes}, s.actor(r)); err != nil {
+				if err := tx.AppendAudit(r.Context(), e.ID, envelope.ItemUpdatedAudit(items[c.idx].ID, c.changes), s.actor(r)); err != nil {
 					return err
 				}
 			}
@@ -368,7 +366,7 @@ func (s *Server) deleteItem(w http.ResponseWriter, r *http.Request) {
 		if err := tx.DeleteItem(r.Context(), item.ID); err != nil {
 			return err
 		}
-		if err := tx.AppendAudit(r.Context(), e.ID, "ENVELOPE_ITEM_DELETED", map[string]any{"envelopeItemId": item.ID, "envelopeItemTitle": item.Title}, s.actor(r)); err != nil {
+		if err := tx.AppendAudit(r.Context(), e.ID, envelope.ItemDeletedAudit(*item), s.actor(r)); err != nil {
 			return err
 		}
 		return tx.Touch(r.Context(), e.ID)
@@ -524,8 +522,8 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		cur.Label, cur.Data = att.Label, att.Data
 		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
@@ -561,8 +559,8 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
 			return err

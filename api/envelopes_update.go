@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -20,16 +19,6 @@ type updateRequest struct {
 		TemplateType     *string                   `json:"templateType"`
 	} `json:"data"`
 	Meta *envelope.MetaInput `json:"meta"`
-}
-
-// finishedError is the error for a change asked of an envelope that can no longer change.
-func finishedError(status envelope.Status) error {
-	code := map[envelope.Status]envelope.Code{
-		envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
-		envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
-		envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
-	}[status]
-	return envelope.Errorf(code, "Envelope is %s and can no longer change", status)
 }
 
 // updateEnvelope answers POST /envelope/update: title, external id, visibility, global auth,
@@ -53,16 +42,12 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		type audit struct {
-			typ  string
-			data any
-		}
-		var audits []audit
+		var audits []envelope.Audit
 		if d := in.Data; d != nil {
 			if d.Title != nil {
 				envelope.CheckLength(&p, "data.title", *d.Title, 1, envelope.MaxTitle)
 				if *d.Title != e.Title {
-					audits = append(audits, audit{"DOCUMENT_TITLE_UPDATED", map[string]any{"from": e.Title, "to": *d.Title}})
+					audits = append(audits, envelope.TitleUpdatedAudit(e.Title, *d.Title))
 					e.Title = *d.Title
 				}
 			}
@@ -71,7 +56,7 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 					envelope.CheckLength(&p, "data.externalId", d.ExternalID.Value, 0, envelope.MaxExternalID)
 				}
 				if deref(e.ExternalID) != deref(d.ExternalID.Ptr()) {
-					audits = append(audits, audit{"DOCUMENT_EXTERNAL_ID_UPDATED", map[string]any{"from": deref(e.ExternalID), "to": deref(d.ExternalID.Ptr())}})
+					audits = append(audits, envelope.ExternalIDUpdatedAudit(deref(e.ExternalID), deref(d.ExternalID.Ptr())))
 				}
 				e.ExternalID = d.ExternalID.Ptr()
 			}
@@ -83,7 +68,7 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 				case !caller.Role.CanSee(v):
 					return envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not set visibility %s", caller.Role, v)
 				case v != e.Visibility:
-					audits = append(audits, audit{"DOCUMENT_VISIBILITY_UPDATED", map[string]any{"from": e.Visibility, "to": v}})
+					audits = append(audits, envelope.VisibilityUpdatedAudit(e.Visibility, v))
 					e.Visibility = v
 				}
 			}
@@ -102,12 +87,12 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 			}
 			if d.GlobalAccessAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalAccessAuth", toType[envelope.AccessAuth](d.GlobalAccessAuth), envelope.AccessAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACCESS_UPDATED", map[string]any{"from": e.AuthOptions.GlobalAccessAuth, "to": v}})
+				audits = append(audits, envelope.GlobalAccessAuthUpdatedAudit(e.AuthOptions.GlobalAccessAuth, v))
 				e.AuthOptions.GlobalAccessAuth = v
 			}
 			if d.GlobalActionAuth != nil {
 				v := envelope.CheckEnums(&p, "data.globalActionAuth", toType[envelope.ActionAuth](d.GlobalActionAuth), envelope.GlobalActionAuths())
-				audits = append(audits, audit{"DOCUMENT_GLOBAL_AUTH_ACTION_UPDATED", map[string]any{"from": e.AuthOptions.GlobalActionAuth, "to": v}})
+				audits = append(audits, envelope.GlobalActionAuthUpdatedAudit(e.AuthOptions.GlobalActionAuth, v))
 				e.AuthOptions.GlobalActionAuth = v
 			}
 			if d.FolderID.Set {
@@ -124,8 +109,8 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 				e.TemplateType = t
 			}
 		}
-		if changes := metaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
-			audits = append(audits, audit{"DOCUMENT_META_UPDATED", map[string]any{"changes": changes}})
+		if changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta)); len(changes) > 0 {
+			audits = append(audits, envelope.MetaUpdatedAudit(changes))
 		}
 		if err := p.Err(); err != nil {
 			return err
@@ -134,7 +119,7 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		for _, a := range audits {
-			if err := tx.AppendAudit(r.Context(), e.ID, a.typ, a.data, s.actor(r)); err != nil {
+			if err := tx.AppendAudit(r.Context(), e.ID, a, s.actor(r)); err != nil {
 				return err
 			}
 		}
@@ -148,37 +133,6 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 	// A PENDING envelope's workflow reads the new meta (reminders, expiry, signing order).
 	s.refreshWorkflow(r, updated.ID, updated.Status)
 	writeJSON(w, http.StatusOK, newEnvelopeSummaryView(updated, false))
-}
-
-// metaAuditTypes names, as Documenso's audit log does, the documentMeta members whose changes
-// DOCUMENT_META_UPDATED records. Documenso's clients parse exactly these; changes to the other
-// members (signing order, language, signature kinds...) are not recorded there.
-var metaAuditTypes = map[string]string{
-	"subject": "SUBJECT", "message": "MESSAGE", "timezone": "TIMEZONE", "dateFormat": "DATE_FORMAT",
-	"redirectUrl": "REDIRECT_URL", "emailId": "EMAIL_ID", "emailReplyTo": "EMAIL_REPLY_TO", "emailSettings": "EMAIL_SETTINGS",
-}
-
-// metaAuditChanges turns documentMeta changes into DOCUMENT_META_UPDATED's {type, from, to}
-// entries, with from and to as strings or null.
-func metaAuditChanges(changes []envelope.MetaChange) []map[string]any {
-	var out []map[string]any
-	asString := func(v any) any {
-		switch x := v.(type) {
-		case nil:
-			return nil
-		case string:
-			return x
-		default:
-			b, _ := json.Marshal(x)
-			return string(b)
-		}
-	}
-	for _, c := range changes {
-		if t, ok := metaAuditTypes[c.Type]; ok {
-			out = append(out, map[string]any{"type": t, "from": asString(c.From), "to": asString(c.To)})
-		}
-	}
-	return out
 }
 
 // checkNotWeakened records a problem for each of the access and action lists (members

@@ -224,7 +224,7 @@ func TestFAOHashProofReachesIdentityCertificateAndOwner(t *testing.T) {
 	}
 
 	// Completion (what the workflow's activity runs) copies the proof to the identity.
-	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{Completion: envelope.Completion{EnvelopeID: envelopeID, RecipientID: rec.ID,
+	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: envelope.RecipientCompletion{EnvelopeID: envelopeID, RecipientID: rec.ID,
 		Now: time.Now(), SessionID: session.ID, Actor: persistence.RecipientActor(rec, "203.0.113.9", "test")}}); err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 			} else if rec = findRecipient(e, *fin.RecipientID); rec == nil {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is not in envelope %s", *fin.RecipientID, e.ID)
 			}
-			if rec != nil && (rec.Role == envelope.RoleCC || rec.Role == envelope.RoleViewer) {
+			if rec != nil && !rec.Role.FillsFields() {
 				p.Add(envelope.Join(path, "recipientId"), "recipient %d is a %s and fills no fields", rec.ID, rec.Role)
 			}
 			item := itemFor(&p, envelope.Join(path, "envelopeItemId"), fin.EnvelopeItemID, items)
@@ -141,12 +141,8 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		for _, t := range todo {
-			interacted, err := tx.RecipientInteracted(r.Context(), t.rec.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(r.Context(), t.rec.ID, envelope.FrozenFields); err != nil {
 				return err
-			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", t.rec.ID)
 			}
 			f, err := tx.AddField(r.Context(), e.ID, t.f, t.rec, s.actor(r))
 			if err != nil {
@@ -285,8 +281,8 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
 			return err
 		}
-		if e.Status != envelope.StatusDraft {
-			return envelope.Errorf(envelope.CodeEnvelopeNotDraft, "Fields can only be updated while the envelope is DRAFT; it is %s", e.Status)
+		if err := envelope.RequireDraft(e.Status, "Fields can only be updated"); err != nil {
+			return err
 		}
 		items, err := tx.ItemPages(r.Context(), e.ID)
 		if err != nil {
@@ -344,9 +340,7 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 			rec := findRecipient(e, cur.RecipientID)
-			data := persistence.FieldData(next, *rec)
-			data["changes"] = fieldChanges(*cur, next)
-			if err := tx.AppendAudit(r.Context(), e.ID, "FIELD_UPDATED", data, s.actor(r)); err != nil {
+			if err := tx.AppendAudit(r.Context(), e.ID, envelope.FieldUpdatedAudit(*cur, next, *rec), s.actor(r)); err != nil {
 				return err
 			}
 			ids = append(ids, next.ID)
@@ -373,28 +367,6 @@ func setIf(dst *float64, v *float64) {
 	}
 }
 
-// fieldChanges lists what moved between two versions of a field, for the audit log.
-func fieldChanges(a, b envelope.Field) []map[string]any {
-	var out []map[string]any
-	add := func(name string, from, to any) {
-		out = append(out, map[string]any{"type": name, "from": from, "to": to})
-	}
-	if a.Type != b.Type {
-		add("TYPE", a.Type, b.Type)
-	}
-	if a.Page != b.Page || a.PositionX != b.PositionX || a.PositionY != b.PositionY {
-		add("POSITION", map[string]any{"page": a.Page, "positionX": a.PositionX, "positionY": a.PositionY},
-			map[string]any{"page": b.Page, "positionX": b.PositionX, "positionY": b.PositionY})
-	}
-	if a.Width != b.Width || a.Height != b.Height {
-		add("DIMENSION", map[string]any{"width": a.Width, "height": a.Height}, map[string]any{"width": b.Width, "height": b.Height})
-	}
-	if a.EnvelopeItemID != b.EnvelopeItemID {
-		add("ENVELOPE_ITEM", a.EnvelopeItemID, b.EnvelopeItemID)
-	}
-	return out
-}
-
 // deleteField answers POST /envelope/field/delete {fieldId}.
 func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 	var in struct {
@@ -417,19 +389,15 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		rec, _, err := tx.RecipientByID(r.Context(), scope(r), f.RecipientID)
 		if err != nil {
 			return err
 		}
-		interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
-		if err != nil {
+		if err := tx.RequireUnacted(r.Context(), rec.ID, envelope.FrozenFields); err != nil {
 			return err
-		}
-		if interacted {
-			return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document; its fields can no longer change", rec.ID)
 		}
 		if ref.Status == envelope.StatusPending {
 			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.
@@ -449,7 +417,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err := tx.Touch(r.Context(), ref.ID); err != nil {
 			return err
 		}
-		return tx.AppendAudit(r.Context(), ref.ID, "FIELD_DELETED", persistence.FieldData(f, rec), s.actor(r))
+		return tx.AppendAudit(r.Context(), ref.ID, envelope.FieldDeletedAudit(f, rec), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

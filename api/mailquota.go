@@ -43,7 +43,7 @@ func mailsOnDistribute(e *envelope.Envelope) int {
 		return 0
 	}
 	n := 0
-	for _, id := range envelope.MayActNow(m.SigningOrder, participants(e)) {
+	for _, id := range envelope.MayActNow(m.SigningOrder, envelope.Participants(e.Recipients)) {
 		if r := findRecipient(e, id); r != nil && r.Email != "" && r.SendStatus != envelope.SendStatusSent {
 			n++
 		}

@@ -71,8 +71,8 @@ func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string)
 	if err != nil {
 		return nil, err
 	}
-	if e.Status.Finished() {
-		return nil, finishedError(e.Status)
+	if err := envelope.RequireEditable(e.Status); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -223,9 +223,9 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			next := *cur
-			var changes []map[string]any
+			var changes []envelope.AuditChange
 			change := func(kind string, from, to any) {
-				changes = append(changes, map[string]any{"type": kind, "from": from, "to": to})
+				changes = append(changes, envelope.AuditChange{Type: kind, From: from, To: to})
 			}
 			if rin.Email != nil && *rin.Email != cur.Email {
 				change("EMAIL", cur.Email, *rin.Email)
@@ -276,14 +276,10 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				ids = append(ids, cur.ID)
 				continue
 			}
-			interacted, err := tx.RecipientInteracted(r.Context(), cur.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(r.Context(), cur.ID, envelope.FrozenRecipient); err != nil {
 				return err
 			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and can no longer change", cur.ID)
-			}
-			if next.Role == envelope.RoleCC || next.Role == envelope.RoleViewer {
+			if !next.Role.FillsFields() {
 				for _, f := range e.Fields {
 					if f.RecipientID == cur.ID {
 						p.Add(envelope.Join(path, "role"), "a %s recipient fills no fields; delete recipient %d's fields first", next.Role, cur.ID)
@@ -302,12 +298,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 				relinked = append(relinked, *cur)
 			}
 			if len(changes) > 0 {
-				data := persistence.RecipientData(next)
-				data["changes"] = changes
-				if replaced {
-					data["linkReplaced"] = true
-				}
-				if err := tx.AppendAudit(r.Context(), e.ID, "RECIPIENT_UPDATED", data, s.actor(r)); err != nil {
+				if err := tx.AppendAudit(r.Context(), e.ID, envelope.RecipientUpdatedAudit(next, changes, replaced), s.actor(r)); err != nil {
 					return err
 				}
 			}
@@ -369,8 +360,8 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		if err := mayManage(r, ref.Owned()); err != nil {
 			return err
 		}
-		if ref.Status.Finished() {
-			return finishedError(ref.Status)
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
 		}
 		if ref.Status == envelope.StatusPending {
 			// Removed and added again, a recipient would come back without what they must prove.
@@ -384,12 +375,8 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if rec.Role != envelope.RoleCC {
-			interacted, err := tx.RecipientInteracted(r.Context(), rec.ID)
-			if err != nil {
+			if err := tx.RequireUnacted(r.Context(), rec.ID, envelope.FrozenRemoval); err != nil {
 				return err
-			}
-			if interacted {
-				return envelope.Errorf(envelope.CodeInvalidRequest, "Recipient %d has already interacted with the document and cannot be removed", rec.ID)
 			}
 		}
 		if err := tx.DeleteRecipient(r.Context(), rec.ID); err != nil {
@@ -407,7 +394,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 		}
-		return tx.AppendAudit(r.Context(), ref.ID, "RECIPIENT_DELETED", persistence.RecipientData(rec), s.actor(r))
+		return tx.AppendAudit(r.Context(), ref.ID, envelope.RecipientDeletedAudit(rec), s.actor(r))
 	})
 	if err != nil {
 		s.writeError(w, r, err)

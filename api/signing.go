@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -59,7 +58,7 @@ func (s *Server) recipientOf(r *http.Request) (envelope.Recipient, *envelope.Env
 	if err != nil {
 		return rec, nil, err
 	}
-	if e.Status == envelope.StatusDraft || e.DeletedAt != nil {
+	if !e.SigningLinksOpen() {
 		return rec, nil, envelope.NotFound("Signing link")
 	}
 	return rec, e, nil
@@ -97,31 +96,16 @@ type signingView struct {
 	ReadableUntil *time.Time `json:"readableUntil"`
 }
 
-// derivedAuth is the recipient's authentication: its own lists when set, else the envelope's.
+// derivedAuth is the recipient's authentication in force (envelope.RecipientAuth), with empty
+// lists rather than null.
 func derivedAuth(e *envelope.Envelope, r envelope.Recipient) envelope.RecipientAuthOptions {
-	out := r.AuthOptions
-	if len(out.AccessAuth) == 0 {
-		out.AccessAuth = e.AuthOptions.GlobalAccessAuth
-	}
-	if len(out.ActionAuth) == 0 {
-		out.ActionAuth = e.AuthOptions.GlobalActionAuth
-	}
+	in := envelope.RecipientAuth(r.AuthOptions, e.AuthOptions)
+	out := envelope.RecipientAuthOptions{AccessAuth: in.Access, ActionAuth: in.Action}
 	if out.AccessAuth == nil {
 		out.AccessAuth = []envelope.AccessAuth{}
 	}
 	if out.ActionAuth == nil {
 		out.ActionAuth = []envelope.ActionAuth{}
-	}
-	if slices.Contains(out.ActionAuth, envelope.ActionAuthExplicitNone) {
-		out.ActionAuth = []envelope.ActionAuth{}
-	}
-	return out
-}
-
-func participants(e *envelope.Envelope) []envelope.Participant {
-	out := make([]envelope.Participant, 0, len(e.Recipients))
-	for _, r := range e.Recipients {
-		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
 	}
 	return out
 }
@@ -173,7 +157,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	v.Verification = newVerificationView(st, s.ceremony.Unavailable(st.Requirements))
 	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
 	if e.Status == envelope.StatusPending {
-		if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, now); err != nil {
+		if err := envelope.Turn(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, now); err != nil {
 			v.Waiting = string(envelope.ErrorCode(err))
 		} else {
 			v.MayActNow = true
@@ -290,7 +274,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -336,7 +320,7 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -347,17 +331,6 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "status": envelope.StatusRejected})
-}
-
-// pendingError is nil for a PENDING envelope, else the error for acting on it.
-func pendingError(s envelope.Status) error {
-	switch s {
-	case envelope.StatusPending:
-		return nil
-	case envelope.StatusDraft:
-		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
-	}
-	return finishedError(s)
 }
 
 // ceremonyOf resolves the token like recipientOf and reads what the caller's ceremony cookie has
@@ -483,7 +456,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, bad(err.Error()))
 		return
 	}
-	if err := pendingError(e.Status); err != nil {
+	if err := envelope.RequirePending(e.Status); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

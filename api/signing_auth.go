@@ -20,7 +20,7 @@ import (
 func (s *Server) accountProofOf(w http.ResponseWriter, r *http.Request) (envelope.Recipient, *ceremonyState, bool) {
 	rec, e, st, err := s.ceremonyOf(r)
 	if err == nil {
-		err = pendingError(e.Status)
+		err = envelope.RequirePending(e.Status)
 	}
 	if err == nil && s.ceremony.Accounts == nil {
 		err = envelope.Errorf(envelope.CodeAuthUnavailable, "Signer accounts are not available on this server")

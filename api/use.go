@@ -115,7 +115,7 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		if err := checkDistributable(created); err != nil {
+		if err := envelope.CheckDistributable(created); err != nil {
 			return err
 		}
 		if err := s.checkSignable(created); err != nil {

@@ -209,7 +209,7 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 		}
 	}
 	complete := func(sessionID string) error {
-		_, err := store.CompleteRecipient(ctx, persistence.CompleteInput{Completion: envelope.Completion{EnvelopeID: e.ID, RecipientID: rec.ID, Actor: actor(rec), Now: time.Now(), SessionID: sessionID}})
+		_, err := store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: envelope.RecipientCompletion{EnvelopeID: e.ID, RecipientID: rec.ID, Actor: actor(rec), Now: time.Now(), SessionID: sessionID}})
 		return err
 	}
 	// Browser B types the signature: A's login does not sign what B's browser filled.

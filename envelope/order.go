@@ -14,6 +14,20 @@ type Participant struct {
 	ExpiresAt    *time.Time
 }
 
+// ParticipantOf is recipient r as the signing-order rules read it.
+func ParticipantOf(r Recipient) Participant {
+	return Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt}
+}
+
+// Participants are recipients rs as the signing-order rules read them, in the same order.
+func Participants(rs []Recipient) []Participant {
+	out := make([]Participant, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, ParticipantOf(r))
+	}
+	return out
+}
+
 // Pending reports whether the participant still has to act: anyone but a CC who has neither
 // signed nor rejected.
 func (p Participant) Pending() bool {
@@ -118,27 +132,44 @@ func AllDone(ps []Participant) bool {
 	return true
 }
 
-// Turn explains whether participant id may act now: nil, or the error the caller gets.
+// Turn explains whether participant id may act now: nil, or the error the caller gets (see
+// mayStillAct, then MayActNow).
 func Turn(order SigningOrder, ps []Participant, id int64, now time.Time) error {
-	var p *Participant
-	for i := range ps {
-		if ps[i].ID == id {
-			p = &ps[i]
-		}
-	}
-	switch {
-	case p == nil:
+	i := slices.IndexFunc(ps, func(p Participant) bool { return p.ID == id })
+	if i < 0 {
 		return NotFound("Recipient")
+	}
+	if err := mayStillAct(ps[i], now, true); err != nil {
+		return err
+	}
+	if !slices.Contains(MayActNow(order, ps), id) {
+		return Errorf(CodeRecipientOutOfTurn, "It is not this recipient's turn yet: earlier recipients must act first")
+	}
+	return nil
+}
+
+// MayReject decides whether participant p may reject the envelope at now: nil, or the error the
+// caller gets. Whose turn it is does not matter (anyone who must still act may refuse), but
+// mayStillAct applies, except that a rejection recorded on their behalf (external, through the
+// API) is taken after their deadline. The envelope itself must be PENDING (RequirePending),
+// which the caller checks first.
+func MayReject(p Participant, external bool, now time.Time) error {
+	return mayStillAct(p, now, !external)
+}
+
+// mayStillAct is nil for a participant who may still act: someone who signed
+// (RECIPIENT_ALREADY_SIGNED) or rejected may not act again, a CC takes no action, and once
+// their deadline passed (when deadline is checked) nobody may (RECIPIENT_EXPIRED).
+func mayStillAct(p Participant, now time.Time, deadline bool) error {
+	switch {
 	case p.Status == SigningStatusSigned:
 		return Errorf(CodeRecipientAlreadySigned, "Recipient has already signed")
 	case p.Status == SigningStatusRejected:
 		return Errorf(CodeInvalidRequest, "Recipient has already rejected the document")
 	case p.Role == RoleCC:
 		return Errorf(CodeInvalidRequest, "A CC recipient takes no action")
-	case p.Expired(now):
+	case deadline && p.Expired(now):
 		return Errorf(CodeRecipientExpired, "Recipient's signing link has expired")
-	case !slices.Contains(MayActNow(order, ps), id):
-		return Errorf(CodeRecipientOutOfTurn, "It is not this recipient's turn yet: earlier recipients must act first")
 	}
 	return nil
 }

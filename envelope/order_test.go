@@ -108,3 +108,57 @@ func TestTurnAndAllDone(t *testing.T) {
 		t.Error("AllDone false when every non-CC signed")
 	}
 }
+
+func TestParticipants(t *testing.T) {
+	order, at := 3, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rs := []Recipient{
+		{ID: 7, Role: RoleApprover, SigningOrder: &order, SigningStatus: SigningStatusSigned, ExpiresAt: &at, Email: "a@example.com"},
+		{ID: 2, Role: RoleCC, SigningStatus: SigningStatusNotSigned},
+	}
+	got := Participants(rs)
+	want := []Participant{
+		{ID: 7, Role: RoleApprover, SigningOrder: &order, Status: SigningStatusSigned, ExpiresAt: &at},
+		{ID: 2, Role: RoleCC, Status: SigningStatusNotSigned},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Participants = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Participants[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestMayReject(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	past, future := now.Add(-time.Second), now.Add(time.Hour)
+	withDeadline := func(p Participant, at time.Time) Participant { p.ExpiresAt = &at; return p }
+	tests := []struct {
+		name     string
+		p        Participant
+		external bool
+		want     Code
+	}{
+		{"signer pending", part(1, RoleSigner, 1, ns), false, ""},
+		{"out of turn may still reject", part(2, RoleSigner, 9, ns), false, ""},
+		{"viewer", part(3, RoleViewer, -1, ns), false, ""},
+		{"signed", part(4, RoleSigner, 1, sg), false, CodeRecipientAlreadySigned},
+		{"signed, external", part(4, RoleSigner, 1, sg), true, CodeRecipientAlreadySigned},
+		{"rejected", part(5, RoleSigner, 1, rj), false, CodeInvalidRequest},
+		{"CC", part(6, RoleCC, 1, ns), false, CodeInvalidRequest},
+		{"CC, external", part(6, RoleCC, 1, ns), true, CodeInvalidRequest},
+		{"expired", withDeadline(part(7, RoleSigner, 1, ns), past), false, CodeRecipientExpired},
+		{"expired, on their behalf", withDeadline(part(7, RoleSigner, 1, ns), past), true, ""},
+		{"deadline ahead", withDeadline(part(8, RoleSigner, 1, ns), future), false, ""},
+		{"deadline now", withDeadline(part(9, RoleSigner, 1, ns), now), false, CodeRecipientExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := MayReject(tt.p, tt.external, now)
+			if tt.want == "" && err != nil || tt.want != "" && ErrorCode(err) != tt.want {
+				t.Errorf("MayReject = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

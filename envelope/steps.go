@@ -33,8 +33,9 @@ type NextSigner struct {
 	Name  string `json:"name"`
 }
 
-// Completion is a recipient's completion (sign, approve, mark viewed).
-type Completion struct {
+// RecipientCompletion is a recipient's completion (sign, approve, mark viewed) as the workflow asks
+// for it.
+type RecipientCompletion struct {
 	EnvelopeID  string
 	RecipientID int64
 	Actor       Actor
@@ -49,8 +50,8 @@ type Completion struct {
 	LinkVersion *int
 }
 
-// Rejection is a recipient's rejection.
-type Rejection struct {
+// RecipientRejection is a recipient's rejection as the workflow asks for it.
+type RecipientRejection struct {
 	EnvelopeID  string
 	RecipientID int64
 	Reason      string

@@ -41,16 +41,21 @@ func capped(p *string) *string {
 	return envelope.ClientText(*p)
 }
 
-// AppendAudit adds an entry of type typ with data to the audit log of envelope envelopeID,
-// chained to the entry before it (see auditchain.go). It locks the envelope's row, so entries of
-// one envelope are written one after another; callers that change other rows of the envelope
-// lock it first (LockEnvelope, lockSnapshot) so that locks are always taken in that order.
-func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any, a Actor) error {
+// AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
+// envelope envelopeID, chained to the entry before it (see auditchain.go). It locks the
+// envelope's row, so entries of one envelope are written one after another; callers that change
+// other rows of the envelope lock it first (LockEnvelope, lockSnapshot) so that locks are always
+// taken in that order.
+func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a Actor) error {
+	typ := string(entry.Type)
+	if typ == "" {
+		return fmt.Errorf("append an audit entry without a type to %s", envelopeID)
+	}
 	if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
 		return err
 	}
 	a.UserAgent, a.IPAddress = capped(a.UserAgent), capped(a.IPAddress)
-	raw, err := json.Marshal(data)
+	raw, err := json.Marshal(entry.Data)
 	if err != nil {
 		return fmt.Errorf("encode audit data %s: %w", typ, err)
 	}
@@ -84,6 +89,15 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID, typ string, data any,
 		return fmt.Errorf("append audit %s to %s: %w", typ, envelopeID, err)
 	}
 	return nil
+}
+
+// Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a.
+func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a Actor) error {
+	entry := ev.Audit()
+	if entry.Type == "" {
+		return fmt.Errorf("record a %s event of %s: it lacks what its kind records", ev.Kind, ev.EnvelopeID)
+	}
+	return tx.AppendAudit(ctx, ev.EnvelopeID, entry, a)
 }
 
 // lockEnvelopeRow locks the envelope's row until the transaction ends.

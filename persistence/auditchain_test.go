@@ -40,7 +40,7 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 		if id, err = tx.CreateEnvelope(ctx, m, in, a); err != nil {
 			return err
 		}
-		return tx.AppendAudit(ctx, id, "DOCUMENT_META_UPDATED", map[string]any{"changes": []any{map[string]any{"type": "SUBJECT", "from": nil, "to": "<b>firme</b> ya"}}}, a)
+		return tx.AppendAudit(ctx, id, envelope.MetaUpdatedAudit([]envelope.AuditChange{{Type: "SUBJECT", From: nil, To: "<b>firme</b> ya"}}), a)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	defer verifier.Close()
 	verifier.SetAuditKeyedFrom(from)
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		return tx.AppendAudit(ctx, id, "DOCUMENT_VIEWED", map[string]any{"n": 1}, persistence.Actor{})
+		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditViewed, Data: map[string]any{"n": 1}}, persistence.Actor{})
 	}); err != nil {
 		t.Fatal(err)
 	}

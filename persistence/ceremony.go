@@ -161,12 +161,8 @@ func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Re
 			r.ID, c.IDHash, codeHMAC, p.TTL.String()); err != nil {
 			return fmt.Errorf("store access code: %w", err)
 		}
-		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_ACCESS_AUTH_2FA_REQUESTED", accessData(r), a)
+		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.AccessCodeRequestedAudit(r), a)
 	})
-}
-
-func accessData(r envelope.Recipient) map[string]any {
-	return map[string]any{"recipientEmail": r.Email, "recipientName": r.Name, "recipientId": r.ID}
 }
 
 // Results of VerifyAccessCode.
@@ -208,7 +204,7 @@ func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Rec
 			Scan(&id, &stored, &attempts)
 		if errors.Is(err, pgx.ErrNoRows) {
 			result = ErrCodeExpired
-			return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_ACCESS_AUTH_2FA_FAILED", accessData(r), a)
+			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.AccessCodeFailedAudit(r), a)
 		}
 		if err != nil {
 			return fmt.Errorf("read access code: %w", err)
@@ -220,7 +216,7 @@ func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Rec
 			if _, err := tx.q.Exec(ctx, `UPDATE ceremony_sessions SET access_verified_at = now() WHERE id_hash = $1`, c.IDHash); err != nil {
 				return fmt.Errorf("mark session verified: %w", err)
 			}
-			return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_ACCESS_AUTH_2FA_VALIDATED", accessData(r), a)
+			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.AccessCodeValidatedAudit(r), a)
 		}
 		result = ErrCodeWrong
 		if _, err := tx.q.Exec(ctx, `UPDATE access_codes SET attempts = attempts + 1,
@@ -231,14 +227,14 @@ func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Rec
 		if err != nil {
 			return err
 		}
-		if err := tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_ACCESS_AUTH_2FA_FAILED", accessData(r), a); err != nil {
+		if err := tx.AppendAudit(ctx, r.EnvelopeID, envelope.AccessCodeFailedAudit(r), a); err != nil {
 			return err
 		}
 		if !locked {
 			return nil
 		}
 		result = ErrCodeLocked
-		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_ACCESS_AUTH_2FA_LOCKED", merge(accessData(r), map[string]any{"failures": g.Failures + 1}), a)
+		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.AccessCodeLockedAudit(r, g.Failures+1), a)
 	})
 	if err != nil {
 		return err
@@ -316,7 +312,7 @@ func (tx *Tx) lockActing(ctx context.Context, id int64) (*envelope.Recipient, er
 	if err != nil {
 		return nil, err
 	}
-	if err := pendingOrError(snap.Status); err != nil {
+	if err := envelope.RequirePending(snap.Status); err != nil {
 		return nil, err
 	}
 	r := snap.Recipient(id)
@@ -411,8 +407,7 @@ func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, 
 	if attempts > 1 {
 		return errors.Join(ErrNotTheExpectedPerson, ErrRefusedAgain), nil
 	}
-	data := merge(RecipientData(r), map[string]any{"via": via, "run": run})
-	return ErrNotTheExpectedPerson, tx.AppendAudit(ctx, r.EnvelopeID, "RECIPIENT_IDENTITY_REFUSED", data, a)
+	return ErrNotTheExpectedPerson, tx.AppendAudit(ctx, r.EnvelopeID, envelope.IdentityRefusedAudit(r, via, run), a)
 }
 
 // identityMismatches lists the recipients of envelopeID with refused identities.
@@ -458,36 +453,12 @@ type Identity struct {
 	PasskeyCredentialID string     `json:"passkeyCredentialId,omitempty"`
 }
 
-// Proofs lists each method a completion rested on, as DOCUMENT_RECIPIENT_COMPLETED records
-// it (under "proofs") and the certificate of completion shows it: ACCOUNT (the account
-// signed in), PASSWORD, TWO_FACTOR_AUTH and PASSKEY (with the account, and the passkey's
-// credential id), CLAVE_UNICA (the RUN) and FAO_HASH (the certificate's RUT), each with its time.
-func (id Identity) Proofs() []map[string]any {
-	var out []map[string]any
-	account := func(method envelope.ActionAuth, at *time.Time) map[string]any {
-		return map[string]any{"method": string(method), "accountId": id.AccountID, "accountEmail": id.AccountEmail, "at": at}
-	}
-	if id.AccountID != 0 {
-		out = append(out, account(envelope.ActionAuthAccount, nil))
-		if id.PasswordAt != nil {
-			out = append(out, account(envelope.ActionAuthPassword, id.PasswordAt))
-		}
-		if id.TOTPAt != nil {
-			out = append(out, account(envelope.ActionAuthTwoFactorAuth, id.TOTPAt))
-		}
-		if id.PasskeyAt != nil {
-			p := account(envelope.ActionAuthPasskey, id.PasskeyAt)
-			p["credentialId"] = id.PasskeyCredentialID
-			out = append(out, p)
-		}
-	}
-	if id.ClaveUnicaRUN != "" {
-		out = append(out, map[string]any{"method": string(envelope.ActionAuthClaveUnica), "run": id.ClaveUnicaRUN, "at": id.ClaveUnicaAt})
-	}
-	if id.FEARUT != "" {
-		out = append(out, map[string]any{"method": string(envelope.ActionAuthFAOHash), "rut": id.FEARUT, "serialNumber": id.FEASerial, "at": id.FEAAt})
-	}
-	return out
+// proven is what the recipient proved, as DOCUMENT_RECIPIENT_COMPLETED records it.
+func (id Identity) proven() envelope.ProvenIdentity {
+	return envelope.ProvenIdentity{ClaveUnicaRUN: id.ClaveUnicaRUN, ClaveUnicaName: id.ClaveUnicaName, ClaveUnicaAt: id.ClaveUnicaAt,
+		FEARUT: id.FEARUT, FEASubject: id.FEASubject, FEAIssuer: id.FEAIssuer, FEASerial: id.FEASerial, FEADigest: id.FEADigest,
+		FEARevocation: id.FEARevocation, FEAAt: id.FEAAt, AccountID: id.AccountID, AccountEmail: id.AccountEmail,
+		PasswordAt: id.PasswordAt, TOTPAt: id.TOTPAt, PasskeyAt: id.PasskeyAt, PasskeyCredentialID: id.PasskeyCredentialID}
 }
 
 // RecipientIdentity returns what recipientID proved (the zero Identity when nothing).
@@ -637,39 +608,24 @@ func (s *Store) AuditTypes(ctx context.Context, envelopeID string) ([]string, er
 // they are: the action auth that applied (its own list, else the envelope's) and, when the
 // recipient proved it, the identity: the RUN and name verified by Clave Única, the subject and RUT
 // of the advanced-signature certificate.
-func (tx *Tx) completionAuth(ctx context.Context, snap Snapshot, r envelope.Recipient) (map[string]any, error) {
+func (tx *Tx) completionAuth(ctx context.Context, snap Snapshot, r envelope.Recipient) (envelope.Completion, error) {
 	action := []string{}
 	for _, a := range r.AuthOptions.ActionAuth {
 		action = append(action, string(a))
 	}
 	if len(action) == 0 {
 		if err := tx.q.QueryRow(ctx, `SELECT global_action_auth FROM envelopes WHERE id = $1`, snap.EnvelopeID).Scan(&action); err != nil {
-			return nil, fmt.Errorf("read action auth of %s: %w", snap.EnvelopeID, err)
+			return envelope.Completion{}, fmt.Errorf("read action auth of %s: %w", snap.EnvelopeID, err)
 		}
 	}
 	if slices.Contains(action, string(envelope.ActionAuthExplicitNone)) {
 		action = []string{}
 	}
-	out := map[string]any{"actionAuth": action}
 	id, err := readIdentity(ctx, tx.q, r.ID)
 	if err != nil {
-		return nil, err
+		return envelope.Completion{}, err
 	}
-	identity := map[string]any{}
-	if id.ClaveUnicaRUN != "" {
-		identity["claveUnica"] = map[string]any{"run": id.ClaveUnicaRUN, "name": id.ClaveUnicaName, "verifiedAt": id.ClaveUnicaAt}
-	}
-	if id.FEARUT != "" {
-		identity["certificate"] = map[string]any{"rut": id.FEARUT, "subject": id.FEASubject, "issuer": id.FEAIssuer,
-			"serialNumber": id.FEASerial, "digest": id.FEADigest, "verifiedAt": id.FEAAt, "revocation": id.FEARevocation}
-	}
-	if len(identity) > 0 {
-		out["identity"] = identity
-	}
-	if proofs := id.Proofs(); len(proofs) > 0 {
-		out["proofs"] = proofs
-	}
-	return out, nil
+	return envelope.Completion{ActionAuth: action, Identity: id.proven()}, nil
 }
 
 // checkProofs decides, under the envelope's lock, whether session in.SessionID may complete
@@ -754,9 +710,7 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 				return fmt.Errorf("fill RUT_FIRMADO field %d: %w", f.ID, err)
 			}
 			fields[i].CustomText, fields[i].Inserted = session.ClaveUnicaRUN, true
-			entry := merge(RecipientData(r), map[string]any{"fieldId": f.SecondaryID,
-				"field": map[string]any{"type": envelope.FieldRUTFirmado, "data": session.ClaveUnicaRUN}})
-			if err := tx.AppendAudit(ctx, snap.EnvelopeID, "DOCUMENT_FIELD_INSERTED", entry, in.Actor); err != nil {
+			if err := tx.Record(ctx, envelope.FieldInsertedEvent(r, fields[i], session.ClaveUnicaRUN, in.Now), in.Actor); err != nil {
 				return err
 			}
 		}

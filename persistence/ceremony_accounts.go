@@ -73,8 +73,7 @@ func (s *Store) RecordAccountProof(ctx context.Context, c Ceremony, method envel
 // (DOCUMENT_RECIPIENT_AUTH_FAILED), and whether it locked the account.
 func (s *Store) RecordAccountProofFailure(ctx context.Context, r envelope.Recipient, method envelope.ActionAuth, locked bool, a Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		data := merge(accessData(r), map[string]any{"method": string(method), "accountLocked": locked})
-		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_RECIPIENT_AUTH_FAILED", data, a)
+		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.RecipientAuthFailedAudit(r, method, locked), a)
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sobre-sign/sobre/envelope"
 )
 
@@ -66,15 +68,31 @@ func (s *Store) EnvelopeIDOfField(ctx context.Context, sc Scope, id int64) (stri
 	return envelopeID, nil
 }
 
-// RecipientInteracted reports whether recipient id has acted or filled any field.
-func (tx *Tx) RecipientInteracted(ctx context.Context, id int64) (bool, error) {
-	var yes bool
-	err := tx.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM recipients WHERE id = $1 AND signing_status <> 'NOT_SIGNED')
-		OR EXISTS (SELECT 1 FROM fields WHERE recipient_id = $1 AND inserted)`, id).Scan(&yes)
+// RequireUnacted refuses change to recipient id once they have acted (envelope.RequireUnacted,
+// over the recipient and their fields as this transaction sees them).
+func (tx *Tx) RequireUnacted(ctx context.Context, id int64, change envelope.Frozen) error {
+	r, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id), tx.ring)
 	if err != nil {
-		return false, fmt.Errorf("check interaction of recipient %d: %w", id, err)
+		return notFound(err, "Recipient")
 	}
-	return yes, nil
+	fields, err := recipientFields(ctx, tx.q, id)
+	if err != nil {
+		return err
+	}
+	return envelope.RequireUnacted(r, fields, change)
+}
+
+// recipientFields reads the fields of recipient id, by id.
+func recipientFields(ctx context.Context, q querier, id int64) ([]envelope.Field, error) {
+	rows, err := q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("load fields of recipient %d: %w", id, err)
+	}
+	fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
+	if err != nil {
+		return nil, fmt.Errorf("read fields of recipient %d: %w", id, err)
+	}
+	return fields, nil
 }
 
 // UpdateRecipient writes r's person members (email, name, role, order, auth, expected RUN). When

@@ -40,13 +40,9 @@ func faoDigestInput(ctx context.Context, q querier, envelopeID string, recipient
 	}); err != nil {
 		return in, fmt.Errorf("digest items of %s: %w", envelopeID, err)
 	}
-	rows, err = q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, recipientID)
+	fields, err := recipientFields(ctx, q, recipientID)
 	if err != nil {
-		return in, fmt.Errorf("load fields of recipient %d: %w", recipientID, err)
-	}
-	fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
-	if err != nil {
-		return in, fmt.Errorf("read fields of recipient %d: %w", recipientID, err)
+		return in, err
 	}
 	sigs, err := recipientSignatures(ctx, q, recipientID)
 	if err != nil {

@@ -28,12 +28,13 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 	return nil
 }
 
-// SoftDelete hides a finished envelope from searches, logging DOCUMENT_DELETED {type: SOFT}.
+// SoftDelete hides a finished envelope from searches, recording envelope.DeletedEvent
+// (DOCUMENT_DELETED {type: SOFT}).
 func (tx *Tx) SoftDelete(ctx context.Context, id string, a Actor) error {
 	if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("soft delete %s: %w", id, err)
 	}
-	return tx.AppendAudit(ctx, id, "DOCUMENT_DELETED", map[string]any{"type": "SOFT"}, a)
+	return tx.Record(ctx, envelope.DeletedEvent(id, time.Now()), a)
 }
 
 // RenewDeadlines gives the listed recipients who still have to act a new deadline (nil: none),

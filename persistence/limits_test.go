@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 )
@@ -158,7 +159,7 @@ func TestClientTextCapped(t *testing.T) {
 	ip := strings.Repeat("1", 600)
 	// An actor built by hand (as a workflow's would be, from a request) is capped when stored.
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		return tx.AppendAudit(ctx, id, "DOCUMENT_META_UPDATED", map[string]any{}, persistence.Actor{UserAgent: &huge, IPAddress: &ip})
+		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditMetaUpdated, Data: map[string]any{}}, persistence.Actor{UserAgent: &huge, IPAddress: &ip})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -109,10 +109,7 @@ type SealSourceItem struct {
 
 // ShownDocument is one document as a recipient was shown it when they completed: the
 // DOCUMENT_RECIPIENT_COMPLETED audit entry lists one per item.
-type ShownDocument struct {
-	EnvelopeItemID string `json:"envelopeItemId"`
-	SHA256         string `json:"sha256"`
-}
+type ShownDocument = envelope.ShownDocument
 
 // SealSourceRecipient is a recipient with the facts the certificate prints.
 type SealSourceRecipient struct {

@@ -39,11 +39,7 @@ type Snapshot struct {
 
 // Participants returns the recipients as the signing-order rules read them.
 func (s Snapshot) Participants() []envelope.Participant {
-	out := make([]envelope.Participant, 0, len(s.Recipients))
-	for _, r := range s.Recipients {
-		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
-	}
-	return out
+	return envelope.Participants(s.Recipients)
 }
 
 // Recipient returns the recipient with id, or nil.
@@ -120,7 +116,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
 				return fmt.Errorf("mark %s pending: %w", id, err)
 			}
-			if err := tx.AppendAudit(ctx, id, "DOCUMENT_SENT", map[string]any{}, SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), SystemActor()); err != nil {
 				return err
 			}
 			if err := tx.autoInsert(ctx, cur); err != nil {
@@ -158,7 +154,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 		if !mailed {
 			return nil
 		}
-		return tx.AppendAudit(ctx, envelopeID, "EMAIL_SENT", merge(RecipientData(r), map[string]any{"emailType": emailType, "isResending": resending}), SystemActor())
+		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), SystemActor())
 	})
 }
 
@@ -231,9 +227,8 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 		if err != nil {
 			return fmt.Errorf("mark recipient %d opened: %w", r.ID, err)
 		}
-		data := merge(RecipientData(r), map[string]any{"accessAuth": r.AuthOptions.AccessAuth})
 		if tag.RowsAffected() == 1 {
-			if err := tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_OPENED", data, a); err != nil {
+			if err := tx.Record(ctx, envelope.OpenedEvent(r, time.Now()), a); err != nil {
 				return err
 			}
 		}
@@ -252,7 +247,7 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 			ON CONFLICT (recipient_id, session_id) DO UPDATE SET viewed_at = EXCLUDED.viewed_at`, r.ID, keys); err != nil {
 			return fmt.Errorf("record a view of recipient %d: %w", r.ID, err)
 		}
-		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_VIEWED", data, a)
+		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.ViewedAudit(r), a)
 	})
 }
 
@@ -292,7 +287,7 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if err := tx.sameLink(ctx, r); err != nil {
 			return err
 		}
-		if err := pendingOrError(snap.Status); err != nil {
+		if err := envelope.RequirePending(snap.Status); err != nil {
 			return err
 		}
 		cur := snap.Recipient(r.ID)
@@ -332,37 +327,20 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
-			return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_FIELD_UNINSERTED", map[string]any{"field": f.Type, "fieldId": f.SecondaryID}, a)
+			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
 		}
-		data := map[string]any{"type": f.Type, "data": f.CustomText}
+		shown := f.CustomText
 		if v.Typed != nil || v.PNG != nil {
-			data["data"] = ""
+			shown = "" // a signature's value is not logged
 		}
-		entry := merge(RecipientData(*cur), map[string]any{"fieldId": f.SecondaryID, "field": data})
-		return tx.AppendAudit(ctx, r.EnvelopeID, "DOCUMENT_FIELD_INSERTED", entry, a)
+		return tx.Record(ctx, envelope.FieldInsertedEvent(*cur, f, shown, time.Now()), a)
 	})
 	return f, err
 }
 
-// pendingOrError is nil for a PENDING envelope, else the error for acting on it.
-func pendingOrError(s envelope.Status) error {
-	switch s {
-	case envelope.StatusPending:
-		return nil
-	case envelope.StatusDraft:
-		return envelope.Errorf(envelope.CodeEnvelopeDraft, "The envelope has not been sent")
-	case envelope.StatusCompleted:
-		return envelope.Errorf(envelope.CodeEnvelopeCompleted, "The envelope is already completed")
-	case envelope.StatusRejected:
-		return envelope.Errorf(envelope.CodeEnvelopeRejected, "The envelope was rejected")
-	default:
-		return envelope.Errorf(envelope.CodeEnvelopeCancelled, "The envelope was cancelled")
-	}
-}
-
 // CompleteInput is a recipient's completion and how old its proofs may be.
 type CompleteInput struct {
-	envelope.Completion
+	envelope.RecipientCompletion
 	// ProofMaxAge is how old an action proof may be (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration
 }
@@ -388,7 +366,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			snap = cur
 			return nil
 		}
-		if err := pendingOrError(cur.Status); err != nil {
+		if err := envelope.RequirePending(cur.Status); err != nil {
 			return err
 		}
 		if in.LinkVersion != nil {
@@ -396,39 +374,26 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 				return err
 			}
 		}
-		rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, r.ID)
+		fields, err := recipientFields(ctx, tx.q, r.ID)
 		if err != nil {
-			return fmt.Errorf("load fields of recipient %d: %w", r.ID, err)
-		}
-		fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
-		if err != nil {
-			return fmt.Errorf("read fields of recipient %d: %w", r.ID, err)
+			return err
 		}
 		if err := tx.checkProofs(ctx, cur, *r, fields, in); err != nil {
 			return err
 		}
-		var autoFilled []map[string]any
-		var missing []int64
-		for _, f := range fields {
-			if f.Inserted {
-				continue
-			}
-			if value, ok := envelope.AutoValue(f.Type, *r, cur.Meta, in.Now); ok {
-				if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.ID, value); err != nil {
-					return fmt.Errorf("fill field %d: %w", f.ID, err)
-				}
-				autoFilled = append(autoFilled, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": r.ID})
-				continue
-			}
-			if envelope.FieldRequired(f) {
-				missing = append(missing, f.ID)
-			}
+		done, err := envelope.Complete(*r, cur.Meta, cur.Recipients, fields, in.Now)
+		if err != nil {
+			return err
 		}
-		if len(missing) > 0 {
-			return envelope.Errorf(envelope.CodeRecipientHasUnsignedFields, "Recipient has %d required fields to fill first: %v", len(missing), missing)
+		var autoFilled []envelope.Field
+		for _, f := range done.AutoFilled {
+			if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, updated_at = now() WHERE id = $1`, f.FieldID, f.Value); err != nil {
+				return fmt.Errorf("fill field %d: %w", f.FieldID, err)
+			}
+			autoFilled = append(autoFilled, envelope.Field{ID: f.FieldID, Type: f.Type, RecipientID: r.ID})
 		}
 		if len(autoFilled) > 0 {
-			if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": autoFilled}, SystemActor()); err != nil {
+			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -439,23 +404,21 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		if err != nil {
 			return err
 		}
-		shown, err := tx.shownDocuments(ctx, in.EnvelopeID)
-		if err != nil {
+		if auth.Documents, err = tx.shownDocuments(ctx, in.EnvelopeID); err != nil {
 			return err
 		}
-		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_COMPLETED",
-			merge(RecipientData(*r), auth, map[string]any{"documents": shown}), in.Actor); err != nil {
+		if err := tx.Record(ctx, envelope.RecipientCompletedEvent(*r, auth, in.Now), in.Actor); err != nil {
 			return err
 		}
 		if in.NextSigner != nil && in.NextID != 0 {
 			next := cur.Recipient(in.NextID)
 			if next != nil && next.SigningStatus == envelope.SigningStatusNotSigned && next.SendStatus == envelope.SendStatusNotSent {
-				var changes []map[string]any
+				var changes []envelope.AuditChange
 				if next.Email != in.NextSigner.Email {
-					changes = append(changes, map[string]any{"type": "EMAIL", "from": next.Email, "to": in.NextSigner.Email})
+					changes = append(changes, envelope.AuditChange{Type: "EMAIL", From: next.Email, To: in.NextSigner.Email})
 				}
 				if next.Name != in.NextSigner.Name {
-					changes = append(changes, map[string]any{"type": "NAME", "from": next.Name, "to": in.NextSigner.Name})
+					changes = append(changes, envelope.AuditChange{Type: "NAME", From: next.Name, To: in.NextSigner.Name})
 				}
 				if len(changes) > 0 {
 					if _, err := tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, updated_at = now() WHERE id = $1`, next.ID, in.NextSigner.Email, in.NextSigner.Name); err != nil {
@@ -463,15 +426,14 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 					}
 					updated := *next
 					updated.Email, updated.Name = in.NextSigner.Email, in.NextSigner.Name
-					data := merge(RecipientData(updated), map[string]any{"changes": changes})
-					if envelope.ReplacesLink(*next, updated) {
+					replaced := envelope.ReplacesLink(*next, updated)
+					if replaced {
 						// Whoever had the old address's link must not sign for the new one.
 						if err := tx.ReplaceLink(ctx, *next); err != nil {
 							return err
 						}
-						data["linkReplaced"] = true
 					}
-					if err := tx.AppendAudit(ctx, in.EnvelopeID, "RECIPIENT_UPDATED", data, in.Actor); err != nil {
+					if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.RecipientUpdatedAudit(updated, changes, replaced), in.Actor); err != nil {
 						return err
 					}
 				}
@@ -484,7 +446,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 }
 
 // RejectRecipient records a rejection. A recipient already REJECTED is left as is.
-func (s *Store) RejectRecipient(ctx context.Context, in envelope.Rejection) (Snapshot, error) {
+func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
@@ -499,11 +461,11 @@ func (s *Store) RejectRecipient(ctx context.Context, in envelope.Rejection) (Sna
 			snap = cur
 			return nil
 		}
-		if err := pendingOrError(cur.Status); err != nil {
+		if err := envelope.RequirePending(cur.Status); err != nil {
 			return err
 		}
-		if r.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed")
+		if err := envelope.MayReject(envelope.ParticipantOf(*r), in.External, in.Now); err != nil {
+			return err
 		}
 		if !in.External && in.LinkVersion != nil {
 			if err := tx.sameLink(ctx, envelope.Recipient{ID: r.ID, LinkVersion: *in.LinkVersion}); err != nil {
@@ -514,14 +476,11 @@ func (s *Store) RejectRecipient(ctx context.Context, in envelope.Rejection) (Sna
 			r.ID, in.Now, in.Reason); err != nil {
 			return fmt.Errorf("mark recipient %d rejected: %w", r.ID, err)
 		}
-		data := merge(RecipientData(*r), map[string]any{"reason": in.Reason})
-		if in.External {
-			data["isExternal"] = true
-		}
+		how := envelope.Rejection{External: in.External}
 		if in.OnBehalfOf != nil {
-			data["onBehalfOfUserEmail"], data["onBehalfOfUserName"] = deref(in.OnBehalfOf.Email), deref(in.OnBehalfOf.Name)
+			how.OnBehalfOf = &envelope.Person{Name: deref(in.OnBehalfOf.Name), Email: deref(in.OnBehalfOf.Email)}
 		}
-		if err := tx.AppendAudit(ctx, in.EnvelopeID, "DOCUMENT_RECIPIENT_REJECTED", data, in.Actor); err != nil {
+		if err := tx.Record(ctx, envelope.RecipientRejectedEvent(*r, in.Reason, how, in.Now), in.Actor); err != nil {
 			return err
 		}
 		snap, err = loadSnapshot(ctx, tx.q, tx.ring, in.EnvelopeID)
@@ -555,7 +514,9 @@ func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.S
 		if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, now); err != nil {
 			return fmt.Errorf("finish envelope %s as %s: %w", id, status, err)
 		}
-		return tx.AppendAudit(ctx, id, auditType, data, a)
+		// The workflow names its ending's entry itself (envelope.CompletedEvent, RejectedEvent and
+		// CancelledEvent write the same ones).
+		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditType(auditType), Data: data}, a)
 	})
 }
 
@@ -578,7 +539,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return fmt.Errorf("read expired recipients: %w", err)
 		}
 		for _, r := range expired {
-			if err := tx.AppendAudit(ctx, id, "DOCUMENT_RECIPIENT_EXPIRED", map[string]any{"recipientEmail": r.Email, "recipientName": r.Name, "recipientId": r.ID}, SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -728,7 +689,7 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("read fields of %s: %w", snap.EnvelopeID, err)
 	}
-	var done []map[string]any
+	var done []envelope.Field
 	for _, f := range fields {
 		r := snap.Recipient(f.RecipientID)
 		if r == nil {
@@ -743,12 +704,12 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 			f.ID, value); err != nil {
 			return fmt.Errorf("auto-insert field %d: %w", f.ID, err)
 		}
-		done = append(done, map[string]any{"fieldId": f.ID, "fieldType": f.Type, "recipientId": f.RecipientID})
+		done = append(done, f)
 	}
 	if len(done) == 0 {
 		return nil
 	}
-	return tx.AppendAudit(ctx, snap.EnvelopeID, "DOCUMENT_FIELDS_AUTO_INSERTED", map[string]any{"fields": done}, SystemActor())
+	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), SystemActor())
 }
 
 // shownDocuments lists the SHA-256 of each item's document as it stands (and as every recipient

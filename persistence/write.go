@@ -49,16 +49,6 @@ type NewEnvelope struct {
 	Attachments []envelope.Attachment
 }
 
-// RecipientData is the audit shape R: who a recipient is.
-func RecipientData(r envelope.Recipient) map[string]any {
-	return map[string]any{"recipientEmail": r.Email, "recipientName": r.Name, "recipientId": r.ID, "recipientRole": r.Role}
-}
-
-// FieldData is the audit shape F: which field, for whom.
-func FieldData(f envelope.Field, r envelope.Recipient) map[string]any {
-	return map[string]any{"fieldId": f.SecondaryID, "fieldRecipientEmail": r.Email, "fieldRecipientId": r.ID, "fieldType": f.Type}
-}
-
 func merge(maps ...map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, m := range maps {
@@ -123,11 +113,7 @@ func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvel
 	if err != nil {
 		return "", fmt.Errorf("insert envelope: %w", err)
 	}
-	source := map[string]any{"type": e.Source}
-	if e.TemplateID != nil {
-		source["templateId"] = *e.TemplateID
-	}
-	if err := tx.AppendAudit(ctx, e.ID, "DOCUMENT_CREATED", map[string]any{"title": e.Title, "source": source}, a); err != nil {
+	if err := tx.AppendAudit(ctx, e.ID, envelope.DocumentCreatedAudit(e.Title, e.Source, e.TemplateID), a); err != nil {
 		return "", err
 	}
 	itemIDs := make([]string, len(in.Items))
@@ -180,7 +166,7 @@ func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, orde
 	if err != nil {
 		return it, fmt.Errorf("insert envelope item: %w", err)
 	}
-	err = tx.AppendAudit(ctx, envelopeID, "ENVELOPE_ITEM_CREATED", map[string]any{"envelopeItemId": it.ID, "envelopeItemTitle": it.Title}, a)
+	err = tx.AppendAudit(ctx, envelopeID, envelope.ItemCreatedAudit(it), a)
 	return it, err
 }
 
@@ -203,11 +189,7 @@ func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Re
 	if err := tx.setToken(ctx, r.ID, r.Token); err != nil {
 		return r, err
 	}
-	data := merge(RecipientData(r), map[string]any{"accessAuth": r.AuthOptions.AccessAuth, "actionAuth": r.AuthOptions.ActionAuth})
-	if r.ExpectedRUT != nil {
-		data["expectedRut"] = *r.ExpectedRUT
-	}
-	return r, tx.AppendAudit(ctx, envelopeID, "RECIPIENT_CREATED", data, a)
+	return r, tx.AppendAudit(ctx, envelopeID, envelope.RecipientCreatedAudit(r), a)
 }
 
 // AddField adds f for recipient r to the envelope.
@@ -226,7 +208,7 @@ func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field,
 	if err != nil {
 		return f, fmt.Errorf("insert field: %w", err)
 	}
-	return f, tx.AppendAudit(ctx, envelopeID, "FIELD_CREATED", FieldData(f, r), a)
+	return f, tx.AppendAudit(ctx, envelopeID, envelope.FieldCreatedAudit(f, r), a)
 }
 
 func encodeFieldMeta(m *envelope.FieldMeta) ([]byte, error) {

@@ -120,7 +120,7 @@ func (h *Handler) load(r *http.Request) (envelope.Recipient, *envelope.Envelope,
 		return rec, nil, false
 	}
 	e, err := h.Store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
-	if err != nil || e.Status == envelope.StatusDraft || e.DeletedAt != nil {
+	if err != nil || !e.SigningLinksOpen() {
 		return rec, nil, false
 	}
 	return rec, e, true

@@ -148,7 +148,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusOK, v)
 		return
 	}
-	if err := envelope.Turn(e.Meta.SigningOrder, participants(e), rec.ID, time.Now()); err != nil {
+	if err := envelope.Turn(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, time.Now()); err != nil {
 		if envelope.ErrorCode(err) == envelope.CodeRecipientOutOfTurn {
 			v.State, v.Heading, v.Message = "waiting", t.Waiting, t.WaitingHelp
 			h.render(w, r, http.StatusOK, v)
@@ -196,14 +196,6 @@ func (h *Handler) finished(w http.ResponseWriter, r *http.Request, t Text, e *en
 
 func (h *Handler) accessView(t Text, e *envelope.Envelope, rec envelope.Recipient) *view {
 	return &view{T: t, State: "access", Token: rec.Token, Title: e.Title, Heading: t.AccessHeading, Role: rec.Role}
-}
-
-func participants(e *envelope.Envelope) []envelope.Participant {
-	out := make([]envelope.Participant, 0, len(e.Recipients))
-	for _, r := range e.Recipients {
-		out = append(out, envelope.Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt})
-	}
-	return out
 }
 
 // documentView fills v with the document, the recipient's fields and the proofs to give.

@@ -114,7 +114,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return nil
 	})
-	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Completion) (envelope.Progress, error) {
+	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientCompletion) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.nextIDs = append(b.nextIDs, in.NextID)
@@ -129,7 +129,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Rejection) (envelope.Progress, error) {
+	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientRejection) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for i := range b.snap.Recipients {

@@ -57,7 +57,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if err := envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)); err != nil {
 		return 0, appError(err)
 	}
-	in := envelope.Completion{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
+	in := envelope.RecipientCompletion{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
 		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
@@ -120,7 +120,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 		if err := r.acting(); err != nil {
 			return 0, err
 		}
-		in := envelope.Rejection{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
+		in := envelope.RecipientRejection{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
 			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
 		var snap envelope.Progress
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRejectRecipient, in).Get(ctx, &snap); err != nil {
