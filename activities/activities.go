@@ -17,8 +17,8 @@ import (
 	"github.com/sobre-sign/sobre/seal"
 )
 
-// Activities are the envelope workflow's side effects. The workflow refers to them through a
-// nil *Activities; the worker registers a real one.
+// Activities are the envelope workflow's side effects. The worker registers a real one; the
+// workflow calls its methods by name.
 type Activities struct {
 	Store     *persistence.Store
 	Mail      *mail.Sender
