@@ -119,7 +119,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rec.Role != envelope.RoleCC {
-		if err := s.store.MarkOpened(r.Context(), rec, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
+		if err := s.store.MarkOpened(r.Context(), rec, st.SessionID(), envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -238,7 +238,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -282,7 +282,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
 		SessionID: st.SessionID(), LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Complete(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
@@ -324,7 +324,7 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
 		LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Reject(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
@@ -464,7 +464,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
 		return
 	}
-	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms, envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

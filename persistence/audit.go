@@ -12,14 +12,6 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// Actor is envelope.Actor.
-type Actor = envelope.Actor
-
-// MemberActor is envelope.MemberActor.
-func MemberActor(m envelope.Member, ip, userAgent string) Actor {
-	return envelope.MemberActor(m, ip, userAgent)
-}
-
 func nonEmpty(s string) *string {
 	if s == "" {
 		return nil
@@ -27,13 +19,7 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// MaxClientText is envelope.MaxClientText.
-const MaxClientText = envelope.MaxClientText
-
-// CapClientText is envelope.CapClientText.
-func CapClientText(s string) string { return envelope.CapClientText(s) }
-
-// capped is p capped by CapClientText.
+// capped is p capped by envelope.CapClientText.
 func capped(p *string) *string {
 	if p == nil {
 		return nil
@@ -46,7 +32,7 @@ func capped(p *string) *string {
 // envelope's row, so entries of one envelope are written one after another; callers that change
 // other rows of the envelope lock it first (LockEnvelope, lockSnapshot) so that locks are always
 // taken in that order.
-func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a Actor) error {
+func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a envelope.Actor) error {
 	typ := string(entry.Type)
 	if typ == "" {
 		return fmt.Errorf("append an audit entry without a type to %s", envelopeID)
@@ -92,7 +78,7 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 }
 
 // Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a.
-func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a Actor) error {
+func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a envelope.Actor) error {
 	entry := ev.Audit()
 	if entry.Type == "" {
 		return fmt.Errorf("record a %s event of %s: it lacks what its kind records", ev.Kind, ev.EnvelopeID)

@@ -93,14 +93,6 @@ func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	return loadSnapshot(ctx, tx.q, tx.ring, id)
 }
 
-// SystemActor is envelope.SystemActor.
-func SystemActor() Actor { return envelope.SystemActor() }
-
-// RecipientActor is envelope.RecipientActor.
-func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
-	return envelope.RecipientActor(r, ip, userAgent)
-}
-
 // MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
 // recipient who must still act and has no deadline the deadline expiresAt (nil: none), and
 // returns the snapshot. On a PENDING envelope it only fills missing deadlines.
@@ -116,7 +108,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
 				return fmt.Errorf("mark %s pending: %w", id, err)
 			}
-			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), envelope.SystemActor()); err != nil {
 				return err
 			}
 			if err := tx.autoInsert(ctx, cur); err != nil {
@@ -154,7 +146,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 		if !mailed {
 			return nil
 		}
-		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), SystemActor())
+		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), envelope.SystemActor())
 	})
 }
 
@@ -217,7 +209,7 @@ const ViewEvery = 10 * time.Minute
 // does loading it without the cookie each time (every such load begins a new session); another
 // browser or device (another User-Agent or address) records its own view. Two people behind one
 // address with the same browser within ViewEvery count as one view.
-func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a envelope.Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -253,7 +245,7 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 
 // viewClientKey is the document_views key of the client a views from: a hash of its address and
 // User-Agent (neither is kept in the clear there), apart from sessions' public ids.
-func viewClientKey(a Actor) string {
+func viewClientKey(a envelope.Actor) string {
 	var ip, ua string
 	if a.IPAddress != nil {
 		ip = *a.IPAddress
@@ -277,7 +269,7 @@ type FieldValue struct {
 // the envelope is PENDING and the recipient has not acted, as filled by ceremony session
 // sessionID (its public id; "" for a caller without one). auditType is
 // DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
-func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a Actor) (envelope.Field, error) {
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
 		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
@@ -393,7 +385,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			autoFilled = append(autoFilled, envelope.Field{ID: f.FieldID, Type: f.Type, RecipientID: r.ID})
 		}
 		if len(autoFilled) > 0 {
-			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), SystemActor()); err != nil {
+			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -499,7 +491,7 @@ func deref(s *string) string {
 // FinishEnvelope ends a PENDING envelope as COMPLETED, REJECTED or CANCELLED with its audit entry
 // (DOCUMENT_COMPLETED, or DOCUMENT_CANCELLED for a cancel). An envelope already in that status is
 // left as is.
-func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a Actor, now time.Time) error {
+func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, id)
 		if err != nil {
@@ -539,7 +531,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return fmt.Errorf("read expired recipients: %w", err)
 		}
 		for _, r := range expired {
-			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -709,7 +701,7 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 	if len(done) == 0 {
 		return nil
 	}
-	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), SystemActor())
+	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), envelope.SystemActor())
 }
 
 // shownDocuments lists the SHA-256 of each item's document as it stands (and as every recipient

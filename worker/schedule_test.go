@@ -205,7 +205,7 @@ func seedRecipient(t *testing.T, store *persistence.Store) envelope.Recipient {
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)

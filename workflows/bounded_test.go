@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // The Update validators refuse requests beyond their bounds before anything reaches the
@@ -34,9 +33,9 @@ func TestValidatorsRefuseUnboundedRequests(t *testing.T) {
 		want string
 	}{
 		{UpdateResend, ResendRequest{RecipientIDs: slices.Repeat([]int64{1}, envelope.MaxResendRecipients+1)}, "recipients: must list at most 100"},
-		{UpdateComplete, CompleteRequest{RecipientID: 1, Actor: persistence.Actor{UserAgent: &ua}}, "actor.userAgent: must be at most 512 bytes"},
+		{UpdateComplete, CompleteRequest{RecipientID: 1, Actor: envelope.Actor{UserAgent: &ua}}, "actor.userAgent: must be at most 512 bytes"},
 		{UpdateReject, RejectRequest{RecipientID: 1, Reason: long}, "reason: must be at most 2000 characters"},
-		{UpdateReject, RejectRequest{RecipientID: 1, Reason: "no", OnBehalfOf: &persistence.Actor{Name: &name}}, "onBehalfOf.name: must be at most 255 characters"},
+		{UpdateReject, RejectRequest{RecipientID: 1, Reason: "no", OnBehalfOf: &envelope.Actor{Name: &name}}, "onBehalfOf.name: must be at most 255 characters"},
 		{UpdateCancel, CancelRequest{Reason: long}, "reason: must be at most 2000 characters"},
 	}
 	for i, c := range cases {
