@@ -188,6 +188,6 @@ func checkFormValues(p *envelope.Problems, path string, values map[string]any) {
 }
 
 // actor is the audit actor of the request's caller.
-func (s *Server) actor(r *http.Request) persistence.Actor {
-	return persistence.MemberActor(member(r), s.clientIP(r), r.UserAgent())
+func (s *Server) actor(r *http.Request) envelope.Actor {
+	return envelope.MemberActor(member(r), s.clientIP(r), r.UserAgent())
 }

@@ -5,32 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
-
-// Actor is who did what an audit entry records: an API user, a recipient or the system.
-type Actor struct {
-	Name      *string
-	Email     *string
-	UserID    *int64
-	UserAgent *string
-	IPAddress *string
-}
-
-// MemberActor is the actor for a team member calling the API from ip with userAgent.
-func MemberActor(m envelope.Member, ip, userAgent string) Actor {
-	name, email, id := m.UserName, m.UserEmail, m.UserID
-	if name == "" {
-		name = m.TeamName
-	}
-	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
-}
 
 func nonEmpty(s string) *string {
 	if s == "" {
@@ -39,32 +19,12 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// MaxClientText is the most bytes of a caller's User-Agent or address that Sobre keeps: the
-// rest is cut off (at a character boundary) before it is stored or sent anywhere.
-const MaxClientText = 512
-
-// CapClientText is s as valid UTF-8 of at most MaxClientText bytes.
-func CapClientText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= MaxClientText {
-		return s
-	}
-	n := MaxClientText
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// clientText is CapClientText(s), nil when empty.
-func clientText(s string) *string { return nonEmpty(CapClientText(s)) }
-
-// capped is p capped by CapClientText.
+// capped is p capped by envelope.CapClientText.
 func capped(p *string) *string {
 	if p == nil {
 		return nil
 	}
-	return clientText(*p)
+	return envelope.ClientText(*p)
 }
 
 // AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
@@ -72,7 +32,7 @@ func capped(p *string) *string {
 // envelope's row, so entries of one envelope are written one after another; callers that change
 // other rows of the envelope lock it first (LockEnvelope, lockSnapshot) so that locks are always
 // taken in that order.
-func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a Actor) error {
+func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a envelope.Actor) error {
 	typ := string(entry.Type)
 	if typ == "" {
 		return fmt.Errorf("append an audit entry without a type to %s", envelopeID)
@@ -118,7 +78,7 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 }
 
 // Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a.
-func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a Actor) error {
+func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a envelope.Actor) error {
 	entry := ev.Audit()
 	if entry.Type == "" {
 		return fmt.Errorf("record a %s event of %s: it lacks what its kind records", ev.Kind, ev.EnvelopeID)

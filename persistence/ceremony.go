@@ -134,7 +134,7 @@ func (p AccessCodePolicy) Ceiling() int {
 // (ACCESS_CODE_LOCKED), waits after a wrong code (TOO_MANY_REQUESTS with RetryAfter: see
 // envelope.CheckCodeEntry, at now) or asked for too many codes lately (TOO_MANY_REQUESTS).
 // Earlier codes of the session stop working.
-func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a Actor, now time.Time) error {
+func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -183,7 +183,7 @@ var (
 // returns ErrCodeLocked. All of it happens under the envelope's row lock, so guesses sent at
 // once are counted one after the other and never pass the ceiling. The failure is committed
 // before ErrCodeWrong, ErrCodeExpired or ErrCodeLocked is returned.
-func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a Actor, now time.Time) error {
+func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	var result error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
@@ -330,7 +330,7 @@ func (tx *Tx) lockActing(ctx context.Context, id int64) (*envelope.Recipient, er
 // other session, no field. The recipient's RUT_FIRMADO fields take the RUN of the session that
 // completes, when it completes (CompleteRecipient). When this session already holds an advanced
 // signature, its certificate's RUT and the RUN must agree.
-func (s *Store) RecordClaveUnica(ctx context.Context, c Ceremony, run, name string, a Actor) error {
+func (s *Store) RecordClaveUnica(ctx context.Context, c Ceremony, run, name string, a envelope.Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		r, err := tx.lockActing(ctx, c.RecipientID)
@@ -397,7 +397,7 @@ var ErrRefusedAgain = errors.New("this RUN was refused before")
 // of a RUN gets an audit entry and returns ErrNotTheExpectedPerson; later ones are only counted
 // (a loop of refusals costs a counter, not an audit entry and an owner mail each) and return it
 // joined with ErrRefusedAgain.
-func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, run string, via envelope.ActionAuth, a Actor) (error, error) {
+func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, run string, via envelope.ActionAuth, a envelope.Actor) (error, error) {
 	var attempts int
 	if err := tx.q.QueryRow(ctx, `INSERT INTO identity_mismatches (recipient_id, run, via) VALUES ($1, $2, $3)
 		ON CONFLICT (recipient_id, run) DO UPDATE SET attempts = identity_mismatches.attempts + 1, last_at = now()
@@ -503,7 +503,7 @@ type FEASignature struct {
 // RecordFEA keeps a verified FAO_HASH signature on the session that gave it, while the envelope
 // is PENDING and the recipient has not acted. When the session proved a RUN with Clave Única, the
 // certificate's RUT must be the same.
-func (s *Store) RecordFEA(ctx context.Context, c Ceremony, r envelope.Recipient, sig FEASignature, a Actor) error {
+func (s *Store) RecordFEA(ctx context.Context, c Ceremony, r envelope.Recipient, sig FEASignature, a envelope.Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		if c.RecipientID != r.ID {

@@ -93,18 +93,6 @@ func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
 	return loadSnapshot(ctx, tx.q, tx.ring, id)
 }
 
-// SystemActor is the audit actor of what Sobre does by itself (timers, the workflow).
-func SystemActor() Actor {
-	name := "Sobre"
-	return Actor{Name: &name}
-}
-
-// RecipientActor is the audit actor of a recipient acting through their signing link.
-func RecipientActor(r envelope.Recipient, ip, userAgent string) Actor {
-	name, email := r.Name, r.Email
-	return Actor{Name: &name, Email: &email, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
-}
-
 // MarkPending moves a DRAFT envelope to PENDING (logging DOCUMENT_SENT once), gives every
 // recipient who must still act and has no deadline the deadline expiresAt (nil: none), and
 // returns the snapshot. On a PENDING envelope it only fills missing deadlines.
@@ -120,7 +108,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
 				return fmt.Errorf("mark %s pending: %w", id, err)
 			}
-			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), envelope.SystemActor()); err != nil {
 				return err
 			}
 			if err := tx.autoInsert(ctx, cur); err != nil {
@@ -158,7 +146,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 		if !mailed {
 			return nil
 		}
-		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), SystemActor())
+		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), envelope.SystemActor())
 	})
 }
 
@@ -221,7 +209,7 @@ const ViewEvery = 10 * time.Minute
 // does loading it without the cookie each time (every such load begins a new session); another
 // browser or device (another User-Agent or address) records its own view. Two people behind one
 // address with the same browser within ViewEvery count as one view.
-func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a envelope.Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -257,7 +245,7 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 
 // viewClientKey is the document_views key of the client a views from: a hash of its address and
 // User-Agent (neither is kept in the clear there), apart from sessions' public ids.
-func viewClientKey(a Actor) string {
+func viewClientKey(a envelope.Actor) string {
 	var ip, ua string
 	if a.IPAddress != nil {
 		ip = *a.IPAddress
@@ -281,7 +269,7 @@ type FieldValue struct {
 // the envelope is PENDING and the recipient has not acted, as filled by ceremony session
 // sessionID (its public id; "" for a caller without one). auditType is
 // DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
-func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a Actor) (envelope.Field, error) {
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
 		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
@@ -342,30 +330,11 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 	return f, err
 }
 
-// NextSigner replaces the next recipient's email and name, as the signer who completes may
-// dictate when the envelope allows it.
-type NextSigner struct {
-	Email string `json:"email"`
-	Name  string `json:"name"`
-}
-
-// CompleteInput is a recipient's completion (sign, approve, mark viewed).
+// CompleteInput is a recipient's completion and how old its proofs may be.
 type CompleteInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Actor       Actor
-	NextSigner  *NextSigner
-	NextID      int64 // the recipient NextSigner replaces
-	Now         time.Time
-	// SessionID is the ceremony session completing (Ceremony.ID), empty when the caller has
-	// none: its proofs are checked, and recorded as the recipient's identity.
-	SessionID string
+	envelope.RecipientCompletion
 	// ProofMaxAge is how old an action proof may be (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration
-	// LinkVersion is the version of the signing link the completion came through: a link
-	// replaced since completes nothing (ErrLinkReplaced). Nil is not checked (a request of an
-	// older release, during a rolling deploy).
-	LinkVersion *int
 }
 
 // CompleteRecipient records that a recipient acted: the completing session must hold every proof
@@ -416,7 +385,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			autoFilled = append(autoFilled, envelope.Field{ID: f.FieldID, Type: f.Type, RecipientID: r.ID})
 		}
 		if len(autoFilled) > 0 {
-			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), SystemActor()); err != nil {
+			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -468,22 +437,8 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 	return snap, err
 }
 
-// RejectInput is a recipient's rejection.
-type RejectInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Reason      string
-	Actor       Actor
-	External    bool   // recorded through the API on the recipient's behalf
-	OnBehalfOf  *Actor // the team member the API call is attributed to
-	Now         time.Time
-	// LinkVersion is the version of the signing link a recipient's own rejection came through:
-	// a link replaced since rejects nothing (ErrLinkReplaced). Not checked when External or nil.
-	LinkVersion *int
-}
-
 // RejectRecipient records a rejection. A recipient already REJECTED is left as is.
-func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, error) {
+func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
@@ -536,7 +491,7 @@ func deref(s *string) string {
 // FinishEnvelope ends a PENDING envelope as COMPLETED, REJECTED or CANCELLED with its audit entry
 // (DOCUMENT_COMPLETED, or DOCUMENT_CANCELLED for a cancel). An envelope already in that status is
 // left as is.
-func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a Actor, now time.Time) error {
+func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, id)
 		if err != nil {
@@ -576,7 +531,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return fmt.Errorf("read expired recipients: %w", err)
 		}
 		for _, r := range expired {
-			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}
@@ -746,7 +701,7 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 	if len(done) == 0 {
 		return nil
 	}
-	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), SystemActor())
+	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), envelope.SystemActor())
 }
 
 // shownDocuments lists the SHA-256 of each item's document as it stands (and as every recipient

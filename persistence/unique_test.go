@@ -27,7 +27,7 @@ func TestUniqueViolationIsAlreadyExists(t *testing.T) {
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestUniqueViolationIsAlreadyExists(t *testing.T) {
 
 	in.Recipients = []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "b@b.cl", Name: "B", Role: envelope.Role("BOSS")}}}
 	err = store.InTx(ctx, func(tx *persistence.Tx) error {
-		_, err := tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		_, err := tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	})
 	if err == nil || envelope.ErrorCode(err) == envelope.CodeAlreadyExists {

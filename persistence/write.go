@@ -81,7 +81,7 @@ func (tx *Tx) PutDocumentData(ctx context.Context, d Document) (string, error) {
 
 // CreateEnvelope writes a new envelope with its items, recipients, fields and attachments, and
 // the audit entries of its creation, and returns its id.
-func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvelope, a Actor) (string, error) {
+func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvelope, a envelope.Actor) (string, error) {
 	e := in.Envelope
 	e.ID = NewEnvelopeID()
 	seq, prefix := "document_number_seq", "document_"
@@ -149,7 +149,7 @@ func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvel
 }
 
 // AddItem stores doc and adds it to the envelope as item number order.
-func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, order int, a Actor) (envelope.Item, error) {
+func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, order int, a envelope.Actor) (envelope.Item, error) {
 	dataID, err := tx.PutDocumentData(ctx, doc)
 	if err != nil {
 		return envelope.Item{}, err
@@ -171,7 +171,7 @@ func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, orde
 }
 
 // AddRecipient adds r (its id and token assigned) to the envelope.
-func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Recipient, a Actor) (envelope.Recipient, error) {
+func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Recipient, a envelope.Actor) (envelope.Recipient, error) {
 	r.EnvelopeID = envelopeID
 	if tx.ring == nil {
 		return r, ErrNoKeyring
@@ -193,7 +193,7 @@ func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Re
 }
 
 // AddField adds f for recipient r to the envelope.
-func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field, r envelope.Recipient, a Actor) (envelope.Field, error) {
+func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field, r envelope.Recipient, a envelope.Actor) (envelope.Field, error) {
 	f.EnvelopeID, f.RecipientID, f.SecondaryID = envelopeID, r.ID, newCUID()
 	meta, err := encodeFieldMeta(f.FieldMeta)
 	if err != nil {
