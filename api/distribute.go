@@ -178,13 +178,12 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	for _, rec := range e.Recipients {
-		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, false)) // the caller may manage e
-			return
-		}
+	rec := e.Recipient(id)
+	if rec == nil {
+		s.writeError(w, r, envelope.NotFound("Recipient"))
+		return
 	}
-	s.writeError(w, r, envelope.NotFound("Recipient"))
+	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, false)) // the caller may manage e
 }
 
 // actingFor returns the team member named by email (the member at path in the request) for the

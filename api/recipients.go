@@ -44,13 +44,12 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	for _, rec := range e.Recipients {
-		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, tokensHidden(r, e)))
-			return
-		}
+	rec := e.Recipient(id)
+	if rec == nil {
+		s.writeError(w, r, envelope.NotFound("Recipient"))
+		return
 	}
-	s.writeError(w, r, envelope.NotFound("Recipient"))
+	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, tokensHidden(r, e)))
 }
 
 // recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.

@@ -87,12 +87,7 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 		var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
 		for i, in := range patches {
 			path := envelope.Join("data", i)
-			var cur *envelope.Recipient
-			for k := range e.Recipients {
-				if e.Recipients[k].ID == in.ID {
-					cur = &e.Recipients[k]
-				}
-			}
+			cur := e.Recipient(in.ID)
 			if cur == nil {
 				p.Add(envelope.Join(path, "id"), "recipient %d is not in envelope %s", in.ID, e.ID)
 				continue
