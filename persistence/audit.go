@@ -1,3 +1,5 @@
+// Audit entries: appending them under the envelope's lock, and reading them.
+
 package persistence
 
 import (
@@ -5,67 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
-
-// Actor is who did what an audit entry records: an API user, a recipient or the system.
-type Actor struct {
-	Name      *string
-	Email     *string
-	UserID    *int64
-	UserAgent *string
-	IPAddress *string
-}
-
-// MemberActor is the actor for a team member calling the API from ip with userAgent.
-func MemberActor(m envelope.Member, ip, userAgent string) Actor {
-	name, email, id := m.UserName, m.UserEmail, m.UserID
-	if name == "" {
-		name = m.TeamName
-	}
-	return Actor{Name: &name, Email: &email, UserID: &id, UserAgent: clientText(userAgent), IPAddress: clientText(ip)}
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// MaxClientText is the most bytes of a caller's User-Agent or address that Sobre keeps: the
-// rest is cut off (at a character boundary) before it is stored or sent anywhere.
-const MaxClientText = 512
-
-// CapClientText is s as valid UTF-8 of at most MaxClientText bytes.
-func CapClientText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= MaxClientText {
-		return s
-	}
-	n := MaxClientText
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// clientText is CapClientText(s), nil when empty.
-func clientText(s string) *string { return nonEmpty(CapClientText(s)) }
-
-// capped is p capped by CapClientText.
-func capped(p *string) *string {
-	if p == nil {
-		return nil
-	}
-	return clientText(*p)
-}
 
 // AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
 // envelope envelopeID, chained to the entry before it (see auditchain.go). It locks the
@@ -166,4 +113,13 @@ func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page
 		return nil, 0, fmt.Errorf("read audit entries of %s: %w", envelopeID, err)
 	}
 	return list, count, nil
+}
+
+// AuditTypes returns the types of an envelope's audit entries, oldest first.
+func (s *Store) AuditTypes(ctx context.Context, envelopeID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT type FROM audit_logs WHERE envelope_id = $1 ORDER BY seq`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("audit types of %s: %w", envelopeID, err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
