@@ -7,5 +7,9 @@
 // activity reads the signing link from PostgreSQL itself.
 //
 // Activities are methods on a struct holding their dependencies; the workflow refers to them
-// through a nil pointer of that struct. It imports envelope and persistence.
+// through a nil pointer of that struct.
+//
+// It decides how each side effect is done exactly once, never whether it is due (the workflow
+// and the domain decide that). It may import the domain (envelope), persistence, mail, pdf and
+// seal; never workflows, api, web or cmd.
 package activities

@@ -481,7 +481,7 @@ func (s *comboSigner) claveUnica() error {
 	if err != nil || res.StatusCode != http.StatusFound || cb.Path != "/auth/claveunica/callback" {
 		return fmt.Errorf("the provider's login: %s %q", res.Status, res.Header.Get("Location"))
 	}
-	status, hdr, err = s.get(cb.Path + "?" + cb.RawQuery)
+	status, _, err = s.get(cb.Path + "?" + cb.RawQuery)
 	if err != nil || status != http.StatusFound {
 		return fmt.Errorf("callback: %d %v", status, err)
 	}

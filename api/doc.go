@@ -8,6 +8,8 @@
 // {message, code, issues}; one table (statusOf) maps error codes to HTTP statuses, and only
 // internal errors are logged, shown to the caller as a plain "Internal server error".
 //
-// It imports auth, persistence, workflows (to start and signal envelope workflows) and envelope.
-// Nothing imports api but cmd.
+// It decides how the API reads requests and answers them, never a rule of the envelope (package
+// envelope decides those). It may import the domain (envelope), config, persistence, pdf, seal,
+// auth, account, ceremony, web (which it mounts) and workflows (to start and signal envelope
+// workflows). Nothing imports api but cmd.
 package api

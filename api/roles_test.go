@@ -347,8 +347,7 @@ func TestActingForAColleague(t *testing.T) {
 		payload := func(delegate string) map[string]any {
 			return map[string]any{"title": "Delegado", "type": "DOCUMENT", "delegatedDocumentOwner": delegate}
 		}
-		var count func() int
-		count = func() int {
+		count := func() int {
 			n, err := a.store.CountRows(context.Background(), "envelopes")
 			if err != nil {
 				t.Fatal(err)

@@ -4,5 +4,6 @@
 // key to the team member who owns it and puts that member in the request's context; every query
 // that follows is scoped by the member's team.
 //
-// It imports package envelope (for the member and its role) and package persistence.
+// It decides who an API caller is. It may import package envelope (for the member and its role)
+// and package persistence; never api, web, the workflow or cmd.
 package auth

@@ -8,5 +8,7 @@
 // given in the browser applies to the API calls the page makes, and to nothing else: the proof
 // lives with the browser's session (an HttpOnly cookie), not with the signing link.
 //
-// It may import the domain (envelope), persistence and mail; never api, web or cmd.
+// It decides whether a recipient has proved what the envelope asks of them (package envelope
+// decides what that is). It may import the domain (envelope), persistence, mail, config, account,
+// auth/claveunica and auth/fea; never api, web, the workflow or cmd.
 package ceremony

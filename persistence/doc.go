@@ -9,5 +9,8 @@
 // Recipients' signing tokens are kept as a SHA-256, by which they are looked up, and sealed with
 // the Store's keyring (WithKeyring), never in the clear (tokens.go).
 //
-// It imports package envelope and internal/keyring, and no other package of Sobre.
+// It decides how state is stored and read back, never what a change means (package envelope
+// decides that). It may import package envelope, internal/keyring and auth/fea (for the FAO_HASH
+// digest a recipient signs), and no other package of Sobre: never mail, the workflow, the
+// ceremony or the transports.
 package persistence

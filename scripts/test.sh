@@ -44,10 +44,8 @@ parts="${TEST_PARTS:-go fuzz deploy e2e}"
 part() { [[ " $parts " == *" $1 "* ]]; }
 
 if part go; then
-echo "== go vet, gofmt, workflowcheck (determinism of workflow code)"
-go vet ./...
-test -z "$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*'))" || { gofmt -l .; exit 1; }
-go run go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0 ./workflows/...
+echo "== make lint (go vet, gofmt, workflowcheck, staticcheck)"
+make --no-print-directory lint
 echo "== go test (race detector)"
 go test -race -count=1 ./...
 echo "== go test: every auth configuration completes (without the race detector, which skips it)"

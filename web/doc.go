@@ -11,5 +11,6 @@
 // (mailed code, Clave Única, FAO_HASH, the account's) are the ceremony package's, the accounts
 // the account package's.
 //
-// It may import account, ceremony, persistence, pdf and the domain (envelope); never api or cmd.
+// It decides how the pages look and read, never a rule of the envelope. It may import account,
+// ceremony, persistence, pdf and the domain (envelope); never api, the workflow or cmd.
 package web

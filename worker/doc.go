@@ -4,5 +4,6 @@
 // "sobre-envelopes". It only dials and registers; the process logic is in workflows and
 // activities.
 //
-// It imports workflows, activities and persistence.
+// It decides nothing of the process. It may import workflows, activities, internal/keyring and
+// internal/payloadcodec (every payload is encrypted); never persistence, api or web.
 package worker

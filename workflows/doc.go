@@ -8,6 +8,10 @@
 // (continue.go).
 //
 // Workflow code is deterministic: no clock, randomness, map iteration or I/O outside the
-// workflow package's own calls and activities. It imports envelope and activities (for the
-// activity method references) only.
+// workflow package's own calls and activities.
+//
+// It decides when each step of a distributed envelope happens (the domain decides what each
+// step may do). It may import the domain (envelope), activities (for the activity method
+// references) and mail; never persistence (its state, inputs and Update arguments are domain
+// types, without secrets), api, web or cmd.
 package workflows

@@ -1,0 +1,75 @@
+package config
+
+// Var is one documented environment variable.
+type Var struct {
+	Name    string
+	Default string
+	Help    string
+}
+
+// Vars lists every variable Sobre reads, with its default. The README's table is this list.
+func Vars() []Var {
+	return []Var{
+		{"SOBRE_ENV", EnvDevelopment, "`development` or `production`; production refuses to start on a development setting (README, Security: production mode)"},
+		{"SOBRE_HTTP_ADDR", "127.0.0.1:8080", "address the HTTP API listens on"},
+		{"SOBRE_PUBLIC_URL", "http://127.0.0.1:8080", "public base URL of the API, used in signing links (`{SOBRE_PUBLIC_URL}/sign/{token}`)"},
+		{"DATABASE_URL", "postgres://sobre@127.0.0.1:5433/sobre?sslmode=disable", "PostgreSQL connection URL"},
+		{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
+		{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
+		{"SOBRE_TASK_QUEUE", "sobre-envelopes", "Temporal task queue of the envelope workflows"},
+		{"TEMPORAL_TLS_CERT_FILE", "", "PEM client certificate for mutual TLS to Temporal (with `TEMPORAL_TLS_KEY_FILE`); any `TEMPORAL_TLS_*` turns TLS on"},
+		{"TEMPORAL_TLS_KEY_FILE", "", "PEM private key of `TEMPORAL_TLS_CERT_FILE`"},
+		{"TEMPORAL_TLS_CA_FILE", "", "PEM certification authority of Temporal's server certificate; empty: the system's roots"},
+		{"TEMPORAL_TLS_SERVER_NAME", "", "name Temporal's server certificate must carry, when not the host of `TEMPORAL_ADDRESS`"},
+		{"TEMPORAL_API_KEY", "", "API key sent to Temporal with every call (Temporal Cloud); turns TLS on; use `TEMPORAL_API_KEY_FILE` in production"},
+		{"SOBRE_CODEC_ADDR", "127.0.0.1:8234", "where `sobre codec-server` (decrypts payloads for the Temporal Web UI and CLI) listens; never expose it publicly"},
+		{"SOBRE_CODEC_CORS_ORIGINS", "http://127.0.0.1:8233,http://localhost:8233", "comma-separated origins of the Temporal Web UI allowed to call `sobre codec-server` from the browser"},
+		{"SOBRE_CODEC_TOKEN", "", "when set, `sobre codec-server` requires `Authorization: Bearer <token>` (or `SOBRE_CODEC_TOKEN_FILE`)"},
+		{"SMTP_URL", "smtp://127.0.0.1:1025", "mail relay: smtp:// (plain), smtp+starttls:// (STARTTLS required) or smtps:// (TLS on connect), with optional user:password@"},
+		{"SOBRE_MAIL_FROM", "Sobre <no-reply@sobre.localhost>", "From address of the mails Sobre sends"},
+		{"SOBRE_LOG_LEVEL", "info", "debug, info, warn or error"},
+		{"SOBRE_LOG_FORMAT", "json", "json or text"},
+		{"SOBRE_MAX_BODY_BYTES", "1048576", "largest JSON request body, in bytes"},
+		{"SOBRE_MAX_UPLOAD_BYTES", "52428800", "largest multipart request body (files), in bytes"},
+		{"SOBRE_SHUTDOWN_TIMEOUT", "20s", "how long to drain requests and activities on SIGTERM"},
+		{"SOBRE_TRUSTED_PROXIES", "", "comma-separated CIDRs (or addresses) of the proxies in front of Sobre; when the connection comes from one of them, the client is the rightmost `X-Forwarded-For` address outside the list; empty: the connection's address, `X-Forwarded-For` ignored (replaces `SOBRE_TRUST_PROXY`, which is refused when true)"},
+		{"CLAVEUNICA_ISSUER_URL", "http://127.0.0.1:8091/openid", "Clave Única's issuer (production: `https://accounts.claveunica.gob.cl/openid`); the default is the local provider of `sobre claveunica-dev`"},
+		{"CLAVEUNICA_CLIENT_ID", "sobre-dev", "client id registered with Clave Única"},
+		{"CLAVEUNICA_CLIENT_SECRET", "sobre-dev-secret", "client secret registered with Clave Única (or `CLAVEUNICA_CLIENT_SECRET_FILE`)"},
+		{"CLAVEUNICA_LOGOUT_URL", "", "Clave Única's logout endpoint (production: `https://accounts.claveunica.gob.cl/api/v1/accounts/app/logout`); when set, signers are logged out right after the login"},
+		{"SOBRE_CLAVEUNICA_DEV_ADDR", "127.0.0.1:8091", "where `sobre claveunica-dev`, the local Clave Única for development, listens"},
+		{"SOBRE_SEAL_P12", "", "PKCS#12 file holding the seal's certificate, chain and key, which sign every completed envelope's PDFs"},
+		{"SOBRE_SEAL_P12_PASSWORD", "", "password of `SOBRE_SEAL_P12` (or `SOBRE_SEAL_P12_PASSWORD_FILE`)"},
+		{"SOBRE_SEAL_CERT_FILE", "", "instead of a P12: PEM file of the seal's certificate followed by its chain"},
+		{"SOBRE_SEAL_KEY_FILE", "", "with `SOBRE_SEAL_CERT_FILE`: PEM file of the seal's private key"},
+		{"SOBRE_SEAL_DEV_DIR", ".data", "when no seal is given, a self-signed development seal is made and kept here (logged once; PDF readers show it as an unknown issuer)"},
+		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
+		{"SOBRE_PAYLOAD_KEYS_FILE", "", "AES-256 keys of what only Sobre reads (Temporal payloads, signing tokens kept for their owners): one `<id> <base64 of 32 bytes>` per line, the first encrypts, all decrypt (rotation adds a first line; `sobre keygen` prints one); empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
+		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
+		{"SOBRE_FEA_POLICY_OIDS", "", "comma-separated certificate policy OIDs (e.g. an accredited provider's advanced-signature policy); a FAO_HASH certificate must carry one of them; empty: any policy is accepted ([docs/fao-hash.md](docs/fao-hash.md))"},
+		{"SOBRE_FEA_REVOCATION", "prefer", "OCSP revocation check of FAO_HASH certificates: `require` (no good answer from the responder the certificate names: refused), `prefer` (revoked: refused; no usable answer: accepted, recorded as not checked) or `off`"},
+		{"SOBRE_PDF_MAX_STREAM_MIB", "64", "an uploaded PDF is refused when one of its streams decodes to more MiB than this"},
+		{"SOBRE_PDF_MAX_DOCUMENT_MIB", "256", "an uploaded PDF is refused when all its streams together decode to more MiB than this"},
+		{"SOBRE_PDF_MAX_IMAGE_PIXELS", "40000000", "an uploaded PDF is refused when one of its images declares more pixels than this"},
+		{"SOBRE_PDF_MAX_PAGES", "2000", "an uploaded PDF is refused when it has more pages than this"},
+		{"SOBRE_PDFIUM_MEMORY_MIB", "256", "memory cap of each PDFium instance (page images, normalisation checks, the seal's proof)"},
+		{"SOBRE_PDFIUM_INSTANCES", "0", "PDFium instances run at once per process; 0: one per CPU, from 2 to 8"},
+		{"SOBRE_PDFIUM_DEADLINE", "15s", "longest PDFium may take to draw one page before it is stopped"},
+		{"SOBRE_PDF_READ_MEMORY_MIB", "512", "each upload is read (parsed, checked, normalised) in a process of its own capped at this much writable memory; a PDF that needs more is refused"},
+		{"SOBRE_PDF_READ_TIMEOUT", "30s", "an upload whose reading takes longer is refused"},
+		{"SOBRE_PDF_READERS", "2", "uploads read at once per API process (each in its own capped process); more wait their turn"},
+		{"SOBRE_PAGE_CACHE_MIB", "64", "page images of signing pages kept in memory, by document, page and width"},
+		{"SOBRE_ACTION_PROOF_MAX_AGE", "15m", "how old a signer's Clave Única login or FAO_HASH signature may be when they complete"},
+		{"SOBRE_ACCESS_CODE_MAX_FAILURES", "20", "wrong access codes, over every session and code, after which a recipient's code entry locks until the envelope is sent to them again (the owner is mailed)"},
+		{"SOBRE_LINK_READ_DAYS", "30", "days a signing link still shows the document, page images and field values after the envelope completed, was rejected or cancelled, or the recipient's deadline passed; 0: none"},
+		{"SOBRE_METRICS_ADDR", "127.0.0.1:9090", "address of the operations listener: liveness `/healthz`, readiness `/readyz` and Prometheus `/metrics` (the API listener serves only `/healthz` of these); keep it off the public network"},
+		{"SOBRE_AUDIT_KEY_FILE", "", "key of the HMAC on every audit entry (kept outside the database, so that a database writer cannot rewrite an audit log unnoticed): one `<id> <base64 of 32 bytes>` per line, the first signs, all verify (`sobre keygen` prints one); every process and `sobre audit verify` need the same file; empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
+		{"SOBRE_AUDIT_KEYED_FROM", "0", "the first audit entry (`audit_logs.seq`) that must carry a hash and an HMAC: entries before it may be unkeyed, or predate the hash chain; 0: every entry must (a fresh deployment); an upgraded one sets it once, see Security"},
+		{"SOBRE_API_KEY_DAYS", "365", "days an API key made by `sobre admin create-key` or `ensure-key` is valid, unless made with `--no-expiry` (or given `--expires-in`); keys made before keys expired keep no expiry"},
+		{"SOBRE_RATE_LIMIT_IP", "1000/1m", "requests one client address may make in a sliding window (IPv6: per /64), on every route but `/healthz`, `/readyz` and `/metrics`; counted by each API process on its own; 0: no limit"},
+		{"SOBRE_RATE_LIMIT_API_KEY", "1000/1m", "requests one API key may make in a sliding window, counted by each API process on its own; 0: no limit"},
+		{"SOBRE_RATE_LIMIT_SIGNING_LINK", "300/1m", "requests one signing link (its pages, page images and signing API) may take in a sliding window, counted by each API process on its own; 0: no limit"},
+		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute, redistribute or change of a pending envelope's recipients that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
+		{"SOBRE_PURGE_INTERVAL", "1h", "how often the worker's Temporal Schedule purges expired signing sessions, access codes and Clave Única logins"},
+	}
+}

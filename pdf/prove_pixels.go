@@ -1,0 +1,133 @@
+package pdf
+
+import (
+	"fmt"
+	"image"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/references"
+)
+
+// drawing is the three documents of a proof, open in one PDFium instance.
+type drawing struct {
+	inst                   pdfium.Pdfium
+	shown, sealed, overlay references.FPDF_DOCUMENT
+}
+
+// samePixels draws page nr of both documents and compares them outside the boxes, and the sealed
+// page with overlay page onr inside them.
+func (d drawing) samePixels(nr, onr int, p page, boxes []Match) error {
+	dw, _ := p.displaySize()
+	width := min(max(int(dw*proofScale), 1), MaxRenderWidth)
+	var before, stamp *image.RGBA
+	if err := renderPage(d.inst, d.shown, nr, width, func(img *image.RGBA) error {
+		before = cloneRGBA(img)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("draw page %d of the shown document: %w", nr, err)
+	}
+	if err := renderPage(d.inst, d.overlay, onr, width, func(img *image.RGBA) error {
+		stamp = cloneRGBA(img)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("draw overlay page %d: %w", onr, err)
+	}
+	return renderPage(d.inst, d.sealed, nr, width, func(after *image.RGBA) error {
+		if after.Bounds() != before.Bounds() {
+			return fmt.Errorf("%w: page %d draws %v instead of %v", ErrNotShown, nr, after.Bounds().Size(), before.Bounds().Size())
+		}
+		mask := masked(before.Bounds(), boxes)
+		diff, first := 0, image.Point{}
+		b := before.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if mask(x, y) {
+					continue
+				}
+				i := before.PixOffset(x, y)
+				if channelsDiffer(before.Pix[i:i+4], after.Pix[i:i+4]) {
+					if diff == 0 {
+						first = image.Pt(x, y)
+					}
+					diff++
+				}
+			}
+		}
+		if diff > 0 {
+			return fmt.Errorf("%w: page %d: %d pixels differ outside the stamped fields, the first at %d%% across and %d%% down",
+				ErrNotShown, nr, diff, 100*first.X/b.Dx(), 100*first.Y/b.Dy())
+		}
+		// The overlay page has the page's displayed size to half a point (pdf.Stamp checks it), so
+		// its image may be a pixel taller or wider: its fields are compared where both images are.
+		sb := stamp.Bounds()
+		if d := sb.Size().Sub(b.Size()); d.X < -2 || d.X > 2 || d.Y < -2 || d.Y > 2 {
+			return fmt.Errorf("%w: page %d: the overlay draws %v instead of %v", ErrNotShown, nr, sb.Size(), b.Size())
+		}
+		for i, box := range inside(b.Intersect(sb), boxes) {
+			total, differ := 0, 0
+			for y := box.Min.Y; y < box.Max.Y; y++ {
+				for x := box.Min.X; x < box.Max.X; x++ {
+					total++
+					k, o := after.PixOffset(x, y), stamp.PixOffset(x, y)
+					if channelsDiffer(stamp.Pix[o:o+4], after.Pix[k:k+4]) {
+						differ++
+					}
+				}
+			}
+			if total > 0 && float64(differ) > proofInsideShare*float64(total) {
+				return fmt.Errorf("%w: page %d: field %d does not show its stamp (%d of %d pixels differ)", ErrNotShown, nr, i+1, differ, total)
+			}
+		}
+		return nil
+	})
+}
+
+// inside returns each box in pixels, shrunk by the anti-aliasing margin and cut to the image.
+func inside(b image.Rectangle, boxes []Match) []image.Rectangle {
+	w, h := float64(b.Dx()), float64(b.Dy())
+	out := make([]image.Rectangle, 0, len(boxes))
+	for _, m := range boxes {
+		r := image.Rect(int(m.X/100*w)+proofMarginPx, int(m.Y/100*h)+proofMarginPx,
+			int((m.X+m.Width)/100*w)-proofMarginPx, int((m.Y+m.Height)/100*h)-proofMarginPx)
+		out = append(out, r.Intersect(b))
+	}
+	return out
+}
+
+func cloneRGBA(img *image.RGBA) *image.RGBA {
+	out := image.NewRGBA(img.Bounds())
+	copy(out.Pix, img.Pix)
+	return out
+}
+
+// masked returns whether a pixel lies in one of the boxes, grown by the proof's margins.
+func masked(b image.Rectangle, boxes []Match) func(x, y int) bool {
+	w, h := float64(b.Dx()), float64(b.Dy())
+	// proofScale pixels per point: the margin in points, in pixels.
+	pad := proofMarginPt*proofScale + proofMarginPx
+	var rs []image.Rectangle
+	for _, m := range boxes {
+		x0, y0 := m.X/100*w-pad, m.Y/100*h-pad
+		x1, y1 := (m.X+m.Width)/100*w+pad, (m.Y+m.Height)/100*h+pad
+		rs = append(rs, image.Rect(int(x0), int(y0), int(x1)+1, int(y1)+1))
+	}
+	return func(x, y int) bool {
+		pt := image.Pt(x, y)
+		for _, r := range rs {
+			if pt.In(r) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func channelsDiffer(a, b []uint8) bool {
+	for i := range 4 {
+		d := int(a[i]) - int(b[i])
+		if d > proofChannel || d < -proofChannel {
+			return true
+		}
+	}
+	return false
+}
