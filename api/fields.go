@@ -382,7 +382,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		f, ref, err := tx.FieldByID(r.Context(), scope(r), *in.FieldID)
+		f, ref, err := tx.LockField(r.Context(), scope(r), *in.FieldID)
 		if err != nil {
 			return err
 		}
@@ -392,7 +392,7 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		if err := envelope.RequireEditable(ref.Status); err != nil {
 			return err
 		}
-		rec, _, err := tx.RecipientByID(r.Context(), scope(r), f.RecipientID)
+		rec, _, err := tx.LockRecipient(r.Context(), scope(r), f.RecipientID)
 		if err != nil {
 			return err
 		}

@@ -353,7 +353,7 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
 		var rec envelope.Recipient
 		var err error
-		rec, ref, err = tx.RecipientByID(r.Context(), scope(r), *in.RecipientID)
+		rec, ref, err = tx.LockRecipient(r.Context(), scope(r), *in.RecipientID)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func TestExpectedRUN(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.Store.RecipientByID(ctx, rec.ID)
+	rec, err := s.Store.RecipientForSigning(ctx, rec.ID)
 	if err != nil || rec.ExpectedRUT == nil || *rec.ExpectedRUT != expected {
 		t.Fatalf("recipient %+v, %v", rec, err)
 	}

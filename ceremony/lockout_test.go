@@ -278,7 +278,7 @@ func TestAccessCodeLockout(t *testing.T) {
 	if err := s.VerifyCode(ctx, a.request(), rec, right, actor); err == nil {
 		t.Fatal("browser A's code, from the replaced link's session, still works")
 	}
-	fresh, err := s.Store.RecipientByID(ctx, rec.ID)
+	fresh, err := s.Store.RecipientForSigning(ctx, rec.ID)
 	if err != nil || fresh.Token == rec.Token {
 		t.Fatalf("after a redistribute: token %q (was %q), %v", fresh.Token, rec.Token, err)
 	}

@@ -32,8 +32,9 @@ func (s *Store) Attachments(ctx context.Context, envelopeID string) ([]envelope.
 	return list[0].Attachments, nil
 }
 
-// AttachmentByID returns attachment id and its envelope's reference as the scope sees them.
-func (tx *Tx) AttachmentByID(ctx context.Context, sc Scope, id string) (envelope.Attachment, EnvelopeRef, error) {
+// LockAttachment returns attachment id and its envelope's reference as the scope sees them,
+// locking the envelope's row until the transaction ends (LockEnvelope).
+func (tx *Tx) LockAttachment(ctx context.Context, sc Scope, id string) (envelope.Attachment, EnvelopeRef, error) {
 	var a envelope.Attachment
 	var envelopeID string
 	err := tx.q.QueryRow(ctx, `SELECT a.id, a.type, a.label, a.data, a.envelope_id FROM attachments a JOIN envelopes e ON e.id = a.envelope_id

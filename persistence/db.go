@@ -72,7 +72,10 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Tx is a Store bound to one open transaction. Its methods are those of Store.
+// Tx is a Store bound to one open transaction. A method that Store and Tx both have does the same
+// thing with the same arguments: Store's runs on its own (in a transaction of its own when it
+// writes more than one row), Tx's within the transaction. A Tx method named Lock… reads what it
+// names as the scope sees it and locks its envelope's row until the transaction ends.
 type Tx struct {
 	q     querier
 	audit *AuditKeys

@@ -76,8 +76,9 @@ func encodeFieldMeta(m *envelope.FieldMeta) ([]byte, error) {
 	return b, nil
 }
 
-// FieldByID returns field id and its envelope's reference, locking the envelope's row.
-func (tx *Tx) FieldByID(ctx context.Context, sc Scope, id int64) (envelope.Field, EnvelopeRef, error) {
+// LockField returns field id and its envelope's reference as the scope sees them, locking the
+// envelope's row until the transaction ends (LockEnvelope).
+func (tx *Tx) LockField(ctx context.Context, sc Scope, id int64) (envelope.Field, EnvelopeRef, error) {
 	var envelopeID string
 	if err := tx.q.QueryRow(ctx, `SELECT f.envelope_id FROM fields f JOIN envelopes e ON e.id = f.envelope_id
 		WHERE f.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {

@@ -61,9 +61,9 @@ func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Re
 	return r, tx.AppendAudit(ctx, envelopeID, envelope.RecipientCreatedAudit(r), a)
 }
 
-// RecipientByID returns recipient id and its envelope's reference as the scope sees them, locking
-// the envelope's row when called in a transaction that changes it.
-func (tx *Tx) RecipientByID(ctx context.Context, sc Scope, id int64) (envelope.Recipient, EnvelopeRef, error) {
+// LockRecipient returns recipient id and its envelope's reference as the scope sees them, locking
+// the envelope's row until the transaction ends (LockEnvelope).
+func (tx *Tx) LockRecipient(ctx context.Context, sc Scope, id int64) (envelope.Recipient, EnvelopeRef, error) {
 	var envelopeID string
 	if err := tx.q.QueryRow(ctx, `SELECT r.envelope_id FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
 		WHERE r.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {
@@ -80,8 +80,10 @@ func (tx *Tx) RecipientByID(ctx context.Context, sc Scope, id int64) (envelope.R
 	return r, ref, nil
 }
 
-// RecipientByID returns recipient id (the Clave Única callback knows the recipient, not the token).
-func (s *Store) RecipientByID(ctx context.Context, id int64) (envelope.Recipient, error) {
+// RecipientForSigning returns recipient id with no team scope, for the signing side, whose caller
+// proved its right to the recipient otherwise (the Clave Única callback knows the recipient, not
+// the token), as EnvelopeForRecipient does for its envelope.
+func (s *Store) RecipientForSigning(ctx context.Context, id int64) (envelope.Recipient, error) {
 	r, err := scanRecipient(s.pool.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1`, id), s.ring)
 	if err != nil {
 		return r, notFound(err, "Recipient")
