@@ -83,9 +83,9 @@ type Tx struct {
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A
-// unique constraint the change broke is answered as the domain's ALREADY_EXISTS (alreadyExists).
+// constraint the change broke is answered as the domain's error (domainError).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return alreadyExists(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+	return domainError(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
 		return fn(&Tx{q: ptx, audit: s.audit, ring: s.ring})
 	}))
 }
