@@ -150,6 +150,7 @@ func distributed(t *testing.T) (*ceremony.Service, *workflows.Client, *clock, *e
 // and the owner gets one mail. Between wrong codes the wait grows, and a redistribute opens
 // the entry again.
 func TestAccessCodeLockout(t *testing.T) {
+	t.Parallel()
 	_, httpURL := sink(t)
 	s, flows, clk, e, rec, owner := distributed(t)
 	ctx := context.Background()
