@@ -100,3 +100,87 @@ func (s *Server) createAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"id": att.ID})
 }
+
+// updateAttachment answers POST /envelope/attachment/update {id, data:{label, data}}.
+func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID   *string          `json:"id"`
+		Data *attachmentInput `json:"data"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var p envelope.Problems
+	if in.ID == nil || *in.ID == "" {
+		p.Add("id", "is required")
+	}
+	var att envelope.Attachment
+	if in.Data == nil {
+		p.Add("data", "is required: {label, data}")
+	} else {
+		att = checkAttachment(&p, "data", *in.Data)
+	}
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		cur, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
+		if err != nil {
+			return err
+		}
+		if err := mayManage(r, ref.Owned()); err != nil {
+			return err
+		}
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
+		}
+		cur.Label, cur.Data = att.Label, att.Data
+		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), ref.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// deleteAttachment answers POST /envelope/attachment/delete {id}.
+func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID *string `json:"id"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if in.ID == nil || *in.ID == "" {
+		s.writeError(w, r, envelope.Invalid("id", "is required"))
+		return
+	}
+	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
+		_, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
+		if err != nil {
+			return err
+		}
+		if err := mayManage(r, ref.Owned()); err != nil {
+			return err
+		}
+		if err := envelope.RequireEditable(ref.Status); err != nil {
+			return err
+		}
+		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
+			return err
+		}
+		return tx.Touch(r.Context(), ref.ID)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}

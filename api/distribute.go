@@ -67,21 +67,6 @@ func (s *Server) checkSignable(e *envelope.Envelope) error {
 	return &envelope.Error{Code: first.Code, Message: first.Message, Issues: issues}
 }
 
-// checkRecipientSignable records a problem at path (the recipient's authOptions) when recipient
-// rec, on an envelope with global options and fields, could never act on this server
-// (ceremony.CheckSignable). A CC takes no action and is never refused.
-func (s *Server) checkRecipientSignable(p *envelope.Problems, path string, rec envelope.Recipient, global envelope.AuthOptions, fields []envelope.Field) {
-	if rec.Role == envelope.RoleCC {
-		return
-	}
-	if err := s.ceremony.CheckSignable(envelope.RequiredProofs(rec, global, fields)); err != nil {
-		var de *envelope.Error
-		if errors.As(err, &de) {
-			p.Add(path, "%s", de.Message)
-		}
-	}
-}
-
 // distributeEnvelope answers POST /envelope/distribute: the meta is saved first, then the
 // envelope's workflow starts (or, for a PENDING envelope, sends to whoever was not sent yet).
 func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {

@@ -5,8 +5,9 @@
 // Every route is declared in one function (Server.Handler). Handlers read in one order: decode
 // (with a size limit), validate (collecting every problem with its JSON path), call the store or
 // the workflow client, respond. Every failure is answered by writeError with the body
-// {message, code, issues}; one table (statusOf) maps error codes to HTTP statuses, and only
-// internal errors are logged, shown to the caller as a plain "Internal server error".
+// {message, code, issues}; one table, envelope.Code.HTTPStatus (the pages' too), maps error codes
+// to HTTP statuses, and only internal errors are logged, shown to the caller as a plain
+// "Internal server error".
 //
 // It decides how the API reads requests and answers them, never a rule of the envelope (package
 // envelope decides those). It may import the domain (envelope), config, persistence, pdf, seal,

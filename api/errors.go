@@ -19,36 +19,6 @@ type errorBody struct {
 	Issues  []envelope.Issue `json:"issues,omitempty"`
 }
 
-// statusOf maps error codes to HTTP statuses. Codes not listed are 400, as in Documenso.
-var statusOf = map[envelope.Code]int{
-	envelope.CodeUnauthorized:      http.StatusUnauthorized,
-	envelope.CodeForbidden:         http.StatusForbidden,
-	envelope.CodeNotFound:          http.StatusNotFound,
-	envelope.CodeMethodNotAllowed:  http.StatusMethodNotAllowed,
-	envelope.CodePayloadTooLarge:   http.StatusRequestEntityTooLarge,
-	envelope.CodeTooManyRequests:   http.StatusTooManyRequests,
-	envelope.CodeAccessCodeLocked:  http.StatusForbidden,
-	envelope.CodeLinkEnded:         http.StatusGone,
-	envelope.CodeLinkReplaced:      http.StatusGone,
-	envelope.CodeAccountRequired:   http.StatusUnauthorized,
-	envelope.CodeAccountMismatch:   http.StatusUnauthorized,
-	envelope.CodeAuthFailed:        http.StatusUnauthorized,
-	envelope.CodeAccountLocked:     http.StatusTooManyRequests,
-	envelope.CodeEmailUnverified:   http.StatusUnauthorized,
-	envelope.CodeAuthNotEnrolled:   http.StatusUnauthorized,
-	envelope.CodeFactorProofNeeded: http.StatusUnauthorized,
-	envelope.CodeInternal:          http.StatusInternalServerError,
-	envelope.CodeUnavailable:       http.StatusServiceUnavailable,
-}
-
-// HTTPStatus returns the status that answers an error with code c.
-func HTTPStatus(c envelope.Code) int {
-	if s, ok := statusOf[c]; ok {
-		return s
-	}
-	return http.StatusBadRequest
-}
-
 // writeError answers err. Domain errors (*envelope.Error) are shown as they are; anything else is
 // an internal error: logged with the request id, answered with a plain message.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -62,7 +32,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			de = envelope.Errorf(envelope.CodeInternal, "Internal server error")
 		}
 	}
-	status := HTTPStatus(de.Code)
+	status := de.Code.HTTPStatus()
 	if status >= 500 && de.Code != envelope.CodeInternal {
 		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
 	}

@@ -1,10 +1,7 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/pdf"
@@ -168,96 +165,6 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": fieldsView(e, ids)})
 }
 
-// itemFor resolves an optional envelopeItemId; absent means the first item.
-func itemFor(p *envelope.Problems, path string, id *string, items []persistence.ItemPages) *persistence.ItemPages {
-	if len(items) == 0 {
-		p.Add(path, "the envelope has no document to place fields on")
-		return nil
-	}
-	if id == nil || *id == "" {
-		return &items[0]
-	}
-	for i := range items {
-		if items[i].ID == *id {
-			return &items[i]
-		}
-	}
-	p.Add(path, "names no item of this envelope: %q", *id)
-	return nil
-}
-
-// placeFields finds a placeholder's text in the item's PDF and returns one field per match (the
-// first only, unless matchAll), recording the boxes to white out.
-func (s *Server) placeFields(r *http.Request, tx *persistence.Tx, p *envelope.Problems, path string, in fieldInput,
-	item *persistence.ItemPages, whiteouts map[string][]pdf.Match) []envelope.Field {
-	text := strings.TrimSpace(*in.Placeholder)
-	if text == "" {
-		p.Add(envelope.Join(path, "placeholder"), "may not be empty")
-		return nil
-	}
-	base, ok := checkFieldInput(p, path, fieldInput{Type: in.Type, FieldMeta: in.FieldMeta, Width: in.Width, Height: in.Height}, nil, false)
-	if !ok || item == nil {
-		return nil
-	}
-	data, err := tx.ItemData(r.Context(), item.ID)
-	if err != nil {
-		p.Add(envelope.Join(path, "envelopeItemId"), "could not read the document: %v", err)
-		return nil
-	}
-	matches, err := pdf.FindText(data, text)
-	if err != nil {
-		p.Add(envelope.Join(path, "placeholder"), "could not search the document: %v", err)
-		return nil
-	}
-	if len(matches) == 0 {
-		p.Add(envelope.Join(path, "placeholder"), "Placeholder %q not found in PDF %q", text, item.Title)
-		return nil
-	}
-	if in.MatchAll == nil || !*in.MatchAll {
-		matches = matches[:1]
-	}
-	var out []envelope.Field
-	for _, m := range matches {
-		f := base
-		f.EnvelopeItemID = item.ID
-		f.Page, f.PositionX, f.PositionY, f.Width, f.Height = m.Page, round2(m.X), round2(m.Y), round2(m.Width), round2(m.Height)
-		if in.Width != nil {
-			f.Width = *in.Width
-		}
-		if in.Height != nil {
-			f.Height = *in.Height
-		}
-		out = append(out, f)
-		whiteouts[item.ID] = append(whiteouts[item.ID], m)
-	}
-	return out
-}
-
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-
-// whiteOut paints over placeholder boxes in an item's PDF and stores the result as the item's
-// current content (the upload stays as its initial content).
-func (s *Server) whiteOut(r *http.Request, tx *persistence.Tx, envelopeID, itemID string, boxes []pdf.Match) error {
-	data, err := tx.ItemData(r.Context(), itemID)
-	if err != nil {
-		return err
-	}
-	out, err := pdf.WhiteOut(data, boxes)
-	if err != nil {
-		return fmt.Errorf("white out placeholders of item %s: %w", itemID, err)
-	}
-	// WhiteOut appends an update; normalising again keeps the stored document one revision.
-	norm, err := pdf.Normalize(r.Context(), out, s.pdfLimits())
-	if err != nil {
-		return fmt.Errorf("normalise whited-out item %s: %w", itemID, err)
-	}
-	doc := persistence.Document{Data: norm.Data}
-	for _, pg := range norm.Pages {
-		doc.Pages = append(doc.Pages, persistence.PageSize{Width: pg.Width, Height: pg.Height})
-	}
-	return tx.ReplaceItemData(r.Context(), itemID, doc)
-}
-
 // updateFields answers POST /envelope/field/update-many: only while the envelope is a draft.
 func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 	var in fieldsRequest
@@ -377,48 +284,10 @@ func (s *Server) deleteField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.FieldID == nil {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "fieldId", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("fieldId", "is required"))
 		return
 	}
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		f, ref, err := tx.LockField(r.Context(), scope(r), *in.FieldID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if err := envelope.RequireEditable(ref.Status); err != nil {
-			return err
-		}
-		rec, _, err := tx.LockRecipient(r.Context(), scope(r), f.RecipientID)
-		if err != nil {
-			return err
-		}
-		if err := tx.RequireUnacted(r.Context(), rec.ID, envelope.FrozenFields); err != nil {
-			return err
-		}
-		if ref.Status == envelope.StatusPending {
-			// A RUT_FIRMADO field asks for Clave Única: deleting it must not drop the proof.
-			e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
-			if err != nil {
-				return err
-			}
-			rest := slices.DeleteFunc(slices.Clone(e.Fields), func(g envelope.Field) bool { return g.ID == f.ID })
-			if lost := envelope.ProofsLost(envelope.RequiredProofs(rec, e.AuthOptions, e.Fields), envelope.RequiredProofs(rec, e.AuthOptions, rest)); len(lost) > 0 {
-				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "fieldId",
-					Message: fmt.Sprintf("the envelope was sent: deleting this field would drop %v from what recipient %d must prove", lost, rec.ID)}}}
-			}
-		}
-		if err := tx.DeleteField(r.Context(), f.ID); err != nil {
-			return err
-		}
-		if err := tx.Touch(r.Context(), ref.ID); err != nil {
-			return err
-		}
-		return tx.AppendAudit(r.Context(), ref.ID, envelope.FieldDeletedAudit(f, rec), s.actor(r))
-	})
+	err := s.store.RemoveField(r.Context(), s.editor(r), *in.FieldID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -129,6 +129,28 @@ func recipientFrom(in recipientInput) envelope.Recipient {
 	return r
 }
 
+// recipientPatch builds the store's change of one recipient from a validated update input.
+func recipientPatch(in recipientInput) persistence.RecipientPatch {
+	pt := persistence.RecipientPatch{ID: deref(in.ID), Email: in.Email, Name: in.Name, SigningOrder: in.SigningOrder}
+	if in.Role != nil {
+		role := envelope.Role(*in.Role)
+		pt.Role = &role
+	}
+	if in.AccessAuth != nil {
+		v := dedupe(toType[envelope.AccessAuth](in.AccessAuth))
+		pt.AccessAuth = &v
+	}
+	if in.ActionAuth != nil {
+		v := dedupe(toType[envelope.ActionAuth](in.ActionAuth))
+		pt.ActionAuth = &v
+	}
+	if in.ExpectedRut.Set {
+		v := expectedRUT(&envelope.Problems{}, "", in.ExpectedRut) // checked by checkRecipient
+		pt.ExpectedRUT = envelope.Optional[string]{Set: true, Null: v == nil, Value: deref(v)}
+	}
+	return pt
+}
+
 // checkAttachment validates an attachment input.
 func checkAttachment(p *envelope.Problems, path string, in attachmentInput) envelope.Attachment {
 	var a envelope.Attachment

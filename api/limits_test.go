@@ -267,21 +267,21 @@ func TestItemAndRecipientLimits(t *testing.T) {
 		t.Errorf("%d files: %d %v", len(files), status, body)
 	}
 	var recipients []any
-	for i := range maxRecipients + 1 {
+	for i := range envelope.MaxRecipients + 1 {
 		recipients = append(recipients, map[string]any{"email": fmt.Sprintf("r%d@example.com", i), "name": "R", "role": "VIEWER"})
 	}
 	status, body = a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT", "recipients": recipients}, map[string][]byte{"a.pdf": minimalPDF("x")})
-	if status != 400 || body["code"] != string(codeRecipientLimit) {
+	if status != 400 || body["code"] != string(envelope.CodeRecipientLimit) {
 		t.Errorf("%d recipients: %d %v", len(recipients), status, body)
 	}
-	status, body = a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT", "recipients": recipients[:maxRecipients]}, map[string][]byte{"a.pdf": minimalPDF("x")})
+	status, body = a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT", "recipients": recipients[:envelope.MaxRecipients]}, map[string][]byte{"a.pdf": minimalPDF("x")})
 	if status != 200 {
-		t.Fatalf("%d recipients: %d %v", maxRecipients, status, body)
+		t.Fatalf("%d recipients: %d %v", envelope.MaxRecipients, status, body)
 	}
 	id := body["id"].(string)
 	status, body = a.do("POST", "/api/v2/envelope/recipient/create-many", key,
 		`{"envelopeId":"`+id+`","data":[{"email":"one@example.com","name":"One","role":"VIEWER"}]}`)
-	if status != 400 || body["code"] != string(codeRecipientLimit) {
+	if status != 400 || body["code"] != string(envelope.CodeRecipientLimit) {
 		t.Errorf("one more recipient: %d %v", status, body)
 	}
 }

@@ -2,9 +2,7 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -24,8 +22,7 @@ func pathID(r *http.Request, name string) (int64, error) {
 	raw := chi.URLParam(r, name)
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return 0, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: name, Message: "must be a positive integer, got " + strconv.Quote(raw)}}}
+		return 0, envelope.Invalid(name, "must be a positive integer, got %q", raw)
 	}
 	return id, nil
 }
@@ -57,24 +54,9 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 }
 
 // mutableEnvelope locks and loads the envelope for a change of it or its documents, recipients,
-// fields or attachments, refusing a caller who may not manage it (envelope.MayManage) and a
-// finished envelope.
+// fields or attachments (persistence.Tx.EditableEnvelope).
 func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string) (*envelope.Envelope, error) {
-	ref, err := tx.LockEnvelope(r.Context(), scope(r), id)
-	if err != nil {
-		return nil, err
-	}
-	if err := mayManage(r, ref.Owned()); err != nil {
-		return nil, err
-	}
-	e, err := tx.GetEnvelope(r.Context(), scope(r), id)
-	if err != nil {
-		return nil, err
-	}
-	if err := envelope.RequireEditable(e.Status); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return tx.EditableEnvelope(r.Context(), s.editor(r), id)
 }
 
 // recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.
@@ -109,46 +91,11 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var e *envelope.Envelope
-	var ids []int64
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var err error
-		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
-			return err
-		}
-		if len(e.Recipients)+len(in.Data) > maxRecipients {
-			return envelope.Errorf(codeRecipientLimit, "An envelope has at most %d recipients", maxRecipients)
-		}
-		for i, rin := range in.Data {
-			// A new recipient has no fields yet: only auth can ask for a proof of its RUN.
-			envelope.CheckExpectedRUT(&p, envelope.Join(envelope.Join("data", i), "expectedRut"), recipientFrom(rin), e.AuthOptions, nil)
-			if e.Status == envelope.StatusPending {
-				s.checkRecipientSignable(&p, envelope.Join(envelope.Join("data", i), "authOptions"), recipientFrom(rin), e.AuthOptions, nil)
-			}
-		}
-		if err := p.Err(); err != nil {
-			return err
-		}
-		for _, rin := range in.Data {
-			rec, err := tx.AddRecipient(r.Context(), e.ID, recipientFrom(rin), s.actor(r))
-			if err != nil {
-				return err
-			}
-			ids = append(ids, rec.ID)
-		}
-		if err := tx.Touch(r.Context(), e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(r.Context(), scope(r), e.ID)
-		if err != nil {
-			return err
-		}
-		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnRecipientChange(e, after, nil, nil)); err != nil {
-			return err
-		}
-		e = after
-		return nil
-	})
+	recs := make([]envelope.Recipient, len(in.Data))
+	for i, rin := range in.Data {
+		recs[i] = recipientFrom(rin)
+	}
+	e, ids, err := s.store.AddRecipients(r.Context(), s.editor(r), s.editChecks(), *in.EnvelopeID, recs)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -202,137 +149,17 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var e *envelope.Envelope
-	var ids []int64
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var err error
-		if e, err = s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
-			return err
-		}
-		var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
-		for i, rin := range in.Data {
-			path := envelope.Join("data", i)
-			var cur *envelope.Recipient
-			for k := range e.Recipients {
-				if e.Recipients[k].ID == *rin.ID {
-					cur = &e.Recipients[k]
-				}
-			}
-			if cur == nil {
-				p.Add(envelope.Join(path, "id"), "recipient %d is not in envelope %s", *rin.ID, e.ID)
-				continue
-			}
-			next := *cur
-			var changes []envelope.AuditChange
-			change := func(kind string, from, to any) {
-				changes = append(changes, envelope.AuditChange{Type: kind, From: from, To: to})
-			}
-			if rin.Email != nil && *rin.Email != cur.Email {
-				change("EMAIL", cur.Email, *rin.Email)
-				next.Email = *rin.Email
-			}
-			if rin.Name != nil && *rin.Name != cur.Name {
-				change("NAME", cur.Name, *rin.Name)
-				next.Name = *rin.Name
-			}
-			if rin.Role != nil && envelope.Role(*rin.Role) != cur.Role {
-				change("ROLE", cur.Role, *rin.Role)
-				next.Role = envelope.Role(*rin.Role)
-			}
-			if rin.SigningOrder != nil {
-				next.SigningOrder = rin.SigningOrder
-			}
-			if rin.AccessAuth != nil {
-				v := dedupe(toType[envelope.AccessAuth](rin.AccessAuth))
-				change("ACCESS_AUTH", cur.AuthOptions.AccessAuth, v)
-				next.AuthOptions.AccessAuth = v
-			}
-			if rin.ActionAuth != nil {
-				v := dedupe(toType[envelope.ActionAuth](rin.ActionAuth))
-				change("ACTION_AUTH", cur.AuthOptions.ActionAuth, v)
-				next.AuthOptions.ActionAuth = v
-			}
-			if rin.ExpectedRut.Set {
-				v := expectedRUT(&envelope.Problems{}, "", rin.ExpectedRut) // checked by checkRecipient
-				if deref(v) != deref(cur.ExpectedRUT) {
-					change("EXPECTED_RUT", cur.ExpectedRUT, v)
-					next.ExpectedRUT = v
-				}
-			}
-			envelope.CheckExpectedRUT(&p, envelope.Join(path, "expectedRut"), next, e.AuthOptions, e.Fields)
-			if e.Status == envelope.StatusPending && slices.Contains(envelope.ProofsLost(envelope.RequiredProofs(*cur, e.AuthOptions, e.Fields),
-				envelope.RequiredProofs(next, e.AuthOptions, e.Fields)), "expectedRut") {
-				p.Add(envelope.Join(path, "expectedRut"), "the envelope was sent: the RUN the recipient must prove may not be removed or changed (cancel the envelope and send a new one)")
-			}
-			if e.Status == envelope.StatusPending {
-				checkNotWeakened(&p, path, "accessAuth", "actionAuth", envelope.RecipientAuth(cur.AuthOptions, e.AuthOptions),
-					envelope.RecipientAuth(next.AuthOptions, e.AuthOptions))
-				s.checkRecipientSignable(&p, envelope.Join(path, "authOptions"), next, e.AuthOptions, e.Fields)
-			}
-			if next.Email == "" && (len(next.AuthOptions.AccessAuth) > 0 || len(next.AuthOptions.ActionAuth) > 0) {
-				p.Add(envelope.Join(path, "email"), "is required when the recipient has access or action authentication")
-			}
-			if len(changes) == 0 && equalOrder(next.SigningOrder, cur.SigningOrder) {
-				ids = append(ids, cur.ID)
-				continue
-			}
-			if err := tx.RequireUnacted(r.Context(), cur.ID, envelope.FrozenRecipient); err != nil {
-				return err
-			}
-			if !next.Role.FillsFields() {
-				for _, f := range e.Fields {
-					if f.RecipientID == cur.ID {
-						p.Add(envelope.Join(path, "role"), "a %s recipient fills no fields; delete recipient %d's fields first", next.Role, cur.ID)
-						break
-					}
-				}
-			}
-			if err := p.Err(); err != nil {
-				return err
-			}
-			replaced, err := tx.UpdateRecipient(r.Context(), next)
-			if err != nil {
-				return err
-			}
-			if replaced {
-				relinked = append(relinked, *cur)
-			}
-			if len(changes) > 0 {
-				if err := tx.AppendAudit(r.Context(), e.ID, envelope.RecipientUpdatedAudit(next, changes, replaced), s.actor(r)); err != nil {
-					return err
-				}
-			}
-			ids = append(ids, cur.ID)
-		}
-		if err := p.Err(); err != nil {
-			return err
-		}
-		if err := tx.Touch(r.Context(), e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(r.Context(), scope(r), e.ID)
-		if err != nil {
-			return err
-		}
-		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnRecipientChange(e, after, relinked, nil)); err != nil {
-			return err
-		}
-		e = after
-		return nil
-	})
+	patches := make([]persistence.RecipientPatch, len(in.Data))
+	for i, rin := range in.Data {
+		patches[i] = recipientPatch(rin)
+	}
+	e, ids, err := s.store.UpdateRecipients(r.Context(), s.editor(r), s.editChecks(), *in.EnvelopeID, patches)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.refreshWorkflow(r, e.ID, e.Status)
 	writeJSON(w, http.StatusOK, map[string]any{"data": recipientsView(e, ids)})
-}
-
-func equalOrder(a, b *int) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // deleteRecipient answers POST /envelope/recipient/delete {recipientId}.
@@ -345,57 +172,10 @@ func (s *Server) deleteRecipient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if in.RecipientID == nil {
-		s.writeError(w, r, &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-			Issues: []envelope.Issue{{Path: "recipientId", Message: "is required"}}})
+		s.writeError(w, r, envelope.Invalid("recipientId", "is required"))
 		return
 	}
-	var ref persistence.EnvelopeRef
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var rec envelope.Recipient
-		var err error
-		rec, ref, err = tx.LockRecipient(r.Context(), scope(r), *in.RecipientID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if err := envelope.RequireEditable(ref.Status); err != nil {
-			return err
-		}
-		if ref.Status == envelope.StatusPending {
-			// Removed and added again, a recipient would come back without what they must prove.
-			e, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
-			if err != nil {
-				return err
-			}
-			if envelope.RequiredProofs(rec, e.AuthOptions, e.Fields).MustProve() {
-				return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "recipientId",
-					Message: fmt.Sprintf("recipient %d must prove their identity or access, and the envelope was sent: they cannot be removed (cancel the envelope and send a new one)", rec.ID)}}}
-			}
-		}
-		if rec.Role != envelope.RoleCC {
-			if err := tx.RequireUnacted(r.Context(), rec.ID, envelope.FrozenRemoval); err != nil {
-				return err
-			}
-		}
-		if err := tx.DeleteRecipient(r.Context(), rec.ID); err != nil {
-			return err
-		}
-		if err := tx.Touch(r.Context(), ref.ID); err != nil {
-			return err
-		}
-		if ref.Status == envelope.StatusPending {
-			after, err := tx.GetEnvelope(r.Context(), scope(r), ref.ID)
-			if err != nil {
-				return err
-			}
-			if err := s.checkMailQuota(r.Context(), tx, after.TeamID, mailsOnRecipientChange(after, after, nil, &rec)); err != nil {
-				return err
-			}
-		}
-		return tx.AppendAudit(r.Context(), ref.ID, envelope.RecipientDeletedAudit(rec), s.actor(r))
-	})
+	ref, err := s.store.RemoveRecipient(r.Context(), s.editor(r), s.editChecks(), *in.RecipientID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -62,8 +62,7 @@ func nulError(raw []byte) error {
 	if json.Unmarshal(raw, &v) == nil {
 		path = findNUL(v, "")
 	}
-	return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed",
-		Issues: []envelope.Issue{{Path: path, Message: "must not contain the NUL character (\\u0000)"}}}
+	return envelope.Invalid(path, "must not contain the NUL character (\\u0000)")
 }
 
 func findNUL(v any, path string) string {
@@ -119,11 +118,7 @@ func jsonError(err error) error {
 		if path == "" {
 			path = "(body)"
 		}
-		return &envelope.Error{
-			Code:    envelope.CodeInvalidBody,
-			Message: "Input validation failed",
-			Issues:  []envelope.Issue{{Path: path, Message: fmt.Sprintf("expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)}},
-		}
+		return envelope.Invalid(path, "expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is truncated JSON")
 	default:
@@ -214,4 +209,24 @@ func newPageView[T any](data []T, count, page, perPage int) pageView[T] {
 		data = []T{}
 	}
 	return pageView[T]{Data: data, Count: count, CurrentPage: page, PerPage: perPage, TotalPages: (count + perPage - 1) / perPage}
+}
+
+// mayManage applies the one rule on who may change, send, end or delete an envelope
+// (envelope.MayManage) to the caller of r.
+func mayManage(r *http.Request, e envelope.Owned) error {
+	return envelope.MayManage(member(r), e)
+}
+
+func decodeEnvelopeID(w http.ResponseWriter, r *http.Request, s *Server, in any, id func() *string) bool {
+	if err := decodeJSON(r, in); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	var p envelope.Problems
+	checkEnvelopeID(&p, "envelopeId", deref(id()))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	return true
 }

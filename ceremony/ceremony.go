@@ -335,7 +335,7 @@ func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.
 	}
 	code = strings.TrimSpace(code)
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
-		return &envelope.Error{Code: envelope.CodeInvalidBody, Message: "Input validation failed", Issues: []envelope.Issue{{Path: "code", Message: "is six digits"}}}
+		return envelope.Invalid("code", "is six digits")
 	}
 	secret, _ := r.Cookie(s.cookieName(rec.ID))
 	err := s.Store.VerifyAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now())

@@ -10,7 +10,8 @@ import (
 // existing clients can switch on them.
 type Code string
 
-// Error codes. Each maps to one HTTP status in the api package.
+// Error codes. Each is answered with one HTTP status, on the API and the pages alike
+// (Code.HTTPStatus).
 const (
 	CodeInvalidBody                = Code("INVALID_BODY")
 	CodeInvalidRequest             = Code("INVALID_REQUEST")
@@ -106,6 +107,13 @@ func (p *Problems) Err() error {
 		msg = fmt.Sprintf("Input validation failed: %s: %s", p.issues[0].Path, p.issues[0].Message)
 	}
 	return &Error{Code: CodeInvalidBody, Message: msg, Issues: append([]Issue(nil), p.issues...)}
+}
+
+// Invalid is the INVALID_BODY error of one bad input value, the value at path, found on its own
+// (a required id missing, a malformed part, a value the store refuses): "Input validation failed"
+// with that one issue. Problems is for collecting several.
+func Invalid(path, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidBody, Message: "Input validation failed", Issues: []Issue{{Path: path, Message: fmt.Sprintf(format, args...)}}}
 }
 
 // Join returns a path made of a parent path and a member name or index:

@@ -224,20 +224,7 @@ func CheckCompletion(p Proofs, role Role, recipientID int64, email string, s *Se
 		case ActionAuthFAOHash:
 			return s.FEARUT != "" && fresh(s.FEAAt, maxAge) && s.FEADigest == digest
 		}
-		if CheckAccount(s.Account, email) != nil {
-			return false
-		}
-		switch m {
-		case ActionAuthAccount:
-			return true
-		case ActionAuthPassword:
-			return fresh(s.PasswordAt, AccountProofMaxAge)
-		case ActionAuthTwoFactorAuth:
-			return fresh(s.TOTPAt, AccountProofMaxAge)
-		case ActionAuthPasskey:
-			return fresh(s.PasskeyAt, AccountProofMaxAge)
-		}
-		return false
+		return CheckAccount(s.Account, email) == nil && s.AccountProved(m, now)
 	}
 	for _, m := range p.Action {
 		if proved(m) {
@@ -245,6 +232,23 @@ func CheckCompletion(p Proofs, role Role, recipientID int64, email string, s *Se
 		}
 	}
 	return missingAction(p, s, email, now, maxAge)
+}
+
+// AccountProved reports whether the session proved account method m, its account being the
+// recipient's: being signed in is ACCOUNT; PASSWORD, TWO_FACTOR_AUTH and PASSKEY need their
+// proof typed within AccountProofMaxAge of now. Any other method is not an account's.
+func (s *SessionProofs) AccountProved(m ActionAuth, now time.Time) bool {
+	switch m {
+	case ActionAuthAccount:
+		return true
+	case ActionAuthPassword:
+		return Fresh(s.PasswordAt, now, AccountProofMaxAge)
+	case ActionAuthTwoFactorAuth:
+		return Fresh(s.TOTPAt, now, AccountProofMaxAge)
+	case ActionAuthPasskey:
+		return Fresh(s.PasskeyAt, now, AccountProofMaxAge)
+	}
+	return false
 }
 
 // missingAction explains what the session lacks to complete: the first thing the signer can do.

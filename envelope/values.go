@@ -142,7 +142,7 @@ type SignatureValue struct {
 // "data:image/png;base64," image, as documentMeta allows.
 func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureValue, error) {
 	bad := func(format string, args ...any) error {
-		return &Error{Code: CodeInvalidBody, Message: "Input validation failed", Issues: []Issue{{Path: "value", Message: fmt.Sprintf(format, args...)}}}
+		return Invalid("value", format, args...)
 	}
 	meta := f.FieldMeta
 	if meta == nil {

@@ -271,7 +271,7 @@ func formProblem(w http.ResponseWriter, v *accountView, err error, wrong string)
 	default:
 		v.Message = de.Message
 	}
-	return statusOf(de.Code), true
+	return de.Code.HTTPStatus(), true
 }
 
 // fieldError records that form input name has problem msg.

@@ -52,7 +52,7 @@ func (h *Handler) accountJSONError(w http.ResponseWriter, r *http.Request, err e
 		}
 	}
 	retryAfter(w, de)
-	writeAccountJSON(w, statusOf(de.Code), map[string]any{"message": de.Message, "code": de.Code, "issues": de.Issues})
+	writeAccountJSON(w, de.Code.HTTPStatus(), map[string]any{"message": de.Message, "code": de.Code, "issues": de.Issues})
 }
 
 // jsonSignedIn is the signed-in account of a JSON request; without one the answer is 401.

@@ -169,7 +169,7 @@ func (h *Handler) failure(w http.ResponseWriter, r *http.Request, t Text, err er
 	var de *envelope.Error
 	status, msg := http.StatusInternalServerError, t.ErrorHeading
 	if errors.As(err, &de) {
-		status, msg = statusOf(de.Code), de.Message
+		status, msg = de.Code.HTTPStatus(), de.Message
 	} else {
 		h.Log.ErrorContext(r.Context(), "signing page failed", "err", err)
 	}
@@ -197,7 +197,7 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 	var de *envelope.Error
 	switch {
 	case errors.As(err, &de) && de.Code == envelope.CodeAccessCodeLocked:
-		h.render(w, r, statusOf(de.Code), lockedView(t, e, rec))
+		h.render(w, r, de.Code.HTTPStatus(), lockedView(t, e, rec))
 	case errors.As(err, &de) && de.Code != envelope.CodeInternal:
 		v := h.accessView(t, e, rec)
 		v.Message, v.CodeSent = de.Message, sent
@@ -205,7 +205,7 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 			v.Message = fmt.Sprintf(t.CodeWait, waitSeconds(de.RetryAfter))
 		}
 		retryAfter(w, err)
-		h.render(w, r, statusOf(de.Code), v)
+		h.render(w, r, de.Code.HTTPStatus(), v)
 	default:
 		h.failure(w, r, t, err, "/sign/"+rec.Token)
 	}
@@ -213,32 +213,6 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 
 // waitSeconds is d in whole seconds, rounded up.
 func waitSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
-
-// statusOf is the HTTP status of a domain error code on the pages; 400 for a code not named.
-func statusOf(c envelope.Code) int {
-	switch c {
-	case envelope.CodeNotFound:
-		return http.StatusNotFound
-	case envelope.CodeUnauthorized, envelope.CodeAccountRequired, envelope.CodeAccountMismatch,
-		envelope.CodeAuthFailed, envelope.CodeEmailUnverified, envelope.CodeAuthNotEnrolled, envelope.CodeFactorProofNeeded:
-		return http.StatusUnauthorized
-	case envelope.CodeAccountLocked:
-		return http.StatusTooManyRequests
-	case envelope.CodeAccessCodeLocked:
-		return http.StatusForbidden
-	case envelope.CodeLinkEnded:
-		return http.StatusGone
-	case envelope.CodeTooManyRequests:
-		return http.StatusTooManyRequests
-	case envelope.CodePayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case envelope.CodeInternal:
-		return http.StatusInternalServerError
-	case envelope.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusBadRequest
-}
 
 // pageImage serves one page of an item as a PNG, for a browser that may see the document, while
 // the link shows it (410 Gone once it ended more than LinkRead ago).
@@ -265,7 +239,7 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "cannot serve the page", http.StatusInternalServerError)
 			return
 		}
-		http.Error(w, string(de.Code)+": "+de.Message, statusOf(de.Code))
+		http.Error(w, string(de.Code)+": "+de.Message, de.Code.HTTPStatus())
 		return
 	}
 	page, err := strconv.Atoi(strings.TrimSuffix(chi.URLParam(r, "page"), ".png"))

@@ -131,7 +131,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := st.CheckAccess(); err != nil {
 		if code := envelope.ErrorCode(err); isAccountRefusal(code) {
-			h.render(w, r, statusOf(code), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
+			h.render(w, r, code.HTTPStatus(), accountAccessView(t, e, rec, h.accountFacts(r, st, rec), code))
 			return
 		}
 		locked, err := h.Ceremony.CodeEntryLocked(r.Context(), rec)

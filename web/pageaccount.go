@@ -31,23 +31,10 @@ type accountFacts struct {
 }
 
 // proved reports whether this session proved m with the recipient's account, recently enough
-// to complete with (envelope.AccountProofMaxAge).
+// to complete with (envelope.SessionProofs.AccountProved).
 func (f accountFacts) proved(m envelope.ActionAuth) bool {
-	if !f.Matches {
-		return false
-	}
-	fresh := func(at *time.Time) bool { return envelope.Fresh(at, f.Now, envelope.AccountProofMaxAge) }
-	switch m {
-	case envelope.ActionAuthAccount:
-		return true
-	case envelope.ActionAuthPassword:
-		return fresh(f.PasswordAt)
-	case envelope.ActionAuthTwoFactorAuth:
-		return fresh(f.TOTPAt)
-	case envelope.ActionAuthPasskey:
-		return fresh(f.PasskeyAt)
-	}
-	return false
+	s := envelope.SessionProofs{PasswordAt: f.PasswordAt, TOTPAt: f.TOTPAt, PasskeyAt: f.PasskeyAt}
+	return f.Matches && s.AccountProved(m, f.Now)
 }
 
 // accountPanel is the "verify to sign" panel, or the links of the account page.

@@ -1,0 +1,26 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/sobre-sign/sobre/persistence"
+)
+
+// editor is the caller as the store's changes of an envelope name them: the member, and the
+// actor of their audit entries.
+func (s *Server) editor(r *http.Request) persistence.Editor {
+	return persistence.Editor{Member: member(r), Actor: s.actor(r)}
+}
+
+// editChecks are this server's refusals of a change of an envelope: a recipient whose proofs
+// the ceremony cannot take (ceremony.CheckSignable) and recipients' mails past the team's quota.
+func (s *Server) editChecks() persistence.EditChecks {
+	return persistence.EditChecks{Signable: s.ceremony.CheckSignable, Quota: s.recipientsQuota}
+}
+
+// recipientsQuota refuses a change of recipients whose workflow's mails (mailsOnRecipientChange)
+// pass the team's mail quota.
+func (s *Server) recipientsQuota(ctx context.Context, tx *persistence.Tx, c persistence.RecipientsChange) error {
+	return s.checkMailQuota(ctx, tx, c.After.TeamID, mailsOnRecipientChange(c.Before, c.After, c.Replaced, c.Removed))
+}

@@ -1,0 +1,30 @@
+package envelope
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestInvalid(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     *Error
+		wantMsg string
+		want    Issue
+	}{
+		{"plain message", Invalid("fieldId", "is required"), "Input validation failed", Issue{Path: "fieldId", Message: "is required"}},
+		{"formatted message", Invalid("recipientId", "must be a positive integer, got %q", "x%d"), "Input validation failed",
+			Issue{Path: "recipientId", Message: `must be a positive integer, got "x%d"`}},
+		{"no path", Invalid("", "is empty"), "Input validation failed", Issue{Message: "is empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.err.Code != CodeInvalidBody || tt.err.Message != tt.wantMsg || !slices.Equal(tt.err.Issues, []Issue{tt.want}) {
+				t.Errorf("got %+v, want INVALID_BODY %q with the one issue %+v", tt.err, tt.wantMsg, tt.want)
+			}
+			if got := tt.err.Code.HTTPStatus(); got != 400 {
+				t.Errorf("status %d, want 400", got)
+			}
+		})
+	}
+}
