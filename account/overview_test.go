@@ -38,7 +38,7 @@ func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, 
 	}
 	var id string
 	err := e.store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	})
 	if err != nil {
@@ -82,7 +82,7 @@ func TestOverviewEnvelopes(t *testing.T) {
 	e.envelopeFor(t, ana, "Por turno", a.Email, envelope.RoleSigner, pendingUnsent)
 	e.envelopeFor(t, ana, "Ajeno", "otra@sobre.test", envelope.RoleSigner, sent)
 	deleted := e.envelopeFor(t, ana, "Borrado", a.Email, envelope.RoleSigner, sent)
-	if err := e.store.InTx(ctx, func(tx *persistence.Tx) error { return tx.SoftDelete(ctx, deleted.ID, persistence.Actor{}) }); err != nil {
+	if err := e.store.InTx(ctx, func(tx *persistence.Tx) error { return tx.SoftDelete(ctx, deleted.ID, envelope.Actor{}) }); err != nil {
 		t.Fatal(err)
 	}
 

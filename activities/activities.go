@@ -17,8 +17,8 @@ import (
 	"github.com/sobre-sign/sobre/seal"
 )
 
-// Activities are the envelope workflow's side effects. The workflow refers to them through a
-// nil *Activities; the worker registers a real one.
+// Activities are the envelope workflow's side effects. The worker registers a real one; the
+// workflow calls its methods by name.
 type Activities struct {
 	Store     *persistence.Store
 	Mail      *mail.Sender
@@ -43,93 +43,50 @@ func domainError(err error) error {
 	return err
 }
 
-// MarkPendingInput is MarkPending's argument.
-type MarkPendingInput struct {
-	EnvelopeID string
-	ExpiresAt  *time.Time
-}
-
 // MarkPending moves the envelope to PENDING and returns its snapshot.
-func (a *Activities) MarkPending(ctx context.Context, in MarkPendingInput) (Snapshot, error) {
+func (a *Activities) MarkPending(ctx context.Context, in envelope.Distribution) (envelope.Progress, error) {
 	snap, err := a.Store.MarkPending(ctx, in.EnvelopeID, in.ExpiresAt)
 	return SnapshotOf(snap), domainError(err)
 }
 
 // LoadSnapshot reads the envelope again (after the API changed its recipients).
-func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (Snapshot, error) {
+func (a *Activities) LoadSnapshot(ctx context.Context, envelopeID string) (envelope.Progress, error) {
 	snap, err := a.Store.LoadSnapshot(ctx, envelopeID)
 	return SnapshotOf(snap), domainError(err)
 }
 
-// MarkSentInput is MarkSent's argument.
-type MarkSentInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	EmailType   string
-	Mailed      bool
-	Resending   bool
-	// ExpiresAt is the recipient's deadline when it has none yet (added while PENDING).
-	ExpiresAt *time.Time
-}
-
 // MarkSent records that a recipient was sent the envelope.
-func (a *Activities) MarkSent(ctx context.Context, in MarkSentInput) error {
+func (a *Activities) MarkSent(ctx context.Context, in envelope.Sent) error {
 	return domainError(a.Store.MarkSent(ctx, in.EnvelopeID, in.RecipientID, in.EmailType, in.Mailed, in.Resending, in.ExpiresAt))
 }
 
 // CompleteRecipient records a recipient's completion and returns the new snapshot.
-func (a *Activities) CompleteRecipient(ctx context.Context, in persistence.CompleteInput) (Snapshot, error) {
-	in.ProofMaxAge = a.ProofMaxAge
-	snap, err := a.Store.CompleteRecipient(ctx, in)
+func (a *Activities) CompleteRecipient(ctx context.Context, in envelope.RecipientCompletion) (envelope.Progress, error) {
+	snap, err := a.Store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: in, ProofMaxAge: a.ProofMaxAge})
 	return SnapshotOf(snap), domainError(err)
 }
 
 // RejectRecipient records a recipient's rejection and returns the new snapshot.
-func (a *Activities) RejectRecipient(ctx context.Context, in persistence.RejectInput) (Snapshot, error) {
+func (a *Activities) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (envelope.Progress, error) {
 	snap, err := a.Store.RejectRecipient(ctx, in)
 	return SnapshotOf(snap), domainError(err)
 }
 
-// FinishInput is FinishEnvelope's argument.
-type FinishInput struct {
-	EnvelopeID string
-	Status     envelope.Status
-	AuditType  string
-	Data       map[string]any
-	Actor      persistence.Actor
-	Now        time.Time
-}
-
 // FinishEnvelope ends the envelope.
-func (a *Activities) FinishEnvelope(ctx context.Context, in FinishInput) error {
+func (a *Activities) FinishEnvelope(ctx context.Context, in envelope.Ending) error {
 	return domainError(a.Store.FinishEnvelope(ctx, in.EnvelopeID, in.Status, in.AuditType, in.Data, in.Actor, in.Now))
 }
 
 // ExpireRecipients records the recipients whose time ran out and returns them.
-func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]Recipient, error) {
+func (a *Activities) ExpireRecipients(ctx context.Context, envelopeID string, now time.Time) ([]envelope.ProgressRecipient, error) {
 	list, err := a.Store.ExpireRecipients(ctx, envelopeID, now)
-	return RecipientsOf(list), domainError(err)
+	return envelope.ProgressOfAll(list), domainError(err)
 }
 
-// Notice is one mail the workflow asks for: a kind, the envelope, who receives it (a recipient,
-// or the owner when RecipientID is 0) and a sequence number that makes its Message-ID unique
-// (reminders count up).
-type Notice struct {
-	Kind        mail.Kind
-	EnvelopeID  string
-	RecipientID int64
-	ActorID     int64 // the recipient who signed, rejected or expired, when the mail is about one
-	Seq         int
-	Reason      string
-	Attach      bool // attach the envelope's PDFs
-	// To and ToName address a person who is no longer a recipient (RecipientRemoved).
-	To, ToName string
-}
-
-// MessageID is the Message-ID of a notice: the same on every attempt,
+// MessageID is the Message-ID of a mailing: the same on every attempt,
 // kind.envelope.recipient.seq@host, with .a<actor> before the @ when the notice is about a
 // recipient (so the owner's mails about two signers differ).
-func MessageID(n Notice, host string) string {
+func MessageID(n envelope.Mailing, host string) string {
 	if host == "" {
 		host = "sobre.localhost"
 	}
@@ -143,7 +100,7 @@ func MessageID(n Notice, host string) string {
 // SendNotice renders and sends a notice once: a notice already recorded as sent is not sent
 // again, so a retried activity never mails twice. It reads the envelope, the addresses and the
 // recipient's signing link from PostgreSQL by id: the notice carries none of them.
-func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
+func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 	snap, err := a.Store.LoadSnapshot(ctx, n.EnvelopeID)
 	if err != nil {
 		return domainError(err)
@@ -179,7 +136,8 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 			}
 		}
 	}
-	if n.Kind == mail.SigningRequest {
+	kind := mail.Kind(n.Kind)
+	if kind == mail.SigningRequest {
 		data.Subject, data.Message = deref(snap.Meta.Subject), deref(snap.Meta.Message)
 	}
 	if data.RecipientName == "" {
@@ -188,12 +146,12 @@ func (a *Activities) SendNotice(ctx context.Context, n Notice) error {
 	if to == "" {
 		return nil // a recipient without an email address gets their link from the caller
 	}
-	composed, err := mail.Compose(n.Kind, snap.Meta.Language, data)
+	composed, err := mail.Compose(kind, snap.Meta.Language, data)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "MAIL_TEMPLATE", err)
 	}
 	id := MessageID(n, a.MailHost)
-	state, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(n.Kind), to)
+	state, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(kind), to)
 	if err != nil {
 		return err
 	}
@@ -250,15 +208,8 @@ func (a *Activities) HardDelete(ctx context.Context, envelopeID string) error {
 	return domainError(a.Store.HardDelete(ctx, envelopeID))
 }
 
-// RenewInput is RenewDeadlines' argument.
-type RenewInput struct {
-	EnvelopeID   string
-	RecipientIDs []int64
-	ExpiresAt    *time.Time
-}
-
 // RenewDeadlines gives recipients sent the envelope again a new deadline and returns them.
-func (a *Activities) RenewDeadlines(ctx context.Context, in RenewInput) ([]Recipient, error) {
+func (a *Activities) RenewDeadlines(ctx context.Context, in envelope.Renewal) ([]envelope.ProgressRecipient, error) {
 	list, err := a.Store.RenewDeadlines(ctx, in.EnvelopeID, in.RecipientIDs, in.ExpiresAt)
-	return RecipientsOf(list), domainError(err)
+	return envelope.ProgressOfAll(list), domainError(err)
 }

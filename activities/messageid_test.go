@@ -4,26 +4,26 @@ import (
 	"testing"
 
 	"github.com/sobre-sign/sobre/activities"
-	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/envelope"
 )
 
 // Every distinct notice has its own Message-ID (mail_log drops a repeated one as already sent),
 // and the same notice keeps its id.
 func TestMessageIDsAreDistinct(t *testing.T) {
 	env := "envelope_abc"
-	notices := []activities.Notice{
-		{Kind: mail.SigningRequest, EnvelopeID: env, RecipientID: 1},
-		{Kind: mail.SigningRequest, EnvelopeID: env, RecipientID: 2},
-		{Kind: mail.Reminder, EnvelopeID: env, RecipientID: 1, Seq: 1},
-		{Kind: mail.Reminder, EnvelopeID: env, RecipientID: 1, Seq: 2},
-		{Kind: mail.RecipientSigned, EnvelopeID: env, ActorID: 1},
-		{Kind: mail.RecipientSigned, EnvelopeID: env, ActorID: 2},
-		{Kind: mail.OwnerExpired, EnvelopeID: env, ActorID: 1},
-		{Kind: mail.OwnerExpired, EnvelopeID: env, ActorID: 2},
-		{Kind: mail.DocumentCompleted, EnvelopeID: env, RecipientID: 1},
-		{Kind: mail.RejectionConfirmed, EnvelopeID: env, RecipientID: 1, ActorID: 1},
+	notices := []envelope.Mailing{
+		{Kind: envelope.MailSigningRequest, EnvelopeID: env, RecipientID: 1},
+		{Kind: envelope.MailSigningRequest, EnvelopeID: env, RecipientID: 2},
+		{Kind: envelope.MailReminder, EnvelopeID: env, RecipientID: 1, Seq: 1},
+		{Kind: envelope.MailReminder, EnvelopeID: env, RecipientID: 1, Seq: 2},
+		{Kind: envelope.MailRecipientSigned, EnvelopeID: env, ActorID: 1},
+		{Kind: envelope.MailRecipientSigned, EnvelopeID: env, ActorID: 2},
+		{Kind: envelope.MailOwnerExpired, EnvelopeID: env, ActorID: 1},
+		{Kind: envelope.MailOwnerExpired, EnvelopeID: env, ActorID: 2},
+		{Kind: envelope.MailDocumentCompleted, EnvelopeID: env, RecipientID: 1},
+		{Kind: envelope.MailRejectionConfirmed, EnvelopeID: env, RecipientID: 1, ActorID: 1},
 	}
-	seen := map[string]activities.Notice{}
+	seen := map[string]envelope.Mailing{}
 	for _, n := range notices {
 		id := activities.MessageID(n, "sign.example.cl")
 		if prev, ok := seen[id]; ok {

@@ -3,12 +3,12 @@ package activities
 import (
 	"context"
 
-	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/envelope"
 )
 
 // PurgeExpired deletes up to batch rows of each kind of expired signing-ceremony record
 // (persistence.Store.PurgeExpired); the purge workflow calls it until little is left.
-func (a *Activities) PurgeExpired(ctx context.Context, batch int) (persistence.PurgeCounts, error) {
+func (a *Activities) PurgeExpired(ctx context.Context, batch int) (envelope.PurgeCounts, error) {
 	c, err := a.Store.PurgeExpired(ctx, batch)
 	if err != nil {
 		return c, err

@@ -9,19 +9,10 @@ import (
 // workflow's history, so the activities answer with it, which has no place for a signing token,
 // an access code, a session or an expected RUN.
 
-// Recipient is a recipient as the envelope workflow holds it.
-type Recipient = envelope.ProgressRecipient
-
-// Snapshot is an envelope as its workflow holds it.
-type Snapshot = envelope.Progress
-
-// RecipientsOf is list as the workflow holds it.
-func RecipientsOf(list []envelope.Recipient) []Recipient { return envelope.ProgressOfAll(list) }
-
 // SnapshotOf is s as the workflow holds it (persistence.Snapshot without the owner, the title
 // and the recipients' secrets).
-func SnapshotOf(s persistence.Snapshot) Snapshot {
-	p := Snapshot{EnvelopeID: s.EnvelopeID, Status: s.Status, Meta: s.Meta, Recipients: RecipientsOf(s.Recipients), LinkVersions: s.LinkVersions}
+func SnapshotOf(s persistence.Snapshot) envelope.Progress {
+	p := envelope.Progress{EnvelopeID: s.EnvelopeID, Status: s.Status, Meta: s.Meta, Recipients: envelope.ProgressOfAll(s.Recipients), LinkVersions: s.LinkVersions}
 	for _, l := range s.CodeLocks {
 		p.CodeLocks = append(p.CodeLocks, envelope.CodeLock{RecipientID: l.RecipientID, Lock: l.Lock})
 	}

@@ -376,7 +376,7 @@ func TestEvidenceNamesOnlyTheRecipientsAccount(t *testing.T) {
 			}
 		}
 	}
-	if err := a.store.RecordClaveUnica(ctx, session, "11111111-1", "Víctima Verdadera", persistence.RecipientActor(rec, "203.0.113.9", "test")); err != nil {
+	if err := a.store.RecordClaveUnica(ctx, session, "11111111-1", "Víctima Verdadera", envelope.RecipientActor(rec, "203.0.113.9", "test")); err != nil {
 		t.Fatal(err)
 	}
 	if status, body := b.json("/api/v2/signing/"+rec.Token+"/complete", map[string]any{}); status != http.StatusOK {

@@ -45,7 +45,7 @@ func (a *testAPI) pendingEnvelope(access []envelope.AccessAuth) (string, string,
 	}
 	var id string
 	if err := a.store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		a.t.Fatal(err)

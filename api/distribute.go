@@ -223,7 +223,7 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		onBehalfOf = persistence.MemberActor(m, "", "")
+		onBehalfOf = envelope.MemberActor(m, "", "")
 	}
 	if err := envelope.RequirePending(before.Status); err != nil {
 		s.writeError(w, r, err) // a DRAFT has no workflow yet; a finished envelope's has ended

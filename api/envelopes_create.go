@@ -217,6 +217,6 @@ func checkFieldInput(p *envelope.Problems, path string, in fieldInput, pages []p
 }
 
 // actor is the audit actor of the request's caller.
-func (s *Server) actor(r *http.Request) persistence.Actor {
-	return persistence.MemberActor(member(r), s.clientIP(r), r.UserAgent())
+func (s *Server) actor(r *http.Request) envelope.Actor {
+	return envelope.MemberActor(member(r), s.clientIP(r), r.UserAgent())
 }

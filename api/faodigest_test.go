@@ -224,8 +224,8 @@ func TestFAOHashProofReachesIdentityCertificateAndOwner(t *testing.T) {
 	}
 
 	// Completion (what the workflow's activity runs) copies the proof to the identity.
-	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{EnvelopeID: envelopeID, RecipientID: rec.ID,
-		Now: time.Now(), SessionID: session.ID, Actor: persistence.RecipientActor(rec, "203.0.113.9", "test")}); err != nil {
+	if _, err := a.store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: envelope.RecipientCompletion{EnvelopeID: envelopeID, RecipientID: rec.ID,
+		Now: time.Now(), SessionID: session.ID, Actor: envelope.RecipientActor(rec, "203.0.113.9", "test")}}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := a.store.RecipientIdentity(ctx, rec.ID)
@@ -306,7 +306,7 @@ openssl ocsp -respin ocsp.der -issuer issuer.pem -cert holder.pem -VAfile issuer
 	}
 
 	// The certificate of completion tells the revocation status.
-	if err := a.store.FinishEnvelope(ctx, envelopeID, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, persistence.SystemActor(), time.Now()); err != nil {
+	if err := a.store.FinishEnvelope(ctx, envelopeID, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, envelope.SystemActor(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	sealer, _, err := seal.DevSeal(t.TempDir())

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // A signing link reads the document, its page images and its field values for
@@ -25,7 +24,7 @@ func TestSigningLinksEnd(t *testing.T) {
 	}{
 		{"completed", func(id string, rec envelope.Recipient, ago time.Duration) {
 			if ago == 0 {
-				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, persistence.SystemActor(), time.Now()); err != nil {
+				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, envelope.SystemActor(), time.Now()); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -34,7 +33,7 @@ func TestSigningLinksEnd(t *testing.T) {
 		}, "Everyone has completed this document"},
 		{"cancelled", func(id string, rec envelope.Recipient, ago time.Duration) {
 			if ago == 0 {
-				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCancelled, "DOCUMENT_CANCELLED", nil, persistence.SystemActor(), time.Now()); err != nil {
+				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCancelled, "DOCUMENT_CANCELLED", nil, envelope.SystemActor(), time.Now()); err != nil {
 					t.Fatal(err)
 				}
 				return

@@ -49,7 +49,7 @@ func (a *testAPI) roleEnvelope(ownerKey string, vis envelope.Visibility, pending
 	}
 	var id string
 	if err := a.store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, k.Member, in, persistence.MemberActor(k.Member, "", ""))
+		id, err = tx.CreateEnvelope(ctx, k.Member, in, envelope.MemberActor(k.Member, "", ""))
 		return err
 	}); err != nil {
 		a.t.Fatal(err)

@@ -136,7 +136,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -153,7 +153,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var in struct {
-		NextSigner *persistence.NextSigner `json:"nextSigner"`
+		NextSigner *envelope.NextSigner `json:"nextSigner"`
 	}
 	if r.ContentLength != 0 {
 		if err := decodeJSON(r, &in); err != nil {
@@ -180,7 +180,7 @@ func (s *Server) signingComplete(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+	req := workflows.CompleteRequest{RecipientID: rec.ID, NextSigner: in.NextSigner, Actor: envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
 		SessionID: st.SessionID(), LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Complete(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)
@@ -222,7 +222,7 @@ func (s *Server) signingReject(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
+	req := workflows.RejectRequest{RecipientID: rec.ID, Reason: *in.Reason, Actor: envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()),
 		LinkVersion: &rec.LinkVersion}
 	if err := s.flows.Reject(r.Context(), e.ID, req); err != nil {
 		s.writeError(w, r, err)

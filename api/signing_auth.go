@@ -7,7 +7,6 @@ import (
 	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // The account proofs of the signing API (docs/signer-accounts.md): a signer signed in to the
@@ -30,7 +29,7 @@ func (s *Server) accountProofOf(w http.ResponseWriter, r *http.Request) (envelop
 		return rec, nil, false
 	}
 	return rec, &ceremonyState{Status: st, client: account.Client{IP: s.clientIP(r), UserAgent: r.UserAgent()},
-		actor: persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())}, true
+		actor: envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent())}, true
 }
 
 // signingPassword answers POST /api/v2/signing/{token}/auth/password {password}.
@@ -129,7 +128,7 @@ func (s *Server) signingPasskey(w http.ResponseWriter, r *http.Request) {
 type ceremonyState struct {
 	ceremony.Status
 	client account.Client
-	actor  persistence.Actor
+	actor  envelope.Actor
 }
 
 // oneIssue is the 400 of one bad member of a body.

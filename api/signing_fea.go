@@ -5,7 +5,6 @@ import (
 
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // signingDigest answers GET /api/v2/signing/{token}/fea: the FAO_HASH digest the recipient signs
@@ -63,7 +62,7 @@ func (s *Server) signingFEA(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This recipient signs without FAO_HASH"))
 		return
 	}
-	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms, persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
+	h, err := s.ceremony.SubmitFEA(r.Context(), st, e, rec, cms, envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

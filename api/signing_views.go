@@ -6,7 +6,6 @@ import (
 
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 type signingItemView struct {
@@ -64,7 +63,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rec.Role != envelope.RoleCC {
-		if err := s.store.MarkOpened(r.Context(), rec, st.SessionID(), persistence.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
+		if err := s.store.MarkOpened(r.Context(), rec, st.SessionID(), envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent())); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

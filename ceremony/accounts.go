@@ -7,7 +7,6 @@ import (
 
 	"github.com/sobre-sign/sobre/account"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // accountOf adds to st the signer account this browser is signed in to, and the account proofs
@@ -61,7 +60,7 @@ func (st Status) mayProve(method envelope.ActionAuth) error {
 
 // ProvePassword checks the account's password typed again on rec's signing page (PASSWORD) and
 // keeps the proof with this browser's session.
-func (s *Service) ProvePassword(ctx context.Context, st Status, rec envelope.Recipient, password string, c account.Client, actor persistence.Actor) error {
+func (s *Service) ProvePassword(ctx context.Context, st Status, rec envelope.Recipient, password string, c account.Client, actor envelope.Actor) error {
 	if err := st.mayProve(envelope.ActionAuthPassword); err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func (s *Service) ProvePassword(ctx context.Context, st Status, rec envelope.Rec
 
 // ProveTOTP checks a code of the account's authenticator app (or a recovery code) typed on rec's
 // signing page (TWO_FACTOR_AUTH action auth) and keeps the proof with this browser's session.
-func (s *Service) ProveTOTP(ctx context.Context, st Status, rec envelope.Recipient, code string, c account.Client, actor persistence.Actor) error {
+func (s *Service) ProveTOTP(ctx context.Context, st Status, rec envelope.Recipient, code string, c account.Client, actor envelope.Actor) error {
 	if err := st.mayProve(envelope.ActionAuthTwoFactorAuth); err != nil {
 		return err
 	}
@@ -90,7 +89,7 @@ func (s *Service) PasskeyOptions(ctx context.Context, st Status) ([]byte, error)
 
 // ProvePasskey checks the browser's passkey assertion and keeps the proof, with the passkey's
 // credential id, with this browser's session. It returns that credential id.
-func (s *Service) ProvePasskey(ctx context.Context, st Status, rec envelope.Recipient, response []byte, c account.Client, actor persistence.Actor) (string, error) {
+func (s *Service) ProvePasskey(ctx context.Context, st Status, rec envelope.Recipient, response []byte, c account.Client, actor envelope.Actor) (string, error) {
 	if err := st.mayProve(envelope.ActionAuthPasskey); err != nil {
 		return "", err
 	}
@@ -100,7 +99,7 @@ func (s *Service) ProvePasskey(ctx context.Context, st Status, rec envelope.Reci
 
 // kept records the outcome of an account proof: on success the proof, on a wrong answer an
 // entry in the envelope's audit log (the account counts it towards its lock itself).
-func (s *Service) kept(ctx context.Context, st Status, rec envelope.Recipient, method envelope.ActionAuth, credentialID string, proved error, actor persistence.Actor) error {
+func (s *Service) kept(ctx context.Context, st Status, rec envelope.Recipient, method envelope.ActionAuth, credentialID string, proved error, actor envelope.Actor) error {
 	if proved != nil {
 		var de *envelope.Error
 		if errors.As(proved, &de) && (de.Code == envelope.CodeAuthFailed || de.Code == envelope.CodeAccountLocked) {

@@ -278,7 +278,7 @@ func (st Status) CheckAction(role envelope.Role) error {
 }
 
 // RequestCode mails a new six-digit access code to rec, bound to this browser's session.
-func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.Envelope, rec envelope.Recipient, actor persistence.Actor) error {
+func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.Envelope, rec envelope.Recipient, actor envelope.Actor) error {
 	c, ok := s.Session(ctx, r, rec)
 	if !ok {
 		return envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
@@ -328,7 +328,7 @@ func codeMAC(sessionSecret, code string) []byte {
 // VERIFICATION_FAILED; a code typed too soon after a wrong one with TOO_MANY_REQUESTS and the
 // wait; a code on a locked entry, and the wrong code that locks it, with ACCESS_CODE_LOCKED. When
 // the entry locks, the envelope's workflow is told, and it mails the owner.
-func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.Recipient, code string, actor persistence.Actor) error {
+func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.Recipient, code string, actor envelope.Actor) error {
 	c, ok := s.Session(ctx, r, rec)
 	if !ok {
 		return envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")

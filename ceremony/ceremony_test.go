@@ -118,7 +118,7 @@ func pending(t *testing.T, access []envelope.AccessAuth, fields ...envelope.Fiel
 	}
 	var id string
 	err = store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	})
 	if err != nil {
@@ -203,7 +203,7 @@ func TestAccessCode(t *testing.T) {
 	clk := newClock()
 	s := &ceremony.Service{Store: store, Mail: sender, PublicURL: "http://127.0.0.1", Log: slog.New(slog.DiscardHandler), Now: clk.now}
 	ctx := context.Background()
-	actor := persistence.RecipientActor(rec, "127.0.0.1", "test")
+	actor := envelope.RecipientActor(rec, "127.0.0.1", "test")
 
 	var b browser
 	b.begin(t, s, rec)

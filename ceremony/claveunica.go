@@ -73,7 +73,7 @@ type Verified struct {
 // (for one of the recipients whose ceremony it holds), unused and recent; the code is redeemed
 // with the stored nonce; the verified RUN and name are kept for the recipient, and fill its
 // RUT_FIRMADO fields. actor builds the audit actor for the recipient.
-func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor func(envelope.Recipient) persistence.Actor) (Verified, error) {
+func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor func(envelope.Recipient) envelope.Actor) (Verified, error) {
 	var v Verified
 	if s.ClaveUnica == nil {
 		return v, envelope.Errorf(envelope.CodeAuthUnavailable, "ClaveÚnica is not configured on this server")

@@ -71,8 +71,8 @@ func TestClaveUnicaLogin(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado)
-	actor := func(r envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	actor := func(r envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(r, "127.0.0.1", "test")
 	}
 	newService := func(opts claveunicadev.Options) *ceremony.Service {
 		return &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, opts), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
@@ -177,8 +177,8 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 	ctx := context.Background()
 	// An EMAIL field is preset at send: the sender's value, which no session filled, must not block.
 	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado, envelope.FieldEmail)
-	actor := func(r envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	actor := func(r envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(r, "127.0.0.1", "test")
 	}
 	s := &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, claveunicadev.Options{}), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
 	login := func(b *browser, run string) ceremony.Status {
@@ -211,7 +211,7 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 		}
 	}
 	complete := func(sessionID string) error {
-		_, err := store.CompleteRecipient(ctx, persistence.CompleteInput{EnvelopeID: e.ID, RecipientID: rec.ID, Actor: actor(rec), Now: time.Now(), SessionID: sessionID})
+		_, err := store.CompleteRecipient(ctx, persistence.CompleteInput{RecipientCompletion: envelope.RecipientCompletion{EnvelopeID: e.ID, RecipientID: rec.ID, Actor: actor(rec), Now: time.Now(), SessionID: sessionID}})
 		return err
 	}
 	// Browser B types the signature: A's login does not sign what B's browser filled.
@@ -272,8 +272,8 @@ func TestClaveUnicaCallbackLooksAtFiveCookies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, _, rec := pending(t, nil, envelope.FieldRUTFirmado)
-	actor := func(r envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	actor := func(r envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(r, "127.0.0.1", "test")
 	}
 	s := &ceremony.Service{Store: store, ClaveUnica: localClaveUnica(t, claveunicadev.Options{}), PublicURL: "http://sobre.test", Log: slog.New(slog.DiscardHandler)}
 	var b browser

@@ -12,7 +12,6 @@ import (
 	"github.com/sobre-sign/sobre/auth/claveunicadev"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // Under HTTPS the ceremony cookie is __Host-sobre_ceremony_<id>, Secure, Path=/ and without
@@ -23,8 +22,8 @@ func TestCeremonyCookie(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, _, rec := pending(t, nil, envelope.FieldRUTFirmado)
-	actor := func(r envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	actor := func(r envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(r, "127.0.0.1", "test")
 	}
 	for _, c := range []struct {
 		publicURL, name string

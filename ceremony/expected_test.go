@@ -34,8 +34,8 @@ func TestExpectedRUN(t *testing.T) {
 	if err != nil || rec.ExpectedRUT == nil || *rec.ExpectedRUT != expected {
 		t.Fatalf("recipient %+v, %v", rec, err)
 	}
-	actor := func(r envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(r, "127.0.0.1", "test")
+	actor := func(r envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(r, "127.0.0.1", "test")
 	}
 	login := func(b *browser, run string) error {
 		t.Helper()

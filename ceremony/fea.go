@@ -48,7 +48,7 @@ func DecodeSignature(raw []byte) ([]byte, error) {
 // response, when one was read). The certificate's RUT must match a RUN verified by Clave Única in
 // this browser, and the recipient's expected RUN when it names one (else the refusal is kept, with
 // an audit entry, and the owner told). actor is the audit actor.
-func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte, actor persistence.Actor) (fea.Holder, error) {
+func (s *Service) SubmitFEA(ctx context.Context, st Status, e *envelope.Envelope, rec envelope.Recipient, cms []byte, actor envelope.Actor) (fea.Holder, error) {
 	if s.FEA == nil {
 		return fea.Holder{}, envelope.Errorf(envelope.CodeAuthUnavailable, "Advanced electronic signatures are not configured on this server")
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/sobre-sign/sobre/auth/fea/featest"
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // What a FAO_HASH signature's revocation check leaves on the session that gave it: a good answer
@@ -91,7 +90,7 @@ func TestSubmitFEAKeepsTheRevocationStatus(t *testing.T) {
 			}
 			s := &ceremony.Service{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				FEA: &fea.Verifier{Roots: roots, Revocation: c.mode}}
-			_, err = s.SubmitFEA(ctx, ceremony.Status{RecipientID: rec.ID, Session: &session, HasSession: true}, e, rec, cms, persistence.RecipientActor(rec, "", ""))
+			_, err = s.SubmitFEA(ctx, ceremony.Status{RecipientID: rec.ID, Session: &session, HasSession: true}, e, rec, cms, envelope.RecipientActor(rec, "", ""))
 			kept, rerr := store.CeremonyByHash(ctx, secret[:])
 			if rerr != nil {
 				t.Fatal(rerr)

@@ -126,7 +126,7 @@ func distributed(t *testing.T) (*ceremony.Service, *workflows.Client, *clock, *e
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestAccessCodeLockout(t *testing.T) {
 	_, httpURL := sink(t)
 	s, flows, clk, e, rec, owner := distributed(t)
 	ctx := context.Background()
-	actor := persistence.RecipientActor(rec, "127.0.0.1", "test")
+	actor := envelope.RecipientActor(rec, "127.0.0.1", "test")
 	max := envelope.DefaultMaxCodeFailures
 
 	// Browser A asks for a code and keeps it; browser B guesses.

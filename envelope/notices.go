@@ -20,7 +20,18 @@ const (
 	MailEnvelopeCancelled  = Mail("envelope_cancelled")      // to recipients waiting to act (documentDeleted, or a rejection)
 	MailOwnerExpired       = Mail("owner_recipient_expired") // to the owner (ownerRecipientExpired)
 	MailRecipientRemoved   = Mail("recipient_removed")       // to a recipient taken off a sent envelope (recipientRemoved)
+	// The owner's mails about trouble, sent whatever emailSettings say.
+	MailOwnerSealFailed = Mail("owner_seal_failed")      // the envelope could not be sealed
+	MailOwnerCodeLocked = Mail("owner_code_locked")      // a recipient's access-code entry locked
+	MailOwnerIdentity   = Mail("owner_identity_refused") // a RUN other than the expected one was refused
 )
+
+// Mails lists every Mail.
+func Mails() []Mail {
+	return []Mail{MailSigningRequest, MailReminder, MailRecipientSigned, MailDocumentPending, MailDocumentCompleted,
+		MailOwnerCompleted, MailRejectionConfirmed, MailOwnerRejected, MailEnvelopeCancelled, MailOwnerExpired,
+		MailRecipientRemoved, MailOwnerSealFailed, MailOwnerCodeLocked, MailOwnerIdentity}
+}
 
 // Notice is one mail of a plan: its kind, whom it goes to (a recipient's id, or 0 for the
 // envelope's owner) and whom it is about (the recipient who acted, rejected or expired; 0 for

@@ -40,7 +40,7 @@ func (p AccessCodePolicy) Ceiling() int {
 // (ACCESS_CODE_LOCKED), waits after a wrong code (TOO_MANY_REQUESTS with RetryAfter: see
 // envelope.CheckCodeEntry, at now) or asked for too many codes lately (TOO_MANY_REQUESTS).
 // Earlier codes of the session stop working.
-func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a Actor, now time.Time) error {
+func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -89,7 +89,7 @@ var (
 // returns ErrCodeLocked. All of it happens under the envelope's row lock, so guesses sent at
 // once are counted one after the other and never pass the ceiling. The failure is committed
 // before ErrCodeWrong, ErrCodeExpired or ErrCodeLocked is returned.
-func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a Actor, now time.Time) error {
+func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	var result error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {

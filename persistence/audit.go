@@ -14,12 +14,27 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// capped is p capped by envelope.CapClientText.
+func capped(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	return envelope.ClientText(*p)
+}
+
 // AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
 // envelope envelopeID, chained to the entry before it (see auditchain.go). It locks the
 // envelope's row, so entries of one envelope are written one after another; callers that change
 // other rows of the envelope lock it first (LockEnvelope, lockSnapshot) so that locks are always
 // taken in that order.
-func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a Actor) error {
+func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope.Audit, a envelope.Actor) error {
 	typ := string(entry.Type)
 	if typ == "" {
 		return fmt.Errorf("append an audit entry without a type to %s", envelopeID)
@@ -65,7 +80,7 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 }
 
 // Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a.
-func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a Actor) error {
+func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a envelope.Actor) error {
 	entry := ev.Audit()
 	if entry.Type == "" {
 		return fmt.Errorf("record a %s event of %s: it lacks what its kind records", ev.Kind, ev.EnvelopeID)

@@ -35,7 +35,7 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoë Łukasz-Ğüç", Role: envelope.RoleSigner}}},
 	}
 	var id string
-	a := persistence.MemberActor(m, "203.0.113.7", "Mozilla/5.0 <test>")
+	a := envelope.MemberActor(m, "203.0.113.7", "Mozilla/5.0 <test>")
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
 		if id, err = tx.CreateEnvelope(ctx, m, in, a); err != nil {
@@ -106,7 +106,7 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 	defer verifier.Close()
 	verifier.SetAuditKeyedFrom(from)
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditViewed, Data: map[string]any{"n": 1}}, persistence.Actor{})
+		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditViewed, Data: map[string]any{"n": 1}}, envelope.Actor{})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestReplacingALinkEndsItsSessions(t *testing.T) {
 	if err := store.StartCeremony(ctx, []byte("fedcba9876543210fedcba9876543210"), rec.ID, rec.Token, time.Now().Add(time.Hour)); !errors.Is(err, persistence.ErrLinkReplaced) {
 		t.Errorf("a session started through the old link: %v, want ErrLinkReplaced", err)
 	}
-	if _, err := store.InsertFieldValue(ctx, rec, 1, nil, "", persistence.Actor{}); !errors.Is(err, persistence.ErrLinkReplaced) {
+	if _, err := store.InsertFieldValue(ctx, rec, 1, nil, "", envelope.Actor{}); !errors.Is(err, persistence.ErrLinkReplaced) {
 		t.Errorf("a value written through the old link: %v, want ErrLinkReplaced", err)
 	}
 	if err := store.StartCeremony(ctx, []byte("fedcba9876543210fedcba9876543210"), rec.ID, after.Recipients[0].Token, time.Now().Add(time.Hour)); err != nil {
@@ -270,7 +270,7 @@ func draftWithOneSigner(t testing.TB, store *persistence.Store, text string) str
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.MemberActor(m, "", ""))
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.MemberActor(m, "", ""))
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -96,10 +96,10 @@ func (f *chainFixture) create(s *persistence.Store) {
 		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoë", Role: envelope.RoleSigner}}},
 	}
 	if err := s.InTx(f.ctx, func(tx *persistence.Tx) error {
-		if f.id, err = tx.CreateEnvelope(f.ctx, f.m, in, persistence.MemberActor(f.m, "203.0.113.7", "test")); err != nil {
+		if f.id, err = tx.CreateEnvelope(f.ctx, f.m, in, envelope.MemberActor(f.m, "203.0.113.7", "test")); err != nil {
 			return err
 		}
-		return tx.AppendAudit(f.ctx, f.id, envelope.Audit{Type: envelope.AuditMetaUpdated, Data: map[string]any{"changes": []any{"<b>x</b>"}}}, persistence.Actor{})
+		return tx.AppendAudit(f.ctx, f.id, envelope.Audit{Type: envelope.AuditMetaUpdated, Data: map[string]any{"changes": []any{"<b>x</b>"}}}, envelope.Actor{})
 	}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func (f *chainFixture) create(s *persistence.Store) {
 func (f *chainFixture) appendEntry(s *persistence.Store, typ string) {
 	f.t.Helper()
 	if err := s.InTx(f.ctx, func(tx *persistence.Tx) error {
-		return tx.AppendAudit(f.ctx, f.id, envelope.Audit{Type: envelope.AuditType(typ), Data: map[string]any{"n": 1}}, persistence.Actor{})
+		return tx.AppendAudit(f.ctx, f.id, envelope.Audit{Type: envelope.AuditType(typ), Data: map[string]any{"n": 1}}, envelope.Actor{})
 	}); err != nil {
 		f.t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestRecordWritesTheEventsEntry(t *testing.T) {
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.SystemActor())
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.SystemActor())
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestRecordWritesTheEventsEntry(t *testing.T) {
 	r := e.Recipients[0]
 	now := time.Now()
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		return tx.Record(ctx, envelope.RecipientRejectedEvent(r, "no", envelope.Rejection{External: true}, now), persistence.SystemActor())
+		return tx.Record(ctx, envelope.RecipientRejectedEvent(r, "no", envelope.Rejection{External: true}, now), envelope.SystemActor())
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,10 @@ func TestRecordWritesTheEventsEntry(t *testing.T) {
 		write func(tx *persistence.Tx) error
 	}{
 		{"an event without its recipient", func(tx *persistence.Tx) error {
-			return tx.Record(ctx, envelope.Event{Kind: envelope.EventOpened, EnvelopeID: id}, persistence.SystemActor())
+			return tx.Record(ctx, envelope.Event{Kind: envelope.EventOpened, EnvelopeID: id}, envelope.SystemActor())
 		}},
 		{"an entry without a type", func(tx *persistence.Tx) error {
-			return tx.AppendAudit(ctx, id, envelope.Audit{Data: map[string]any{}}, persistence.SystemActor())
+			return tx.AppendAudit(ctx, id, envelope.Audit{Data: map[string]any{}}, envelope.SystemActor())
 		}},
 	}
 	for _, c := range refused {

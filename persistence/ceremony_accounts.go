@@ -71,7 +71,7 @@ func (s *Store) RecordAccountProof(ctx context.Context, c Ceremony, method envel
 // RecordAccountProofFailure writes to the envelope's audit log that a password, authenticator
 // code or passkey assertion given on recipient r's link was wrong
 // (DOCUMENT_RECIPIENT_AUTH_FAILED), and whether it locked the account.
-func (s *Store) RecordAccountProofFailure(ctx context.Context, r envelope.Recipient, method envelope.ActionAuth, locked bool, a Actor) error {
+func (s *Store) RecordAccountProofFailure(ctx context.Context, r envelope.Recipient, method envelope.ActionAuth, locked bool, a envelope.Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.RecipientAuthFailedAudit(r, method, locked), a)
 	})

@@ -59,7 +59,7 @@ func (s *Store) TakeClaveUnica(ctx context.Context, stateHash []byte, sessionHas
 // other session, no field. The recipient's RUT_FIRMADO fields take the RUN of the session that
 // completes, when it completes (CompleteRecipient). When this session already holds an advanced
 // signature, its certificate's RUT and the RUN must agree.
-func (s *Store) RecordClaveUnica(ctx context.Context, c Ceremony, run, name string, a Actor) error {
+func (s *Store) RecordClaveUnica(ctx context.Context, c Ceremony, run, name string, a envelope.Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		r, err := tx.lockActing(ctx, c.RecipientID)

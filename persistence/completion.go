@@ -11,30 +11,11 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// NextSigner replaces the next recipient's email and name, as the signer who completes may
-// dictate when the envelope allows it.
-type NextSigner struct {
-	Email string `json:"email"`
-	Name  string `json:"name"`
-}
-
-// CompleteInput is a recipient's completion (sign, approve, mark viewed).
+// CompleteInput is a recipient's completion and how old its proofs may be.
 type CompleteInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Actor       Actor
-	NextSigner  *NextSigner
-	NextID      int64 // the recipient NextSigner replaces
-	Now         time.Time
-	// SessionID is the ceremony session completing (Ceremony.ID), empty when the caller has
-	// none: its proofs are checked, and recorded as the recipient's identity.
-	SessionID string
+	envelope.RecipientCompletion
 	// ProofMaxAge is how old an action proof may be (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration
-	// LinkVersion is the version of the signing link the completion came through: a link
-	// replaced since completes nothing (ErrLinkReplaced). Nil is not checked (a request of an
-	// older release, during a rolling deploy).
-	LinkVersion *int
 }
 
 // CompleteRecipient records that a recipient acted: the completing session must hold every proof
@@ -85,7 +66,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			autoFilled = append(autoFilled, envelope.Field{ID: f.FieldID, Type: f.Type, RecipientID: r.ID})
 		}
 		if len(autoFilled) > 0 {
-			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), SystemActor()); err != nil {
+			if err := tx.AppendAudit(ctx, in.EnvelopeID, envelope.FieldsAutoInsertedAudit(autoFilled), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}

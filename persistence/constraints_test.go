@@ -30,7 +30,7 @@ func TestConstraintViolationsAreDomainErrors(t *testing.T) {
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -41,11 +41,11 @@ func TestConstraintViolationsAreDomainErrors(t *testing.T) {
 	}
 	var fieldID int64
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		r, err := tx.AddRecipient(ctx, id, envelope.Recipient{Email: "b@b.cl", Name: "B", Role: envelope.RoleSigner}, persistence.Actor{})
+		r, err := tx.AddRecipient(ctx, id, envelope.Recipient{Email: "b@b.cl", Name: "B", Role: envelope.RoleSigner}, envelope.Actor{})
 		if err != nil {
 			return err
 		}
-		f, err := tx.AddField(ctx, id, envelope.Field{Type: envelope.FieldSignature, EnvelopeItemID: e.Items[0].ID, Page: 1, Width: 10, Height: 5}, r, persistence.Actor{})
+		f, err := tx.AddField(ctx, id, envelope.Field{Type: envelope.FieldSignature, EnvelopeItemID: e.Items[0].ID, Page: 1, Width: 10, Height: 5}, r, envelope.Actor{})
 		fieldID = f.ID
 		return err
 	}); err != nil {
@@ -94,7 +94,7 @@ func TestConstraintViolationsAreDomainErrors(t *testing.T) {
 			in := in
 			in.Recipients = []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "b@b.cl", Name: "B", Role: envelope.Role("BOSS")}}}
 			return store.InTx(ctx, func(tx *persistence.Tx) error {
-				_, err := tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+				_, err := tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 				return err
 			})
 		}, envelope.CodeInvalidBody, "must be one of", "role"},

@@ -13,7 +13,7 @@ import (
 // Actor.
 type Editor struct {
 	Member envelope.Member
-	Actor  Actor
+	Actor  envelope.Actor
 }
 
 func (ed Editor) scope() Scope { return ScopeOf(ed.Member) }

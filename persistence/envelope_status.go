@@ -25,7 +25,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
 				return fmt.Errorf("mark %s pending: %w", id, err)
 			}
-			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), envelope.SystemActor()); err != nil {
 				return err
 			}
 			if err := tx.autoInsert(ctx, cur); err != nil {
@@ -50,7 +50,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 // FinishEnvelope ends a PENDING envelope as COMPLETED, REJECTED or CANCELLED with its audit entry
 // (DOCUMENT_COMPLETED, or DOCUMENT_CANCELLED for a cancel). An envelope already in that status is
 // left as is.
-func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a Actor, now time.Time) error {
+func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, id)
 		if err != nil {

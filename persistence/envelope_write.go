@@ -31,7 +31,7 @@ func merge(maps ...map[string]any) map[string]any {
 
 // CreateEnvelope writes a new envelope with its items, recipients, fields and attachments, and
 // the audit entries of its creation, and returns its id.
-func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvelope, a Actor) (string, error) {
+func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvelope, a envelope.Actor) (string, error) {
 	e := in.Envelope
 	e.ID = NewEnvelopeID()
 	seq, prefix := "document_number_seq", "document_"
@@ -116,7 +116,7 @@ func (tx *Tx) SaveEnvelope(ctx context.Context, e *envelope.Envelope) error {
 
 // DuplicateEnvelope copies an envelope into a new DRAFT: its items (sharing their files), meta,
 // attachments and, when asked, recipients (with new tokens) and their fields.
-func (tx *Tx) DuplicateEnvelope(ctx context.Context, m envelope.Member, src *envelope.Envelope, recipients, fields bool, a Actor) (string, error) {
+func (tx *Tx) DuplicateEnvelope(ctx context.Context, m envelope.Member, src *envelope.Envelope, recipients, fields bool, a envelope.Actor) (string, error) {
 	ne := NewEnvelope{Envelope: *src, Attachments: src.Attachments}
 	ne.Envelope.Status = envelope.StatusDraft
 	items := map[string]int{}
@@ -173,7 +173,7 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 
 // SoftDelete hides a finished envelope from searches, recording envelope.DeletedEvent
 // (DOCUMENT_DELETED {type: SOFT}).
-func (tx *Tx) SoftDelete(ctx context.Context, id string, a Actor) error {
+func (tx *Tx) SoftDelete(ctx context.Context, id string, a envelope.Actor) error {
 	if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("soft delete %s: %w", id, err)
 	}

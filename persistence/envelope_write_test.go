@@ -46,7 +46,7 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 		before[tb] = count(t, store, tb)
 	}
 	err = store.InTx(ctx, func(tx *persistence.Tx) error {
-		_, err := tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		_, err := tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	})
 	if err == nil {
@@ -63,7 +63,7 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)

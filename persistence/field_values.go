@@ -24,7 +24,7 @@ type FieldValue struct {
 // the envelope is PENDING and the recipient has not acted, as filled by ceremony session
 // sessionID (its public id; "" for a caller without one). auditType is
 // DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
-func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a Actor) (envelope.Field, error) {
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
 		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
@@ -118,7 +118,7 @@ func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
 	if len(done) == 0 {
 		return nil
 	}
-	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), SystemActor())
+	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), envelope.SystemActor())
 }
 
 // FieldSignature is the signature stored for a field: typed text or a PNG image.

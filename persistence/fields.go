@@ -47,7 +47,7 @@ type NewField struct {
 }
 
 // AddField adds f for recipient r to the envelope.
-func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field, r envelope.Recipient, a Actor) (envelope.Field, error) {
+func (tx *Tx) AddField(ctx context.Context, envelopeID string, f envelope.Field, r envelope.Recipient, a envelope.Actor) (envelope.Field, error) {
 	f.EnvelopeID, f.RecipientID, f.SecondaryID = envelopeID, r.ID, newCUID()
 	meta, err := encodeFieldMeta(f.FieldMeta)
 	if err != nil {

@@ -34,7 +34,7 @@ var ErrRefusedAgain = errors.New("this RUN was refused before")
 // of a RUN gets an audit entry and returns ErrNotTheExpectedPerson; later ones are only counted
 // (a loop of refusals costs a counter, not an audit entry and an owner mail each) and return it
 // joined with ErrRefusedAgain.
-func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, run string, via envelope.ActionAuth, a Actor) (error, error) {
+func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, run string, via envelope.ActionAuth, a envelope.Actor) (error, error) {
 	var attempts int
 	if err := tx.q.QueryRow(ctx, `INSERT INTO identity_mismatches (recipient_id, run, via) VALUES ($1, $2, $3)
 		ON CONFLICT (recipient_id, run) DO UPDATE SET attempts = identity_mismatches.attempts + 1, last_at = now()
@@ -140,7 +140,7 @@ type FEASignature struct {
 // RecordFEA keeps a verified FAO_HASH signature on the session that gave it, while the envelope
 // is PENDING and the recipient has not acted. When the session proved a RUN with Clave Única, the
 // certificate's RUT must be the same.
-func (s *Store) RecordFEA(ctx context.Context, c Ceremony, r envelope.Recipient, sig FEASignature, a Actor) error {
+func (s *Store) RecordFEA(ctx context.Context, c Ceremony, r envelope.Recipient, sig FEASignature, a envelope.Actor) error {
 	var refused error
 	err := s.InTx(ctx, func(tx *Tx) error {
 		if c.RecipientID != r.ID {

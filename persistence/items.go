@@ -51,7 +51,7 @@ func (tx *Tx) PutDocumentData(ctx context.Context, d Document) (string, error) {
 }
 
 // AddItem stores doc and adds it to the envelope as item number order.
-func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, order int, a Actor) (envelope.Item, error) {
+func (tx *Tx) AddItem(ctx context.Context, envelopeID string, doc Document, order int, a envelope.Actor) (envelope.Item, error) {
 	dataID, err := tx.PutDocumentData(ctx, doc)
 	if err != nil {
 		return envelope.Item{}, err

@@ -56,7 +56,7 @@ func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
 	rec := snap.Recipients[0]
 	view := func(session string) { // each session from its own browser
 		t.Helper()
-		if err := store.MarkOpened(ctx, rec, session, persistence.RecipientActor(rec, "198.51.100.7", "ua "+session)); err != nil {
+		if err := store.MarkOpened(ctx, rec, session, envelope.RecipientActor(rec, "198.51.100.7", "ua "+session)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestDocumentViewedOncePerClientInTenMinutes(t *testing.T) {
 	rec := snap.Recipients[0]
 	view := func(session, ip, ua string) {
 		t.Helper()
-		if err := store.MarkOpened(ctx, rec, session, persistence.RecipientActor(rec, ip, ua)); err != nil {
+		if err := store.MarkOpened(ctx, rec, session, envelope.RecipientActor(rec, ip, ua)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestClientTextCapped(t *testing.T) {
 		{"a character across the cut", strings.Repeat("a", 511) + "ñ" + "bbb", 511},
 		{"invalid UTF-8", "ok\xff\xfe", len("ok\uFFFD")},
 	} {
-		got := persistence.CapClientText(tc.in)
+		got := envelope.CapClientText(tc.in)
 		if len(got) != tc.want || !utf8.ValidString(got) || !strings.HasPrefix(tc.in, strings.TrimSuffix(got, "\uFFFD")) {
 			t.Errorf("%s: %d bytes (valid %v), want %d", tc.name, len(got), utf8.ValidString(got), tc.want)
 		}
@@ -162,7 +162,7 @@ func TestClientTextCapped(t *testing.T) {
 	ip := strings.Repeat("1", 600)
 	// An actor built by hand (as a workflow's would be, from a request) is capped when stored.
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditMetaUpdated, Data: map[string]any{}}, persistence.Actor{UserAgent: &huge, IPAddress: &ip})
+		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditMetaUpdated, Data: map[string]any{}}, envelope.Actor{UserAgent: &huge, IPAddress: &ip})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestClientTextCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.MarkOpened(ctx, snap.Recipients[0], "s", persistence.RecipientActor(snap.Recipients[0], ip, huge)); err != nil {
+	if err := store.MarkOpened(ctx, snap.Recipients[0], "s", envelope.RecipientActor(snap.Recipients[0], ip, huge)); err != nil {
 		t.Fatal(err)
 	}
 	var longest, n int

@@ -30,7 +30,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 		if !mailed {
 			return nil
 		}
-		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), SystemActor())
+		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), envelope.SystemActor())
 	})
 }
 
@@ -46,7 +46,7 @@ const ViewEvery = 10 * time.Minute
 // does loading it without the cookie each time (every such load begins a new session); another
 // browser or device (another User-Agent or address) records its own view. Two people behind one
 // address with the same browser within ViewEvery count as one view.
-func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a Actor) error {
+func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID string, a envelope.Actor) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
@@ -82,7 +82,7 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 
 // viewClientKey is the document_views key of the client a views from: a hash of its address and
 // User-Agent (neither is kept in the clear there), apart from sessions' public ids.
-func viewClientKey(a Actor) string {
+func viewClientKey(a envelope.Actor) string {
 	var ip, ua string
 	if a.IPAddress != nil {
 		ip = *a.IPAddress
@@ -94,22 +94,8 @@ func viewClientKey(a Actor) string {
 	return "client:" + hex.EncodeToString(sum[:])
 }
 
-// RejectInput is a recipient's rejection.
-type RejectInput struct {
-	EnvelopeID  string
-	RecipientID int64
-	Reason      string
-	Actor       Actor
-	External    bool   // recorded through the API on the recipient's behalf
-	OnBehalfOf  *Actor // the team member the API call is attributed to
-	Now         time.Time
-	// LinkVersion is the version of the signing link a recipient's own rejection came through:
-	// a link replaced since rejects nothing (ErrLinkReplaced). Not checked when External or nil.
-	LinkVersion *int
-}
-
 // RejectRecipient records a rejection. A recipient already REJECTED is left as is.
-func (s *Store) RejectRecipient(ctx context.Context, in RejectInput) (Snapshot, error) {
+func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
@@ -178,7 +164,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return fmt.Errorf("read expired recipients: %w", err)
 		}
 		for _, r := range expired {
-			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), SystemActor()); err != nil {
+			if err := tx.Record(ctx, envelope.RecipientExpiredEvent(r, now), envelope.SystemActor()); err != nil {
 				return err
 			}
 		}

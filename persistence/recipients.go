@@ -40,7 +40,7 @@ type NewRecipient struct {
 }
 
 // AddRecipient adds r (its id and token assigned) to the envelope.
-func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Recipient, a Actor) (envelope.Recipient, error) {
+func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Recipient, a envelope.Actor) (envelope.Recipient, error) {
 	r.EnvelopeID = envelopeID
 	if tx.ring == nil {
 		return r, ErrNoKeyring

@@ -42,7 +42,7 @@ func TestSaveSealedKeepsOneRowPerItem(t *testing.T) {
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.MemberActor(m, "203.0.113.7", "test"))
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.MemberActor(m, "203.0.113.7", "test"))
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -126,9 +126,9 @@ func (h *Handler) load(r *http.Request) (envelope.Recipient, *envelope.Envelope,
 	return rec, e, true
 }
 
-func (h *Handler) actor(r *http.Request) func(envelope.Recipient) persistence.Actor {
-	return func(rec envelope.Recipient) persistence.Actor {
-		return persistence.RecipientActor(rec, h.ClientIP(r), r.UserAgent())
+func (h *Handler) actor(r *http.Request) func(envelope.Recipient) envelope.Actor {
+	return func(rec envelope.Recipient) envelope.Actor {
+		return envelope.RecipientActor(rec, h.ClientIP(r), r.UserAgent())
 	}
 }
 

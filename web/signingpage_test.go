@@ -38,7 +38,7 @@ func pendingFor(t *testing.T, store *persistence.Store, email string, auth envel
 	}
 	var id string
 	err = store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	})
 	if err != nil {
@@ -174,7 +174,7 @@ func TestSigningPageSignedIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	actor := persistence.RecipientActor(rec, "192.0.2.7", "test")
+	actor := envelope.RecipientActor(rec, "192.0.2.7", "test")
 	if err := h.Ceremony.ProvePassword(context.Background(), st, rec, password, account.Client{IP: "192.0.2.7"}, actor); err != nil {
 		t.Fatal(err)
 	}

@@ -142,11 +142,11 @@ func TestPurgeSchedule(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var got persistence.PurgeCounts
+	var got envelope.PurgeCounts
 	if err := c.GetWorkflow(ctx, workflowID, runID).Get(ctx, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := persistence.PurgeCounts{Sessions: 7, AccessCodes: 1, Logins: 1, CodeGuards: 2, Views: 1}
+	want := envelope.PurgeCounts{Sessions: 7, AccessCodes: 1, Logins: 1, CodeGuards: 2, Views: 1}
 	if got != want {
 		t.Errorf("purged %+v, want %+v", got, want)
 	}
@@ -205,7 +205,7 @@ func seedRecipient(t *testing.T, store *persistence.Store) envelope.Recipient {
 	}
 	var id string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)

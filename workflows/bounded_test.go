@@ -13,8 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // The Update validators refuse requests beyond their bounds before anything reaches the
@@ -35,9 +33,9 @@ func TestValidatorsRefuseUnboundedRequests(t *testing.T) {
 		want string
 	}{
 		{UpdateResend, ResendRequest{RecipientIDs: slices.Repeat([]int64{1}, envelope.MaxResendRecipients+1)}, "recipients: must list at most 100"},
-		{UpdateComplete, CompleteRequest{RecipientID: 1, Actor: persistence.Actor{UserAgent: &ua}}, "actor.userAgent: must be at most 512 bytes"},
+		{UpdateComplete, CompleteRequest{RecipientID: 1, Actor: envelope.Actor{UserAgent: &ua}}, "actor.userAgent: must be at most 512 bytes"},
 		{UpdateReject, RejectRequest{RecipientID: 1, Reason: long}, "reason: must be at most 2000 characters"},
-		{UpdateReject, RejectRequest{RecipientID: 1, Reason: "no", OnBehalfOf: &persistence.Actor{Name: &name}}, "onBehalfOf.name: must be at most 255 characters"},
+		{UpdateReject, RejectRequest{RecipientID: 1, Reason: "no", OnBehalfOf: &envelope.Actor{Name: &name}}, "onBehalfOf.name: must be at most 255 characters"},
 		{UpdateCancel, CancelRequest{Reason: long}, "reason: must be at most 2000 characters"},
 	}
 	for i, c := range cases {
@@ -95,7 +93,7 @@ func TestRefreshSignalsAreCoalesced(t *testing.T) {
 		if reloads < 1 || reloads > 3 {
 			t.Errorf("200 refresh signals in 2 s read the envelope %d times, want 1 to 3", reloads)
 		}
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 			t.Errorf("signing requests %v, want the added recipient's too", got)
 		}
 	}, 2*time.Hour)
@@ -142,14 +140,14 @@ func TestContinueAsNewCarriesTheState(t *testing.T) {
 	if !slices.Equal(c.Requested, []int64{1, 2}) || len(c.Reminders) != 2 || c.Reminders[0].Sent != 2 || c.Runs != 1 || c.Snapshot.Status != envelope.StatusPending {
 		t.Fatalf("continuation %+v", c)
 	}
-	requests := len(b.mailsOf(mail.SigningRequest))
+	requests := len(b.mailsOf(envelope.MailSigningRequest))
 
 	env2 := newEnv(t, b)
 	update(t, env2, 100*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false) // after reminders to 2, due from the first run's request
 	if again := continued(t, env2, *next); again != nil {
 		t.Fatal("the second run continued as new without a suggestion")
 	}
-	if got := len(b.mailsOf(mail.SigningRequest)); got != requests {
+	if got := len(b.mailsOf(envelope.MailSigningRequest)); got != requests {
 		t.Errorf("signing requests went from %d to %d in the next run: sent twice", requests, got)
 	}
 	if !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
@@ -157,7 +155,7 @@ func TestContinueAsNewCarriesTheState(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	for _, n := range b.mails {
-		if n.Kind == mail.Reminder && n.RecipientID == 2 {
+		if n.Kind == envelope.MailReminder && n.RecipientID == 2 {
 			if seen[n.Seq] {
 				t.Errorf("reminder %d to recipient 2 sent twice", n.Seq)
 			}

@@ -70,7 +70,7 @@ func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) e
 }
 
 // Complete records a recipient's completion through the workflow, which checks the turn. The
-// actor's strings are cut to their bounds (persistence.Actor.Bounded) first.
+// actor's strings are cut to their bounds (envelope.Actor.Bounded) first.
 func (c *Client) Complete(ctx context.Context, envelopeID string, req CompleteRequest) error {
 	req.Actor = req.Actor.Bounded()
 	return c.update(ctx, envelopeID, UpdateComplete, req)

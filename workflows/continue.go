@@ -5,9 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // Temporal keeps a workflow's whole history and terminates a workflow whose history passes its
@@ -30,7 +28,7 @@ var errContinue = errors.New("continue as new")
 // Continuation is what a run hands to the next when it continues as new: the state its main
 // loop and handlers act on.
 type Continuation struct {
-	Snapshot   activities.Snapshot
+	Snapshot   envelope.Progress
 	Reminders  []Reminder
 	Outbox     []Outgoing `json:",omitempty"`
 	Resends    int
@@ -58,7 +56,7 @@ type Ending struct {
 	Deleted     bool
 	RecipientID int64
 	Reason      string
-	Actor       persistence.Actor
+	Actor       envelope.Actor
 }
 
 // historyFull reports whether the run should continue as new: Temporal suggests it, or the

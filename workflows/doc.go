@@ -8,10 +8,9 @@
 // (continue.go).
 //
 // Workflow code is deterministic: no clock, randomness, map iteration or I/O outside the
-// workflow package's own calls and activities.
-//
-// It decides when each step of a distributed envelope happens (the domain decides what each
-// step may do). It may import the domain (envelope), activities (for the activity method
-// references) and mail; never persistence (its state, inputs and Update arguments are domain
-// types, without secrets), api, web or cmd.
+// workflow package's own calls and activities. It calls its activities by name
+// (activitynames.go; the worker registers the methods of activities.Activities under those
+// names), and everything it keeps in its history (its input and state, Update arguments,
+// activity arguments and results) is a type of envelope that has no place for a secret. It
+// imports envelope only.
 package workflows

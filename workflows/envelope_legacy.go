@@ -6,10 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // The first release's way of sending mail: each request and reminder sent while holding the
@@ -32,21 +29,21 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		return err
 	}
 	now := workflow.Now(ctx)
-	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(r.snap.Meta.EnvelopeExpirationPeriod, now)}
-	var renewed []activities.Recipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+	in := envelope.Renewal{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(r.snap.Meta.EnvelopeExpirationPeriod, now)}
+	var renewed []envelope.ProgressRecipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return err
 	}
 	m := r.snap.Meta
 	for _, rec := range renewed {
 		r.resends++
 		if envelope.ResendMailed(m, rec) {
-			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
-			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+			n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			if err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, n).Get(ctx, nil); err != nil {
 				return err
 			}
-			mi := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true}
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, mi).Get(ctx, nil); err != nil {
+			mi := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true}
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, mi).Get(ctx, nil); err != nil {
 				return err
 			}
 			if !slices.Contains(r.requested, rec.ID) {
@@ -59,8 +56,8 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
-	var snap activities.Snapshot
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+	var snap envelope.Progress
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		return err
 	}
 	r.snap = snap
@@ -78,15 +75,15 @@ func (r *run) legacyStep(ctx workflow.Context) error {
 	v := r.version
 	if r.refresh {
 		r.refresh = false
-		var snap activities.Snapshot
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		var snap envelope.Progress
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
 		r.noticeRemoved(snap)
 		r.snap = snap
 	}
 	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
-		r.end = &ending{status: envelope.StatusCompleted, actor: persistence.SystemActor()}
+		r.end = &ending{status: envelope.StatusCompleted, actor: envelope.SystemActor()}
 	}
 	if r.end == nil {
 		if err := r.legacySendRequests(ctx); err != nil {
@@ -119,13 +116,13 @@ func (r *run) legacySendRequests(ctx workflow.Context) error {
 		}
 		mailed := envelope.RequestMailed(m, *rec)
 		if mailed {
-			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}
-			if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+			n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}
+			if err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, n).Get(ctx, nil); err != nil {
 				return err
 			}
 		}
-		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role), Mailed: mailed}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
+		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role), Mailed: mailed}
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent
@@ -141,7 +138,7 @@ func (r *run) legacySendRequests(ctx workflow.Context) error {
 func (r *run) legacyFlush(ctx workflow.Context) error {
 	var futures []workflow.Future
 	for _, o := range r.outbox {
-		futures = append(futures, workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, o.Notice))
+		futures = append(futures, workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, o.Notice))
 	}
 	r.outbox = nil
 	for _, f := range futures {
@@ -167,8 +164,8 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 		}
 	}
 	if len(expired) > 0 {
-		var list []activities.Recipient
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+		var list []envelope.ProgressRecipient
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 			return err
 		}
 		r.notified = append(r.notified, expired...)
@@ -189,12 +186,12 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 			continue
 		}
 		rm.Count++
-		n := activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Count}
-		if err := workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, n).Get(ctx, nil); err != nil {
+		n := envelope.Mailing{Kind: envelope.MailReminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Count}
+		if err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, n).Get(ctx, nil); err != nil {
 			return err
 		}
-		in := activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, in).Get(ctx, nil); err != nil {
+		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true}
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
 		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -27,7 +26,7 @@ import (
 type fakeBackend struct {
 	mu       sync.Mutex
 	snap     persistence.Snapshot
-	mails    []activities.Notice
+	mails    []envelope.Mailing
 	sent     []int64
 	finished []envelope.Status
 	sealed   int // seals made, each before the envelope was finished COMPLETED
@@ -40,10 +39,13 @@ type fakeBackend struct {
 	// set, decides each SendNotice attempt's error; sealErr, when set, each SealEnvelope
 	// attempt's.
 	failMarkSent int
-	mailErr      func(n activities.Notice) error
+	mailErr      func(n envelope.Mailing) error
 	sealErr      func() error
 	sealAttempts int
 }
+
+// acts names the activities for the fake: their names and signatures are the worker's.
+var acts *activities.Activities
 
 func order(n int) *int { return &n }
 
@@ -60,18 +62,18 @@ func newBackend(so envelope.SigningOrder, recipients ...envelope.Recipient) *fak
 }
 
 // copy is the snapshot as the activities answer it (without the recipients' secrets).
-func (b *fakeBackend) copy() activities.Snapshot {
+func (b *fakeBackend) copy() envelope.Progress {
 	return activities.SnapshotOf(b.snap)
 }
 
 func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
-	env.OnActivity(acts.LoadSnapshot, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) (activities.Snapshot, error) {
+	env.OnActivity(acts.LoadSnapshot, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.loads++
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.MarkPending, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkPendingInput) (activities.Snapshot, error) {
+	env.OnActivity(acts.MarkPending, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Distribution) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.snap.Status == envelope.StatusDraft {
@@ -84,7 +86,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n activities.Notice) error {
+	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.mailErr != nil {
@@ -95,7 +97,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.mails = append(b.mails, n)
 		return nil
 	})
-	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.MarkSentInput) error {
+	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Sent) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.failMarkSent > 0 {
@@ -112,7 +114,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return nil
 	})
-	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.CompleteInput) (activities.Snapshot, error) {
+	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientCompletion) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.nextIDs = append(b.nextIDs, in.NextID)
@@ -127,7 +129,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		return b.copy(), nil
 	})
-	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in persistence.RejectInput) (activities.Snapshot, error) {
+	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientRejection) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		for i := range b.snap.Recipients {
@@ -152,7 +154,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.sealed++
 		return nil
 	})
-	env.OnActivity(acts.FinishEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, in activities.FinishInput) error {
+	env.OnActivity(acts.FinishEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Ending) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if in.Status == envelope.StatusCompleted && b.sealed == 0 {
@@ -162,10 +164,10 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.finished = append(b.finished, in.Status)
 		return nil
 	})
-	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]activities.Recipient, error) {
+	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]envelope.ProgressRecipient, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		var out []activities.Recipient
+		var out []envelope.ProgressRecipient
 		for _, r := range b.snap.Recipients {
 			if r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(b.expired, r.ID) {
 				b.expired = append(b.expired, r.ID)
@@ -177,7 +179,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 }
 
 // mailsOf lists, sorted, the recipients (0: the owner) sent notices of kind.
-func (b *fakeBackend) mailsOf(kind mail.Kind) []int64 {
+func (b *fakeBackend) mailsOf(kind envelope.Mail) []int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []int64
@@ -228,14 +230,14 @@ func TestSequentialWithApproverAndSharedOrder(t *testing.T) {
 		rec(1, envelope.RoleApprover, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(2)), rec(4, envelope.RoleCC, order(3)))
 	env := newEnv(t, b)
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1}) {
 			t.Errorf("before approval, signing requests to %v, want [1]", got)
 		}
 	}, time.Hour)
 	update(t, env, 2*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, true) // out of turn
 	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
 			t.Errorf("after approval, signing requests to %v, want [1 2 3]", got)
 		}
 	}, 4*time.Hour)
@@ -249,13 +251,13 @@ func TestSequentialWithApproverAndSharedOrder(t *testing.T) {
 	if !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
 		t.Errorf("finished %v", b.finished)
 	}
-	if got := b.mailsOf(mail.DocumentCompleted); !slices.Equal(got, []int64{1, 2, 3, 4}) {
+	if got := b.mailsOf(envelope.MailDocumentCompleted); !slices.Equal(got, []int64{1, 2, 3, 4}) {
 		t.Errorf("completion mails to %v, want every recipient including the CC", got)
 	}
-	if got := b.mailsOf(mail.OwnerCompleted); len(got) != 1 {
+	if got := b.mailsOf(envelope.MailOwnerCompleted); len(got) != 1 {
 		t.Errorf("owner completion mails %v", got)
 	}
-	if got := b.mailsOf(mail.DocumentPending); !slices.Equal(got, []int64{1, 3}) {
+	if got := b.mailsOf(envelope.MailDocumentPending); !slices.Equal(got, []int64{1, 3}) {
 		t.Errorf("'waiting for others' mails to %v, want [1 3]", got)
 	}
 }
@@ -264,7 +266,7 @@ func TestParallelEveryoneAtOnce(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleViewer, nil), rec(3, envelope.RoleSigner, nil))
 	env := newEnv(t, b)
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2, 3}) {
 			t.Errorf("signing requests %v", got)
 		}
 	}, time.Minute)
@@ -283,12 +285,12 @@ func TestRemindersOverWeeks(t *testing.T) {
 	env := newEnv(t, b)
 	update(t, env, 36*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false) // before their first reminder
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.Reminder); len(got) != 1 {
+		if got := b.mailsOf(envelope.MailReminder); len(got) != 1 {
 			t.Errorf("after 2.5 days: %d reminders, want 1", len(got))
 		}
 	}, 60*time.Hour)
 	env.RegisterDelayedCallback(func() {
-		got := b.mailsOf(mail.Reminder)
+		got := b.mailsOf(envelope.MailReminder)
 		if len(got) != envelope.MaxReminders {
 			t.Errorf("after 8 weeks: %d reminders, want %d (the cap)", len(got), envelope.MaxReminders)
 		}
@@ -323,7 +325,7 @@ func TestExpiryKeepsTheEnvelopePending(t *testing.T) {
 		if !slices.Equal(b.expired, []int64{2}) {
 			t.Errorf("expired %v, want [2]", b.expired)
 		}
-		if got := b.mailsOf(mail.OwnerExpired); len(got) != 1 {
+		if got := b.mailsOf(envelope.MailOwnerExpired); len(got) != 1 {
 			t.Errorf("owner expiry mails %v", got)
 		}
 		if len(b.finished) != 0 {
@@ -347,13 +349,13 @@ func TestRejectionMidwayEndsTheEnvelope(t *testing.T) {
 	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusRejected}) {
 		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
 	}
-	if got := b.mailsOf(mail.RejectionConfirmed); !slices.Equal(got, []int64{2}) {
+	if got := b.mailsOf(envelope.MailRejectionConfirmed); !slices.Equal(got, []int64{2}) {
 		t.Errorf("rejection confirmation to %v", got)
 	}
-	if got := b.mailsOf(mail.OwnerRejected); len(got) != 1 {
+	if got := b.mailsOf(envelope.MailOwnerRejected); len(got) != 1 {
 		t.Errorf("owner rejection notices %v", got)
 	}
-	if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+	if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 		t.Errorf("signing requests %v: recipient 3 was never reached", got)
 	}
 }
@@ -366,7 +368,7 @@ func TestCancel(t *testing.T) {
 	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCancelled}) {
 		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
 	}
-	if got := b.mailsOf(mail.EnvelopeCancelled); !slices.Equal(got, []int64{1}) {
+	if got := b.mailsOf(envelope.MailEnvelopeCancelled); !slices.Equal(got, []int64{1}) {
 		t.Errorf("cancel mails to %v, want the signer only", got)
 	}
 }
@@ -375,7 +377,7 @@ func TestDictateNextSigner(t *testing.T) {
 	b := newBackend(envelope.SigningOrderSequential, rec(1, envelope.RoleSigner, order(1)), rec(2, envelope.RoleSigner, order(2)), rec(3, envelope.RoleSigner, order(3)))
 	b.snap.Meta.AllowDictateNextSigner = true
 	env := newEnv(t, b)
-	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1, NextSigner: &persistence.NextSigner{Email: "new@example.com", Name: "Nuevo"}}, false)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1, NextSigner: &envelope.NextSigner{Email: "new@example.com", Name: "Nuevo"}}, false)
 	env.RegisterDelayedCallback(func() {
 		if !slices.Equal(b.nextIDs, []int64{2}) || b.snap.Recipients[1].Email != "new@example.com" {
 			t.Errorf("next ids %v, recipient 2 %+v", b.nextIDs, b.snap.Recipients[1])
@@ -400,7 +402,7 @@ func TestRecipientsChangedWhilePending(t *testing.T) {
 		env.SignalWorkflow(SignalRefresh, nil)
 	}, time.Hour)
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 			t.Errorf("signing requests %v, want the added recipient too", got)
 		}
 	}, 2*time.Hour)
@@ -426,7 +428,7 @@ func TestDistributionNoneMailsNoRecipient(t *testing.T) {
 			t.Errorf("mail %s to recipient %d under NONE", n.Kind, n.RecipientID)
 		}
 	}
-	if got := b.mailsOf(mail.OwnerCompleted); len(got) != 1 {
+	if got := b.mailsOf(envelope.MailOwnerCompleted); len(got) != 1 {
 		t.Errorf("owner mails still go: %v", got)
 	}
 }
@@ -442,10 +444,10 @@ func TestRemovedRecipientIsToldAndEarlyOpenerStillMailed(t *testing.T) {
 		env.SignalWorkflow(SignalRefresh, nil)
 	}, time.Hour)
 	env.RegisterDelayedCallback(func() {
-		if got := b.mailsOf(mail.RecipientRemoved); !slices.Equal(got, []int64{1}) {
+		if got := b.mailsOf(envelope.MailRecipientRemoved); !slices.Equal(got, []int64{1}) {
 			t.Errorf("removed mails %v, want [1]", got)
 		}
-		if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+		if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 			t.Errorf("signing requests %v: recipient 2 opened early but must still get theirs", got)
 		}
 	}, 2*time.Hour)
@@ -476,10 +478,10 @@ func TestRefusedSealWaitsForRetrySignal(t *testing.T) {
 		if attempts != 1 || finished != 0 {
 			t.Errorf("two days after a refusal: %d seal attempts, %d endings; want 1 and 0", attempts, finished)
 		}
-		if got := b.mailsOf(mail.OwnerSealFailed); !slices.Equal(got, []int64{0}) {
+		if got := b.mailsOf(envelope.MailOwnerSealFailed); !slices.Equal(got, []int64{0}) {
 			t.Errorf("seal-failure mails to %v, want the owner once", got)
 		}
-		if got := b.mailsOf(mail.DocumentCompleted); len(got) != 0 {
+		if got := b.mailsOf(envelope.MailDocumentCompleted); len(got) != 0 {
 			t.Errorf("completion mails before a seal: %v", got)
 		}
 		refuse = false
@@ -513,7 +515,7 @@ func TestFailingSealRetriesHourly(t *testing.T) {
 	if b.sealAttempts != 9 {
 		t.Errorf("%d seal attempts, want 8 (one batch of retries) and 1 after the hour", b.sealAttempts)
 	}
-	if got := b.mailsOf(mail.OwnerSealFailed); !slices.Equal(got, []int64{0}) {
+	if got := b.mailsOf(envelope.MailOwnerSealFailed); !slices.Equal(got, []int64{0}) {
 		t.Errorf("seal-failure mails to %v, want the owner once", got)
 	}
 }

@@ -3,9 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // ending is how the envelope ends, once decided.
@@ -14,14 +12,14 @@ type ending struct {
 	deleted     bool  // removed, not just ended
 	recipientID int64 // who rejected
 	reason      string
-	actor       persistence.Actor
+	actor       envelope.Actor
 }
 
 // finish ends the envelope as r.end says, with its audit entry and mails.
 func (r *run) finish(ctx workflow.Context) error {
 	m, e := r.snap.Meta, r.end
 	now := workflow.Now(ctx)
-	in := activities.FinishInput{EnvelopeID: r.in.EnvelopeID, Status: e.status, Actor: e.actor, Now: now}
+	in := envelope.Ending{EnvelopeID: r.in.EnvelopeID, Status: e.status, Actor: e.actor, Now: now}
 	info := workflow.GetInfo(ctx)
 	switch e.status {
 	case envelope.StatusCompleted:
@@ -45,7 +43,7 @@ func (r *run) finish(ctx workflow.Context) error {
 		in.AuditType, in.Data = "DOCUMENT_CANCELLED", map[string]any{"reason": e.reason}
 		r.queuePlan(envelope.CancelledNotices(m, r.snap.Recipients), e.reason)
 	}
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.FinishEnvelope, in).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actFinishEnvelope, in).Get(ctx, nil); err != nil {
 		return err
 	}
 	r.snap.Status = e.status
@@ -62,7 +60,7 @@ func (r *run) finish(ctx workflow.Context) error {
 func (r *run) remove(ctx workflow.Context) error {
 	r.queuePlan(envelope.DeletedNotices(r.snap.Meta, r.snap.Recipients), "")
 	r.flush(ctx)
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.HardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet("DELETED")); err != nil {

@@ -102,7 +102,7 @@ func (s *stack) draft(t testing.TB, so envelope.SigningOrder, approver bool) (st
 	var id string
 	if err := s.store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func (s *stack) sign(t testing.TB, id string, r envelope.Recipient) {
 	for _, f := range e.Fields {
 		if f.RecipientID == r.ID {
 			typed := r.Name
-			if _, err := s.store.InsertFieldValue(ctx, r, f.ID, &persistence.FieldValue{CustomText: typed, Typed: &typed}, "", persistence.Actor{}); err != nil {
+			if _, err := s.store.InsertFieldValue(ctx, r, f.ID, &persistence.FieldValue{CustomText: typed, Typed: &typed}, "", envelope.Actor{}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,21 +5,19 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 )
 
 // outgoing is a queued mail and, for a request or reminder, the MarkSent that records it once
 // sent. Mails go out after the workflow's lock is released, so a slow relay never holds up a
 // recipient's completion.
 type outgoing struct {
-	Notice activities.Notice
-	Mark   *activities.MarkSentInput
+	Notice envelope.Mailing
+	Mark   *envelope.Sent
 }
 
 // queue adds a mail to the outbox; mark, when set, is recorded once it is sent.
-func (r *run) queue(n activities.Notice, mark *activities.MarkSentInput) {
+func (r *run) queue(n envelope.Mailing, mark *envelope.Sent) {
 	r.outbox = append(r.outbox, outgoing{Notice: n, Mark: mark})
 }
 
@@ -30,31 +28,31 @@ const replacedLinkSeq = 10_000
 // noticeReplacedLinks queues the signing request again, with its new link, for each recipient
 // whose link was replaced since (its email or authentication changed: envelope.ReplacesLink)
 // and who is mailed it (envelope.ReplacedLinkMailed). The old link only says it was replaced.
-func (r *run) noticeReplacedLinks(snap activities.Snapshot) {
+func (r *run) noticeReplacedLinks(snap envelope.Progress) {
 	for _, rec := range snap.Recipients {
 		v := snap.LinkVersions[rec.ID]
 		if v <= r.snap.LinkVersions[rec.ID] || !envelope.ReplacedLinkMailed(snap.Meta, rec, slices.Contains(r.requested, rec.ID)) {
 			continue
 		}
-		r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: replacedLinkSeq + v}, nil)
+		r.queue(envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: replacedLinkSeq + v}, nil)
 	}
 }
 
 // noticeRemoved queues the "removed" mail for each recipient no longer in snap who is told
 // (envelope.RemovedMailed).
-func (r *run) noticeRemoved(snap activities.Snapshot) {
+func (r *run) noticeRemoved(snap envelope.Progress) {
 	for _, old := range r.snap.Recipients {
 		if snap.Recipient(old.ID) != nil || !envelope.RemovedMailed(snap.Meta, old, slices.Contains(r.requested, old.ID)) {
 			continue
 		}
-		r.queue(activities.Notice{Kind: mail.RecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
+		r.queue(envelope.Mailing{Kind: envelope.MailRecipientRemoved, EnvelopeID: r.in.EnvelopeID, RecipientID: old.ID, To: old.Email, ToName: old.Name}, nil)
 	}
 }
 
 // queuePlan queues the mails of a notification plan (envelope's notices.go), with reason.
 func (r *run) queuePlan(plan []envelope.Notice, reason string) {
 	for _, n := range plan {
-		r.queue(activities.Notice{Kind: mail.Kind(n.Mail), EnvelopeID: r.in.EnvelopeID, RecipientID: n.RecipientID, ActorID: n.About,
+		r.queue(envelope.Mailing{Kind: n.Mail, EnvelopeID: r.in.EnvelopeID, RecipientID: n.RecipientID, ActorID: n.About,
 			Reason: reason, Attach: n.Attach}, nil)
 	}
 }
@@ -70,7 +68,7 @@ func (r *run) noticeIdentityMismatches() {
 			r.mismatches = map[int64]int{}
 		}
 		r.mismatches[m.RecipientID] = m.RUNs
-		r.queue(activities.Notice{Kind: mail.OwnerIdentity, EnvelopeID: r.in.EnvelopeID, ActorID: m.RecipientID, Seq: m.RUNs}, nil)
+		r.queue(envelope.Mailing{Kind: envelope.MailOwnerIdentity, EnvelopeID: r.in.EnvelopeID, ActorID: m.RecipientID, Seq: m.RUNs}, nil)
 	}
 }
 
@@ -83,7 +81,7 @@ func (r *run) noticeCodeLocks() {
 			continue
 		}
 		r.codeLocks = append(r.codeLocks, l)
-		r.queue(activities.Notice{Kind: mail.OwnerCodeLocked, EnvelopeID: r.in.EnvelopeID, ActorID: l.RecipientID, Seq: l.Lock}, nil)
+		r.queue(envelope.Mailing{Kind: envelope.MailOwnerCodeLocked, EnvelopeID: r.in.EnvelopeID, ActorID: l.RecipientID, Seq: l.Lock}, nil)
 	}
 }
 
@@ -101,7 +99,7 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 		if rec == nil || slices.Contains(r.requested, id) || rec.Participant().Expired(now) {
 			continue
 		}
-		mark := &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role)}
+		mark := &envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role)}
 		if rec.ExpiresAt == nil {
 			if mark.ExpiresAt = envelope.Deadline(m.EnvelopeExpirationPeriod, now); mark.ExpiresAt != nil {
 				rec.ExpiresAt = mark.ExpiresAt
@@ -110,8 +108,8 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 		mailed := envelope.RequestMailed(m, *rec)
 		if mailed {
 			mark.Mailed = true
-			r.queue(activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
-		} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *mark).Get(ctx, nil); err != nil {
+			r.queue(envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
+		} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, *mark).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent
@@ -131,7 +129,7 @@ func (r *run) flush(ctx workflow.Context) {
 	r.outbox = nil
 	futures := make([]workflow.Future, len(out))
 	for i, o := range out {
-		futures[i] = workflow.ExecuteActivity(mailCtx(ctx), acts.SendNotice, o.Notice)
+		futures[i] = workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, o.Notice)
 	}
 	log := workflow.GetLogger(ctx)
 	for i, f := range futures {
@@ -140,7 +138,7 @@ func (r *run) flush(ctx workflow.Context) {
 			continue
 		}
 		if m := out[i].Mark; m != nil {
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkSent, *m).Get(ctx, nil); err != nil {
+			if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, *m).Get(ctx, nil); err != nil {
 				log.Error("mail sent but not recorded", "kind", out[i].Notice.Kind, "recipient", out[i].Notice.RecipientID, "err", err)
 			}
 		}

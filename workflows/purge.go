@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/envelope"
 )
 
 // PurgeInput bounds one purge: at most Rounds activities of at most Batch rows per kind.
@@ -22,7 +22,7 @@ var DefaultPurge = PurgeInput{Batch: 1000, Rounds: 50}
 // code counts, Batch rows per kind at a time, until a round finds fewer than Batch of every kind
 // or Rounds rounds ran (the next scheduled run goes on): its history stays short whatever is
 // left. A Temporal Schedule started by the worker runs it (EnsurePurgeSchedule, worker package).
-func PurgeWorkflow(ctx workflow.Context, in PurgeInput) (persistence.PurgeCounts, error) {
+func PurgeWorkflow(ctx workflow.Context, in PurgeInput) (envelope.PurgeCounts, error) {
 	if in.Batch <= 0 {
 		in.Batch = DefaultPurge.Batch
 	}
@@ -33,10 +33,10 @@ func PurgeWorkflow(ctx workflow.Context, in PurgeInput) (persistence.PurgeCounts
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 5},
 	})
-	var total persistence.PurgeCounts
+	var total envelope.PurgeCounts
 	for range in.Rounds {
-		var c persistence.PurgeCounts
-		if err := workflow.ExecuteActivity(ctx, acts.PurgeExpired, in.Batch).Get(ctx, &c); err != nil {
+		var c envelope.PurgeCounts
+		if err := workflow.ExecuteActivity(ctx, actPurgeExpired, in.Batch).Get(ctx, &c); err != nil {
 			return total, err
 		}
 		total.Add(c)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 )
 
 // A database that refuses writes for minutes delays the envelope; it does not fail its workflow.
@@ -38,8 +37,8 @@ func TestDatabaseOutageIsWaitedOut(t *testing.T) {
 // A mail the relay refuses for good is given up and logged; the envelope goes on and completes.
 func TestMailRefusedForGoodDoesNotFailTheEnvelope(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
-	b.mailErr = func(n activities.Notice) error {
-		if n.Kind == mail.SigningRequest && n.RecipientID == 1 {
+	b.mailErr = func(n envelope.Mailing) error {
+		if n.Kind == envelope.MailSigningRequest && n.RecipientID == 1 {
 			return temporal.NewNonRetryableApplicationError("550 no such mailbox", "SMTP", nil)
 		}
 		return nil
@@ -64,8 +63,8 @@ func TestMailRefusedForGoodDoesNotFailTheEnvelope(t *testing.T) {
 func TestSlowRelayDoesNotHoldCompletions(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
 	failures := 0
-	b.mailErr = func(n activities.Notice) error {
-		if n.Kind == mail.SigningRequest && n.RecipientID == 2 && failures < 9 {
+	b.mailErr = func(n envelope.Mailing) error {
+		if n.Kind == envelope.MailSigningRequest && n.RecipientID == 2 && failures < 9 {
 			failures++
 			return errors.New("421 try again later")
 		}
@@ -93,7 +92,7 @@ func TestSlowRelayDoesNotHoldCompletions(t *testing.T) {
 	if waited := completedAt.Sub(b.start); waited > 3*time.Minute {
 		t.Fatalf("the completion sent at 2 min was answered at %s: it waited for the relay", waited)
 	}
-	if got := b.mailsOf(mail.SigningRequest); !slices.Equal(got, []int64{1, 2}) {
+	if got := b.mailsOf(envelope.MailSigningRequest); !slices.Equal(got, []int64{1, 2}) {
 		t.Fatalf("signing requests %v after %d failures", got, failures)
 	}
 }
@@ -104,7 +103,7 @@ func TestRemindersAfterRedistributeAreNew(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 	b.snap.Meta.ReminderSettings = &envelope.ReminderSettings{SendAfter: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}, RepeatEvery: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}}
 	env := newEnv(t, b)
-	env.OnActivity(acts.RenewDeadlines, mock.Anything, mock.Anything).Return([]activities.Recipient{envelope.ProgressOf(b.snap.Recipients[0])}, nil)
+	env.OnActivity(acts.RenewDeadlines, mock.Anything, mock.Anything).Return([]envelope.ProgressRecipient{envelope.ProgressOf(b.snap.Recipients[0])}, nil)
 	update(t, env, 60*time.Hour, UpdateResend, ResendRequest{RecipientIDs: []int64{1}}, false)
 	update(t, env, 120*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
 	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
@@ -114,7 +113,7 @@ func TestRemindersAfterRedistributeAreNew(t *testing.T) {
 	ids := map[string]bool{}
 	reminders := 0
 	for _, n := range b.mails {
-		if n.Kind == mail.Reminder {
+		if n.Kind == envelope.MailReminder {
 			reminders++
 		}
 		id := activities.MessageID(n, "x")
@@ -178,7 +177,7 @@ func TestRemovedRecipientToldWhenAnotherEventReloadsFirst(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow failed: %v", err)
 	}
-	if got := b.mailsOf(mail.RecipientRemoved); !slices.Equal(got, []int64{3}) {
+	if got := b.mailsOf(envelope.MailRecipientRemoved); !slices.Equal(got, []int64{3}) {
 		t.Fatalf("removed mails to %v, want [3] once", got)
 	}
 }

@@ -7,8 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
-	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/envelope"
 )
 
 // sealCtx runs the seal: long enough for a large document, heartbeating, retried until it
@@ -50,7 +49,7 @@ func (r *run) seal(ctx workflow.Context) error {
 			}
 			r.sealWait = sealNoWait
 		}
-		err := workflow.ExecuteActivity(sealCtx(ctx), acts.SealEnvelope, r.in.EnvelopeID).Get(ctx, nil)
+		err := workflow.ExecuteActivity(sealCtx(ctx), actSealEnvelope, r.in.EnvelopeID).Get(ctx, nil)
 		if err == nil {
 			if attempt > 0 {
 				if err := workflow.UpsertMemo(ctx, map[string]any{"sealFailure": nil}); err != nil {
@@ -71,7 +70,7 @@ func (r *run) seal(ctx workflow.Context) error {
 		if err := workflow.UpsertMemo(ctx, map[string]any{"sealFailure": reason}); err != nil {
 			return err
 		}
-		r.queue(activities.Notice{Kind: mail.OwnerSealFailed, EnvelopeID: r.in.EnvelopeID, Seq: attempt, Reason: reason}, nil)
+		r.queue(envelope.Mailing{Kind: envelope.MailOwnerSealFailed, EnvelopeID: r.in.EnvelopeID, Seq: attempt, Reason: reason}, nil)
 		r.flush(ctx)
 		r.sealWait = sealFailed
 		if refused {

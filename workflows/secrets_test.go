@@ -73,7 +73,7 @@ func (s *stack) draftFor(t *testing.T) (string, []envelope.Recipient) {
 	var id string
 	if err := s.store.InTx(ctx, func(tx *persistence.Tx) error {
 		var err error
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.MemberActor(m, signerIP, signerUserAgent))
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.MemberActor(m, signerIP, signerUserAgent))
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestNoSecretInTemporal(t *testing.T) {
 		signed := r
 		signed.Name = "Firma" // what a signer types in the field: the seal's proof draws it
 		s.sign(t, id, signed)
-		if err := s.flows.Complete(ctx, id, workflows.CompleteRequest{RecipientID: r.ID, Actor: persistence.RecipientActor(r, signerIP, signerUserAgent),
+		if err := s.flows.Complete(ctx, id, workflows.CompleteRequest{RecipientID: r.ID, Actor: envelope.RecipientActor(r, signerIP, signerUserAgent),
 			LinkVersion: &r.LinkVersion}); err != nil {
 			t.Fatalf("complete %d: %v", r.ID, err)
 		}
@@ -194,7 +194,7 @@ func TestNoSecretInTemporal(t *testing.T) {
 		tokens = append(tokens, r.Token)
 	}
 	if err := s.flows.Reject(ctx, id, workflows.RejectRequest{RecipientID: rs[0].ID, Reason: rejectReason,
-		Actor: persistence.RecipientActor(rs[0], signerIP, signerUserAgent), LinkVersion: &rs[0].LinkVersion}); err != nil {
+		Actor: envelope.RecipientActor(rs[0], signerIP, signerUserAgent), LinkVersion: &rs[0].LinkVersion}); err != nil {
 		t.Fatal(err)
 	}
 	ended[id] = envelope.StatusRejected
@@ -208,7 +208,7 @@ func TestNoSecretInTemporal(t *testing.T) {
 		tokens = append(tokens, r.Token)
 	}
 	name, email := owner.name, owner.email
-	ownerActor := persistence.Actor{Name: &name, Email: &email, IPAddress: ptr(signerIP), UserAgent: ptr(signerUserAgent)}
+	ownerActor := envelope.Actor{Name: &name, Email: &email, IPAddress: ptr(signerIP), UserAgent: ptr(signerUserAgent)}
 	if err := s.flows.Cancel(ctx, id, workflows.CancelRequest{Reason: cancelReason, Actor: ownerActor}); err != nil {
 		t.Fatal(err)
 	}

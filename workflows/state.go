@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
 )
 
@@ -34,7 +33,7 @@ type State struct {
 // run is one envelope workflow's state.
 type run struct {
 	in          Input
-	snap        activities.Snapshot
+	snap        envelope.Progress
 	initialized bool
 	finished    bool
 	refresh     bool
@@ -67,7 +66,7 @@ func (r *run) bump() {
 
 // replaceSnapshot takes snap as the envelope's state, first queuing the "removed" mail for
 // recipients it no longer holds (workflows of the first release did not, on this path).
-func (r *run) replaceSnapshot(snap activities.Snapshot) {
+func (r *run) replaceSnapshot(snap envelope.Progress) {
 	if !r.legacy {
 		r.noticeRemoved(snap)
 		r.noticeReplacedLinks(snap)

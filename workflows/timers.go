@@ -6,9 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 )
 
 // reminder tracks one recipient's reminders.
@@ -36,7 +34,7 @@ func (r *run) restartReminders(m envelope.Meta, id int64, now time.Time) {
 }
 
 // awaitsExpiry reports whether rec's deadline is still to be acted on.
-func (r *run) awaitsExpiry(rec activities.Recipient) bool {
+func (r *run) awaitsExpiry(rec envelope.ProgressRecipient) bool {
 	return envelope.AwaitsExpiry(rec.Participant(), slices.Contains(r.notified, rec.ID))
 }
 
@@ -88,8 +86,8 @@ func (r *run) expire(ctx workflow.Context) error {
 	if len(expired) == 0 {
 		return nil
 	}
-	var list []activities.Recipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.ExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+	var list []envelope.ProgressRecipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 		return err
 	}
 	r.notified = append(r.notified, expired...)
@@ -118,8 +116,8 @@ func (r *run) remind(ctx workflow.Context) {
 		}
 		rm.Count++
 		rm.Sent++
-		r.queue(activities.Notice{Kind: mail.Reminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Sent},
-			&activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true})
+		r.queue(envelope.Mailing{Kind: envelope.MailReminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Sent},
+			&envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true})
 		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)
 	}
 }

@@ -6,9 +6,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/mail"
 )
 
 func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
@@ -47,16 +45,16 @@ func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 	}
 	now := workflow.Now(ctx)
 	m := r.snap.Meta
-	in := activities.RenewInput{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(m.EnvelopeExpirationPeriod, now)}
-	var renewed []activities.Recipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RenewDeadlines, in).Get(ctx, &renewed); err != nil {
+	in := envelope.Renewal{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(m.EnvelopeExpirationPeriod, now)}
+	var renewed []envelope.ProgressRecipient
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return 0, err
 	}
 	for _, rec := range renewed {
 		r.resends++
 		if envelope.ResendMailed(m, rec) {
-			n := activities.Notice{Kind: mail.SigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
-			r.queue(n, &activities.MarkSentInput{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true})
+			n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			r.queue(n, &envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true})
 			if !slices.Contains(r.requested, rec.ID) {
 				r.requested = append(r.requested, rec.ID)
 			}
@@ -64,8 +62,8 @@ func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 		}
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
-	var snap activities.Snapshot
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+	var snap envelope.Progress
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
 	// The requests just queued mail each renewed recipient's current link, replaced or not.

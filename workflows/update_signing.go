@@ -3,16 +3,14 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // CompleteRequest is the argument of UpdateComplete.
 type CompleteRequest struct {
 	RecipientID int64
-	NextSigner  *persistence.NextSigner
-	Actor       persistence.Actor
+	NextSigner  *envelope.NextSigner
+	Actor       envelope.Actor
 	// SessionID names the signing session completing (never its secret): the completion checks
 	// the proofs that session holds and records them as the recipient's identity.
 	SessionID string `json:",omitempty"`
@@ -26,9 +24,9 @@ type CompleteRequest struct {
 type RejectRequest struct {
 	RecipientID int64
 	Reason      string
-	Actor       persistence.Actor
+	Actor       envelope.Actor
 	External    bool
-	OnBehalfOf  *persistence.Actor
+	OnBehalfOf  *envelope.Actor
 	// LinkVersion is the version of the signing link a recipient's own rejection came through
 	// (not External): a link replaced since then rejects nothing. Nil is not checked.
 	LinkVersion *int `json:",omitempty"`
@@ -59,13 +57,13 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	if err := envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)); err != nil {
 		return 0, appError(err)
 	}
-	in := persistence.CompleteInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
+	in := envelope.RecipientCompletion{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
 		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
-	var snap activities.Snapshot
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.CompleteRecipient, in).Get(ctx, &snap); err != nil {
+	var snap envelope.Progress
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actCompleteRecipient, in).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
 	r.replaceSnapshot(snap)
@@ -122,10 +120,10 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 		if err := r.acting(); err != nil {
 			return 0, err
 		}
-		in := persistence.RejectInput{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
+		in := envelope.RecipientRejection{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
 			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
-		var snap activities.Snapshot
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.RejectRecipient, in).Get(ctx, &snap); err != nil {
+		var snap envelope.Progress
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRejectRecipient, in).Get(ctx, &snap); err != nil {
 			return 0, err
 		}
 		r.replaceSnapshot(snap)

@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // ResendRequest is the argument of UpdateResend.
@@ -18,7 +17,7 @@ type ResendRequest struct {
 // CancelRequest is the argument of UpdateCancel.
 type CancelRequest struct {
 	Reason string
-	Actor  persistence.Actor
+	Actor  envelope.Actor
 }
 
 func (r *run) register(ctx workflow.Context) error {
@@ -128,5 +127,5 @@ func (r *run) validateDelete(ctx workflow.Context) error {
 }
 
 func (r *run) onDelete(ctx workflow.Context) error {
-	return r.endWith(ctx, ending{status: envelope.StatusCancelled, deleted: true, actor: persistence.SystemActor()})
+	return r.endWith(ctx, ending{status: envelope.StatusCancelled, deleted: true, actor: envelope.SystemActor()})
 }

@@ -7,9 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // Names the API uses to talk to an envelope's workflow.
@@ -47,8 +45,6 @@ type Input struct {
 	ContinueAsNewAt int `json:",omitempty"`
 }
 
-var acts *activities.Activities
-
 // localCtx runs the short PostgreSQL writes. They are retried for up to a week: a database that
 // is down for minutes or hours delays the envelope, it never fails the workflow.
 func localCtx(ctx workflow.Context) workflow.Context {
@@ -83,12 +79,12 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	}
 	log := workflow.GetLogger(ctx)
 
-	var current activities.Snapshot
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
+	var current envelope.Progress
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
 		return err
 	}
 	expiresAt := envelope.Deadline(current.Meta.EnvelopeExpirationPeriod, workflow.Now(ctx))
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.MarkPending, activities.MarkPendingInput{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkPending, envelope.Distribution{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
 		return err
 	}
 	r.initialized = true
@@ -203,8 +199,8 @@ func (r *run) step(ctx workflow.Context) error {
 func (r *run) collect(ctx workflow.Context) error {
 	if r.refresh {
 		r.refresh = false
-		var snap activities.Snapshot
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), acts.LoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		var snap envelope.Progress
+		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
 		r.noticeRemoved(snap)
@@ -214,7 +210,7 @@ func (r *run) collect(ctx workflow.Context) error {
 	r.noticeCodeLocks()
 	r.noticeIdentityMismatches()
 	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
-		r.end = &ending{status: envelope.StatusCompleted, actor: persistence.SystemActor()}
+		r.end = &ending{status: envelope.StatusCompleted, actor: envelope.SystemActor()}
 	}
 	if r.end == nil {
 		return r.sendRequests(ctx)

@@ -131,7 +131,7 @@ func TestAuditVerifyCommand(t *testing.T) {
 		if err := s.InTx(ctx, func(tx *persistence.Tx) error {
 			var err error
 			id, err = tx.CreateEnvelope(ctx, m, persistence.NewEnvelope{Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument,
-				Visibility: envelope.VisibilityEveryone, TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")}}, persistence.Actor{})
+				Visibility: envelope.VisibilityEveryone, TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")}}, envelope.Actor{})
 			return err
 		}); err != nil {
 			t.Fatal(err)

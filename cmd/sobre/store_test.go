@@ -51,7 +51,7 @@ func TestOpenStoreSealsPlainTokens(t *testing.T) {
 	}
 	var id string
 	if err := store0.InTx(ctx, func(tx *persistence.Tx) error {
-		id, err = tx.CreateEnvelope(ctx, m, in, persistence.Actor{})
+		id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -1,28 +1,26 @@
-package persistence
+package envelope
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/sobre-sign/sobre/envelope"
 )
 
 func TestActorBounded(t *testing.T) {
 	t.Parallel()
 	name, email, ua, ip := strings.Repeat("ñ", 1000), strings.Repeat("a", 300)+"@x.cl", strings.Repeat("Mozilla ", 1<<17), strings.Repeat("1.2.3.4, ", 100)
 	a := Actor{Name: &name, Email: &email, UserAgent: &ua, IPAddress: &ip}
-	var before envelope.Problems
+	var before Problems
 	a.CheckBounds(&before, "actor")
 	if before.Len() != 4 {
 		t.Fatalf("problems before: %v, want one per string", before.Err())
 	}
 	b := a.Bounded()
-	var after envelope.Problems
+	var after Problems
 	b.CheckBounds(&after, "actor")
 	if err := after.Err(); err != nil {
 		t.Fatalf("after Bounded: %v", err)
 	}
-	if len(*b.UserAgent) != envelope.MaxActorUserAgent || len(*b.IPAddress) != envelope.MaxActorIP || *b.Name != strings.Repeat("ñ", envelope.MaxActorName) {
+	if len(*b.UserAgent) != MaxActorUserAgent || len(*b.IPAddress) != MaxActorIP || *b.Name != strings.Repeat("ñ", MaxActorName) {
 		t.Errorf("cut to %d, %d bytes and %q", len(*b.UserAgent), len(*b.IPAddress), *b.Name)
 	}
 	if len(*a.UserAgent) != len(ua) {

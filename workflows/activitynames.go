@@ -1,0 +1,27 @@
+package workflows
+
+// The activities the workflows call, by name. The worker registers the methods of
+// activities.Activities, which bear these names, so the workflows call the store and the mail
+// relay without importing them: their arguments and results are envelope's types. The names are
+// in every recorded history: a name changes only with a new workflow version.
+const (
+	actLoadSnapshot      = "LoadSnapshot"
+	actMarkPending       = "MarkPending"
+	actMarkSent          = "MarkSent"
+	actCompleteRecipient = "CompleteRecipient"
+	actRejectRecipient   = "RejectRecipient"
+	actFinishEnvelope    = "FinishEnvelope"
+	actExpireRecipients  = "ExpireRecipients"
+	actRenewDeadlines    = "RenewDeadlines"
+	actHardDelete        = "HardDelete"
+	actSendNotice        = "SendNotice"
+	actSealEnvelope      = "SealEnvelope"
+	actPurgeExpired      = "PurgeExpired"
+)
+
+// ActivityNames lists every activity the workflows call: a worker that runs them registers an
+// activity under each name.
+func ActivityNames() []string {
+	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSealEnvelope, actPurgeExpired}
+}
