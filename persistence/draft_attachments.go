@@ -43,7 +43,7 @@ func (s *Store) RemoveAttachment(ctx context.Context, ed Editor, id string) erro
 // finished envelope. The envelope is touched.
 func (s *Store) changeAttachment(ctx context.Context, ed Editor, id string, change func(tx *Tx, cur envelope.Attachment) error) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		cur, ref, err := tx.AttachmentByID(ctx, ed.scope(), id)
+		cur, ref, err := tx.LockAttachment(ctx, ed.scope(), id)
 		if err != nil {
 			return err
 		}
