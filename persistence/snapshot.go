@@ -37,12 +37,7 @@ func (s Snapshot) Participants() []envelope.Participant {
 
 // Recipient returns the recipient with id, or nil.
 func (s Snapshot) Recipient(id int64) *envelope.Recipient {
-	for i := range s.Recipients {
-		if s.Recipients[i].ID == id {
-			return &s.Recipients[i]
-		}
-	}
-	return nil
+	return envelope.FindRecipient(s.Recipients, id)
 }
 
 // LoadSnapshot reads envelope id for its workflow (no team scope: the workflow acts for Sobre).
