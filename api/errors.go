@@ -2,11 +2,9 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -22,22 +20,15 @@ type errorBody struct {
 // writeError answers err. Domain errors (*envelope.Error) are shown as they are; anything else is
 // an internal error: logged with the request id, answered with a plain message.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var de *envelope.Error
-	if !errors.As(err, &de) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			de = envelope.Errorf(envelope.CodePayloadTooLarge, "Request body larger than %d bytes", tooLarge.Limit)
-		} else {
-			s.log.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()))
-			de = envelope.Errorf(envelope.CodeInternal, "Internal server error")
-		}
-	}
+	de, internal := envelope.Shown(err)
 	status := de.Code.HTTPStatus()
-	if status >= 500 && de.Code != envelope.CodeInternal {
+	if internal {
+		s.log.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()))
+	} else if status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "err", err, "request_id", requestID(r.Context()))
 	}
-	if de.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((de.RetryAfter+time.Second-1)/time.Second)))
+	if n := de.RetryAfterSeconds(); n > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(n))
 	}
 	writeJSON(w, status, errorBody{Message: de.Message, Code: string(de.Code), Issues: de.Issues})
 }

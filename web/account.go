@@ -244,7 +244,7 @@ func formProblem(w http.ResponseWriter, v *accountView, err error, wrong string)
 		v.Message = t.Unverified
 		v.ResendURL = v.URL("/account/signup", "email", v.Email)
 	case envelope.CodeTooManyRequests:
-		v.Message = fmt.Sprintf(t.TooManyAttempts, waitSeconds(max(de.RetryAfter, time.Second)))
+		v.Message = fmt.Sprintf(t.TooManyAttempts, max(de.RetryAfterSeconds(), 1))
 	case envelope.CodeFactorProofNeeded:
 		v.Message = t.FactorRequired
 	case envelope.CodeInvalidBody, envelope.CodeInvalidRequest:

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -17,8 +16,7 @@ func (h *Handler) decodeAccountJSON(w http.ResponseWriter, r *http.Request, dst 
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPasskeyBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		var tooLarge *http.MaxBytesError
-		if !errors.As(err, &tooLarge) {
+		if !envelope.BodyTooLarge(err) {
 			err = envelope.Errorf(envelope.CodeInvalidBody, "Unreadable JSON body: %v", err)
 		}
 		h.accountJSONError(w, r, err)
@@ -41,15 +39,9 @@ func writeAccountJSON(w http.ResponseWriter, status int, v any) {
 // accountJSONError answers err as the API does: {message, code, issues}; anything but a domain
 // error is logged and answered as a plain internal error.
 func (h *Handler) accountJSONError(w http.ResponseWriter, r *http.Request, err error) {
-	var de *envelope.Error
-	if !errors.As(err, &de) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			de = envelope.Errorf(envelope.CodePayloadTooLarge, "Request body larger than %d bytes", tooLarge.Limit)
-		} else {
-			h.Log.ErrorContext(r.Context(), "account request failed", "path", r.URL.Path, "err", err)
-			de = envelope.Errorf(envelope.CodeInternal, "Internal server error")
-		}
+	de, internal := envelope.Shown(err)
+	if internal {
+		h.Log.ErrorContext(r.Context(), "account request failed", "path", r.URL.Path, "err", err)
 	}
 	retryAfter(w, de)
 	writeAccountJSON(w, de.Code.HTTPStatus(), map[string]any{"message": de.Message, "code": de.Code, "issues": de.Issues})

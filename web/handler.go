@@ -181,7 +181,7 @@ func (h *Handler) failure(w http.ResponseWriter, r *http.Request, t Text, err er
 func retryAfter(w http.ResponseWriter, err error) {
 	var de *envelope.Error
 	if errors.As(err, &de) && de.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(waitSeconds(de.RetryAfter)))
+		w.Header().Set("Retry-After", strconv.Itoa(de.RetryAfterSeconds()))
 	}
 }
 
@@ -202,7 +202,7 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 		v := h.accessView(t, e, rec)
 		v.Message, v.CodeSent = de.Message, sent
 		if de.Code == envelope.CodeTooManyRequests && de.RetryAfter > 0 {
-			v.Message = fmt.Sprintf(t.CodeWait, waitSeconds(de.RetryAfter))
+			v.Message = fmt.Sprintf(t.CodeWait, de.RetryAfterSeconds())
 		}
 		retryAfter(w, err)
 		h.render(w, r, de.Code.HTTPStatus(), v)
@@ -210,9 +210,6 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 		h.failure(w, r, t, err, "/sign/"+rec.Token)
 	}
 }
-
-// waitSeconds is d in whole seconds, rounded up.
-func waitSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
 
 // pageImage serves one page of an item as a PNG, for a browser that may see the document, while
 // the link shows it (410 Gone once it ended more than LinkRead ago).
