@@ -4,7 +4,7 @@ package envelope
 // documentMeta's emailSettings. Mails to recipients go only to an envelope sent by email
 // (distributionMethod EMAIL); the owner's mails go whatever the distribution.
 
-// Mail is the kind of a mail (mail.Kind names the same kinds).
+// Mail is the kind of a mail: the mail package writes one text of each kind in every language.
 type Mail string
 
 // The kinds of mail the envelope's events send.
