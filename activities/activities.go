@@ -72,9 +72,9 @@ func (a *Activities) RejectRecipient(ctx context.Context, in envelope.RecipientR
 	return SnapshotOf(snap), domainError(err)
 }
 
-// FinishEnvelope ends the envelope.
+// FinishEnvelope ends the envelope as its ending event says.
 func (a *Activities) FinishEnvelope(ctx context.Context, in envelope.Ending) error {
-	return domainError(a.Store.FinishEnvelope(ctx, in.EnvelopeID, in.Status, in.AuditType, in.Data, in.Actor, in.Now))
+	return domainError(a.Store.FinishEnvelope(ctx, in.Event(), in.Actor))
 }
 
 // ExpireRecipients records the recipients whose time ran out and returns them.
