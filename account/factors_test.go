@@ -15,6 +15,7 @@ import (
 // registers a passkey nor sets up another app. Once it proves the app (a code on the account
 // page) it may, for five minutes, in that session only.
 func TestSecondFactorNeedsAFactorProof(t *testing.T) {
+	t.Parallel()
 	e, a, _, _ := passkeyEnv(t)
 	ctx := context.Background()
 	secret, recovery := e.enrol(t, a)
@@ -82,6 +83,7 @@ func TestSecondFactorNeedsAFactorProof(t *testing.T) {
 // A factor is removed only by a session that proved one: a passkey with a recent proof, the
 // authenticator app with a code of its own.
 func TestRemovingAFactorNeedsAFactorProof(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 	// The first factor needs only the signed-in session.
@@ -140,6 +142,7 @@ func TestRemovingAFactorNeedsAFactorProof(t *testing.T) {
 // A registration begun while the account had no factor is refused when it ends after one was
 // added meanwhile: the proof is asked again.
 func TestFactorAddedMeanwhile(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 	opts, err := e.svc.BeginPasskeyRegistration(ctx, a, sess)
@@ -162,6 +165,7 @@ func TestFactorAddedMeanwhile(t *testing.T) {
 // Every factor added or removed is mailed to the account's address: what, when, from where,
 // and to reset the password if it was not its holder.
 func TestFactorChangesAreMailed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	w, err := account.NewWebAuthn(publicURL)
 	if err != nil {

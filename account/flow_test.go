@@ -19,6 +19,7 @@ import (
 // (which verifies the address and signs the browser in), is seen signed in, signs out, and signs
 // in again.
 func TestSignUpVerifySignInSignOut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	email := newAddress(t)
@@ -165,6 +166,7 @@ func TestSignUpVerifySignInSignOut(t *testing.T) {
 
 // Signing in again in the same browser ends the session it held.
 func TestSignInAgainEndsSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	a := e.verified(t)
 	other := e.verified(t)
@@ -185,6 +187,7 @@ func TestSignInAgainEndsSession(t *testing.T) {
 
 // Over HTTPS the cookie is __Host- and Secure.
 func TestSecureCookie(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	e.svc.PublicURL = "https://firma.example.cl"
 	a := e.verified(t)
@@ -212,6 +215,7 @@ func TestSecureCookie(t *testing.T) {
 // A session ends after 12 hours without use; a use keeps it alive, and is written at most once a
 // minute.
 func TestSessionIdleExpiry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -245,6 +249,7 @@ func TestSessionIdleExpiry(t *testing.T) {
 // changes nothing; for an unverified one, the new password replaces the old and only the newest
 // link works.
 func TestSignUpExistingAddress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	email := newAddress(t)
@@ -301,6 +306,7 @@ func TestSignUpExistingAddress(t *testing.T) {
 
 // A sign-in with an address that has no account is answered like a wrong password.
 func TestSignInUnknownAddress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	w := httptest.NewRecorder()
 	_, _, err := e.svc.SignIn(context.Background(), w, httptest.NewRequest(http.MethodPost, "/", nil), newAddress(t), goodPassword, client)
@@ -317,6 +323,7 @@ func TestSignInUnknownAddress(t *testing.T) {
 // A reset link sets a new password, verifies the address, lifts the lock and ends every session;
 // it works once, for an hour.
 func TestResetPassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -392,6 +399,7 @@ func TestResetPassword(t *testing.T) {
 
 // A verification link works for 24 hours.
 func TestVerifyLinkExpires(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	email := newAddress(t)
@@ -419,6 +427,7 @@ func TestVerifyLinkExpires(t *testing.T) {
 // At most MailsPerHour sign-up mails and, counted apart, MailsPerHour reset mails go to one
 // address in an hour; more requests are answered the same and mail nothing.
 func TestMailsPerHour(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -465,6 +474,7 @@ func mailKinds(ms []sinkMessage) (resets, exists int) {
 // Anybody may sign up for any address: a stranger's sign-ups for a verified address, as many as
 // the hour allows, never keep its owner, who forgot the password, from a reset.
 func TestStrangersSignUpsLeaveTheReset(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	owner := e.verified(t)
@@ -492,6 +502,7 @@ func TestStrangersSignUpsLeaveTheReset(t *testing.T) {
 // and it takes the address back: verified, with the owner's password, and the stranger's links
 // dead.
 func TestResetTakesBackAnUnverifiedAddress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	victim := newAddress(t)
@@ -540,6 +551,7 @@ func TestResetTakesBackAnUnverifiedAddress(t *testing.T) {
 // alone verifies nothing, the owner's own password does not fit it, and the owner's sign-up
 // again takes the address back.
 func TestVerificationNeedsThePassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	victim := newAddress(t)
@@ -584,6 +596,7 @@ func TestVerificationNeedsThePassword(t *testing.T) {
 // Wrong passwords at a verification link count like wrong sign-ins: ten lock the account, and
 // the link keeps working once the lock has passed.
 func TestVerificationLock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	email := newAddress(t)

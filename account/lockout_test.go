@@ -15,6 +15,7 @@ import (
 // Ten wrong passwords in a row lock the account for 15 minutes: meanwhile even the right
 // password is refused with the wait, and afterwards it works again.
 func TestLockout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -75,6 +76,7 @@ func TestLockout(t *testing.T) {
 // right password clears only the wrong passwords, ten wrong codes lock codes (and passkeys) but
 // not the password, and ten wrong passwords lock passwords but not codes.
 func TestLockoutCountsApart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -165,6 +167,7 @@ func TestLockoutCountsApart(t *testing.T) {
 // second factor (TWO_FACTOR_AUTH at the moment of signing, a factor confirmation on the account
 // page).
 func TestStrangersPasswordsLeaveTheFactor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -198,6 +201,7 @@ func TestStrangersPasswordsLeaveTheFactor(t *testing.T) {
 // Whoever knows the password cannot guess authenticator codes without end by typing the right
 // password after every nine wrong ones: the tenth wrong code locks the account all the same.
 func TestRightPasswordKeepsTheCodeCount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -242,6 +246,7 @@ func TestRightPasswordKeepsTheCodeCount(t *testing.T) {
 // Wrong passwords sent all at once test no more than the lock allows: each is counted before it
 // is tested.
 func TestLockoutConcurrent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -277,6 +282,7 @@ func TestLockoutConcurrent(t *testing.T) {
 // one: whoever holds the mailbox and the password gets no more guesses at a code before the lock
 // has passed.
 func TestResetKeepsTheFactorLock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, true)
 	ctx := context.Background()
 	a := e.verified(t)

@@ -62,6 +62,7 @@ func (e *env) envelopeFor(t *testing.T, m envelope.Member, title, email string, 
 }
 
 func TestOverviewEnvelopes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)

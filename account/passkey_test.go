@@ -12,6 +12,7 @@ import (
 )
 
 func TestNewWebAuthn(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		publicURL, rpID, origin string
 	}{
@@ -94,6 +95,7 @@ func confirmWithPasskey(t *testing.T, e *env, a account.Account, sess account.Se
 }
 
 func TestPasskeyRegistration(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 
@@ -206,6 +208,7 @@ func TestPasskeyRegistration(t *testing.T) {
 }
 
 func TestPasskeyAssertion(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 	p := register(t, e, a, sess, auth, "Laptop")
@@ -310,6 +313,7 @@ func TestPasskeyAssertion(t *testing.T) {
 // page (PASSKEY action auth) never confirms a factor on the account page, and one asked for the
 // account page never proves PASSKEY on a signing page. Each refusal counts as a failed assertion.
 func TestPasskeyChallengePurposes(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 	p := register(t, e, a, sess, auth, "Laptop")
@@ -347,6 +351,7 @@ func TestPasskeyChallengePurposes(t *testing.T) {
 // Ten wrong passwords lock passwords only: the holder's passkey still answers, in a session signed
 // in before. Ten failed assertions lock passkeys (and codes), not the password.
 func TestPasskeyLockApart(t *testing.T) {
+	t.Parallel()
 	e, a, sess, auth := passkeyEnv(t)
 	ctx := context.Background()
 	p := register(t, e, a, sess, auth, "Laptop")

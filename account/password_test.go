@@ -12,6 +12,7 @@ import (
 var phcFormat = regexp.MustCompile(`^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$`)
 
 func TestHashPasswordParams(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, err := HashPassword(ctx, "kq7-vrt-zw-ok")
 	if err != nil {
@@ -42,6 +43,7 @@ func TestHashPasswordParams(t *testing.T) {
 }
 
 func TestVerifyPasswordRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h, err := HashPassword(ctx, "mañana-temprano")
 	if err != nil {
@@ -64,6 +66,7 @@ func TestVerifyPasswordRoundTrip(t *testing.T) {
 // A stored hash carries its parameters: one made with others than today's still verifies, and
 // is marked for rehashing.
 func TestVerifyReadsStoredParams(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	weak := Argon2Params{Memory: 8 * 1024, Time: 1, Threads: 2, SaltLen: 16, KeyLen: 32}
 	h, err := hashPassword(ctx, "older-password-1", weak)
@@ -89,6 +92,7 @@ func TestVerifyReadsStoredParams(t *testing.T) {
 }
 
 func TestVerifyMalformedHash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	good, err := HashPassword(ctx, "kq7-vrt-zw-ok")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheckPassword(t *testing.T) {
+	t.Parallel()
 	const email = "Tomas.Perez@Ejemplo.cl"
 	for _, c := range []struct {
 		name, password string
@@ -53,6 +54,7 @@ func TestCheckPassword(t *testing.T) {
 // The decomposed form of a password is the composed one: the same characters typed on another
 // keyboard count and match the same.
 func TestPasswordNormalised(t *testing.T) {
+	t.Parallel()
 	composed, decomposed := "mañana-temprano", "man\u0303ana-temprano"
 	if utf8.RuneCountInString(normalisePassword(decomposed)) != utf8.RuneCountInString(composed) {
 		t.Fatalf("decomposed %q counts %d characters", decomposed, utf8.RuneCountInString(normalisePassword(decomposed)))
@@ -63,6 +65,7 @@ func TestPasswordNormalised(t *testing.T) {
 }
 
 func TestCommonPasswordList(t *testing.T) {
+	t.Parallel()
 	lines := strings.Split(strings.TrimSuffix(commonPasswordsFile, "\n"), "\n")
 	if len(lines) != 1000 {
 		t.Fatalf("common-passwords.txt has %d lines, want 1000", len(lines))
@@ -89,6 +92,7 @@ func TestCommonPasswordList(t *testing.T) {
 }
 
 func TestCleanNext(t *testing.T) {
+	t.Parallel()
 	for next, want := range map[string]string{
 		"/sign/abc":                 "/sign/abc",
 		"/sign/abc?lang=es":         "/sign/abc?lang=es",

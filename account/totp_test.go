@@ -51,6 +51,7 @@ func (e *env) enrolIn(t *testing.T, a account.Account, sess account.Session) (st
 }
 
 func TestTOTPEnrolment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -161,6 +162,7 @@ func wrongCode(c string) string {
 // step is taken once: the same code again, or a code of an earlier step than the last taken, is
 // refused.
 func TestTOTPWindowAndReplay(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)
@@ -239,6 +241,7 @@ func TestTOTPWindowAndReplay(t *testing.T) {
 
 // A recovery code works once, typed in any case, with or without its dash.
 func TestRecoveryCodes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, false)
 	ctx := context.Background()
 	a := e.verified(t)

@@ -126,7 +126,7 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		cur, ref, err := tx.AttachmentByID(r.Context(), scope(r), *in.ID)
+		cur, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		_, ref, err := tx.AttachmentByID(r.Context(), scope(r), *in.ID)
+		_, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
 		if err != nil {
 			return err
 		}

@@ -24,6 +24,7 @@ import (
 )
 
 func TestRequire(t *testing.T) {
+	t.Parallel()
 	rec := envelope.Recipient{ID: 7}
 	cases := []struct {
 		name      string
@@ -67,6 +68,7 @@ func TestRequire(t *testing.T) {
 }
 
 func TestCheckActionFEA(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	cases := []struct {
 		name string
@@ -191,6 +193,7 @@ func (b *browser) begin(t *testing.T, s *ceremony.Service, rec envelope.Recipien
 }
 
 func TestAccessCode(t *testing.T) {
+	t.Parallel()
 	smtpURL, httpURL := sink(t)
 	store, e, rec := pending(t, []envelope.AccessAuth{envelope.AccessAuthTwoFactorAuth})
 	sender, err := mail.NewSender(smtpURL, "Sobre <no-reply@sobre.test>")

@@ -114,7 +114,7 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 		s.Log.WarnContext(ctx, "Clave Única login refused", "recipient", login.RecipientID, "err", err)
 		return v, loginError(err)
 	}
-	rec, err := s.Store.RecipientByID(ctx, login.RecipientID)
+	rec, err := s.Store.RecipientForSigning(ctx, login.RecipientID)
 	if err != nil {
 		return v, err
 	}

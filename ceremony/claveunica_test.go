@@ -68,6 +68,7 @@ func (b *browser) callback(cb *url.URL) *http.Request {
 // A RUT_FIRMADO signer verified through Clave Única, and every way the login must be refused,
 // each leaving the recipient unverified and its RUT_FIRMADO field empty.
 func TestClaveUnicaLogin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado)
 	actor := func(r envelope.Recipient) envelope.Actor {
@@ -172,6 +173,7 @@ func TestClaveUnicaLogin(t *testing.T) {
 // after A. A completes: the RUT_FIRMADO field, the identity and the audit entries say A's RUN,
 // whatever B did. B, which proved another RUN, can no longer complete.
 func TestTheCompleterIsWhoSigns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// An EMAIL field is preset at send: the sender's value, which no session filled, must not block.
 	store, e, rec := pending(t, nil, envelope.FieldRUTFirmado, envelope.FieldEmail)
@@ -267,6 +269,7 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 // login whose session cookie comes before five others is not found (and stays unspent); among
 // the last five, it is.
 func TestClaveUnicaCallbackLooksAtFiveCookies(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store, _, rec := pending(t, nil, envelope.FieldRUTFirmado)
 	actor := func(r envelope.Recipient) envelope.Actor {

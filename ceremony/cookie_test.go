@@ -19,6 +19,7 @@ import (
 // on plain HTTP (development) it keeps its plain name and is not Secure. A Clave Única login
 // completes with either.
 func TestCeremonyCookie(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store, _, rec := pending(t, nil, envelope.FieldRUTFirmado)
 	actor := func(r envelope.Recipient) envelope.Actor {

@@ -15,6 +15,7 @@ import (
 // fills nothing on the session, the audit log names the RUN that tried, and the owner is mailed
 // once per RUN refused. The expected person's login is then taken as any other.
 func TestExpectedRUN(t *testing.T) {
+	t.Parallel()
 	s, _, _, e, rec, owner := distributed(t)
 	_, httpURL := sink(t)
 	s.ClaveUnica = localClaveUnica(t, claveunicadev.Options{})
@@ -29,7 +30,7 @@ func TestExpectedRUN(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.Store.RecipientByID(ctx, rec.ID)
+	rec, err := s.Store.RecipientForSigning(ctx, rec.ID)
 	if err != nil || rec.ExpectedRUT == nil || *rec.ExpectedRUT != expected {
 		t.Fatalf("recipient %+v, %v", rec, err)
 	}

@@ -150,6 +150,7 @@ func distributed(t *testing.T) (*ceremony.Service, *workflows.Client, *clock, *e
 // and the owner gets one mail. Between wrong codes the wait grows, and a redistribute opens
 // the entry again.
 func TestAccessCodeLockout(t *testing.T) {
+	t.Parallel()
 	_, httpURL := sink(t)
 	s, flows, clk, e, rec, owner := distributed(t)
 	ctx := context.Background()
@@ -278,7 +279,7 @@ func TestAccessCodeLockout(t *testing.T) {
 	if err := s.VerifyCode(ctx, a.request(), rec, right, actor); err == nil {
 		t.Fatal("browser A's code, from the replaced link's session, still works")
 	}
-	fresh, err := s.Store.RecipientByID(ctx, rec.ID)
+	fresh, err := s.Store.RecipientForSigning(ctx, rec.ID)
 	if err != nil || fresh.Token == rec.Token {
 		t.Fatalf("after a redistribute: token %q (was %q), %v", fresh.Token, rec.Token, err)
 	}

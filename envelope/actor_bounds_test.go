@@ -6,6 +6,7 @@ import (
 )
 
 func TestActorBounded(t *testing.T) {
+	t.Parallel()
 	name, email, ua, ip := strings.Repeat("ñ", 1000), strings.Repeat("a", 300)+"@x.cl", strings.Repeat("Mozilla ", 1<<17), strings.Repeat("1.2.3.4, ", 100)
 	a := Actor{Name: &name, Email: &email, UserAgent: &ua, IPAddress: &ip}
 	var before Problems

@@ -1,3 +1,5 @@
+// Audit entries: appending them under the envelope's lock, and reading them.
+
 package persistence
 
 import (
@@ -118,4 +120,13 @@ func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page
 		return nil, 0, fmt.Errorf("read audit entries of %s: %w", envelopeID, err)
 	}
 	return list, count, nil
+}
+
+// AuditTypes returns the types of an envelope's audit entries, oldest first.
+func (s *Store) AuditTypes(ctx context.Context, envelopeID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT type FROM audit_logs WHERE envelope_id = $1 ORDER BY seq`, envelopeID)
+	if err != nil {
+		return nil, fmt.Errorf("audit types of %s: %w", envelopeID, err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

@@ -16,6 +16,7 @@ import (
 )
 
 func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
@@ -86,6 +87,7 @@ func TestAuditChainHoldsAndShowsTampering(t *testing.T) {
 // legacy prefix: the log still verifies. An entry at or above the cut-over stripped of its hash
 // is a break, and a strict verifier (the default cut-over, 0) refuses the legacy prefix.
 func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
@@ -156,6 +158,7 @@ func TestAuditChainAcceptsALegacyPrefix(t *testing.T) {
 // the pool has connections would then wait for each other forever (the worker's seals did,
 // after a restart, with four).
 func TestSealReadsNeedOneConnection(t *testing.T) {
+	t.Parallel()
 	raw := pgtest.NewURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -184,6 +187,7 @@ func TestSealReadsNeedOneConnection(t *testing.T) {
 // is only known as replaced, and the sessions opened through it (and what they proved) end. A
 // name change replaces nothing.
 func TestReplacingALinkEndsItsSessions(t *testing.T) {
+	t.Parallel()
 	store := pgtest.New(t)
 	ctx := context.Background()
 	id := draftWithOneSigner(t, store, "links")

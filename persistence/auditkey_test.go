@@ -178,6 +178,7 @@ func (f *chainFixture) rewrite(typ, title string) {
 // A database writer rewrites the chain consistently, hashes and all: the hash chain alone holds
 // again, but the HMACs, which need the key, do not, and verify names the entry.
 func TestAuditHMACCatchesAConsistentRewrite(t *testing.T) {
+	t.Parallel()
 	f := newChainFixture(t)
 	keys := auditKeys(t, keyring.NewKeyLine("a1"))
 	keyed, keyless := f.store(keys), f.store(nil)
@@ -213,6 +214,7 @@ func TestAuditHMACCatchesAConsistentRewrite(t *testing.T) {
 // Only the tail stripped of its HMAC, or an HMAC by a key the verifier lacks, is a break; a
 // rotated key file (a new first key, the old one kept) verifies old entries and signs new ones.
 func TestAuditHMACStrippedTailAndRotation(t *testing.T) {
+	t.Parallel()
 	f := newChainFixture(t)
 	old := keyring.NewKeyLine("old")
 	keyed := f.store(auditKeys(t, old))
@@ -243,6 +245,7 @@ func TestAuditHMACStrippedTailAndRotation(t *testing.T) {
 // it, so rewriting them is caught at that entry. A strict verifier (the default cut-over, 0)
 // refuses the unkeyed chain.
 func TestAuditHMACUnkeyedChains(t *testing.T) {
+	t.Parallel()
 	f := newChainFixture(t)
 	keys := auditKeys(t, keyring.NewKeyLine("a1"))
 	f.create(f.store(nil))
@@ -274,6 +277,7 @@ func TestAuditHMACUnkeyedChains(t *testing.T) {
 // and 00004 into the future, so that a verifier taking its cut-over from there would call every
 // entry unkeyed, or older than the hash chain. The cut-over is configuration: the log breaks.
 func TestAuditCutOverIsNotInTheDatabase(t *testing.T) {
+	t.Parallel()
 	f := newChainFixture(t)
 	keys := auditKeys(t, keyring.NewKeyLine("a1"))
 	keyed := f.store(keys)
@@ -302,6 +306,7 @@ func TestAuditCutOverIsNotInTheDatabase(t *testing.T) {
 }
 
 func TestParseAuditKeysRefuses(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{
 		"empty":     "# nothing\n",
 		"short key": "k1 c2hvcnQ=",

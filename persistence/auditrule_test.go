@@ -7,6 +7,7 @@ import (
 
 // The rule of what an audit entry must carry, around a cut-over at seq 100.
 func TestAuditEntryRule(t *testing.T) {
+	t.Parallel()
 	const from = 100
 	for _, c := range []struct {
 		name   string

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -73,7 +72,10 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Tx is a Store bound to one open transaction. Its methods are those of Store.
+// Tx is a Store bound to one open transaction. A method that Store and Tx both have does the same
+// thing with the same arguments: Store's runs on its own (in a transaction of its own when it
+// writes more than one row), Tx's within the transaction. A Tx method named Lock… reads what it
+// names as the scope sees it and locks its envelope's row until the transaction ends.
 type Tx struct {
 	q     querier
 	audit *AuditKeys
@@ -81,9 +83,9 @@ type Tx struct {
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A
-// unique constraint the change broke is answered as the domain's ALREADY_EXISTS (alreadyExists).
+// constraint the change broke is answered as the domain's error (domainError).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return alreadyExists(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+	return domainError(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
 		return fn(&Tx{q: ptx, audit: s.audit, ring: s.ring})
 	}))
 }
@@ -94,42 +96,6 @@ func notFound(err error, what string) error {
 		return envelope.NotFound(what)
 	}
 	return fmt.Errorf("load %s: %w", what, err)
-}
-
-// isUniqueViolation reports whether err is a violation of the named unique constraint (or of
-// any unique constraint when name is empty).
-func isUniqueViolation(err error, name string) bool {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
-		return false
-	}
-	return name == "" || pgErr.ConstraintName == name
-}
-
-// uniqueMeanings say, by constraint, what a change that breaks it would have made twice.
-var uniqueMeanings = map[string]string{
-	"envelope_items_envelope_id_item_order_key": "Two documents of this envelope would have the same order",
-	"teams_url_key":                      "A team with this name already exists",
-	"users_email_key":                    "A user with this email already exists",
-	"team_members_pkey":                  "This user is already a member of this team",
-	"account_passkeys_credential_id_key": "This passkey is registered already",
-}
-
-// alreadyExists turns a unique violation in err into an *envelope.Error ALREADY_EXISTS (400, as
-// Documenso answers it) that says what exists; any other err is returned as it is. Where input can reach a uniqueness the code checks it first
-// (ids are random, upserts say ON CONFLICT): this is the answer when two requests race past such
-// a check, instead of an internal error.
-func alreadyExists(err error) error {
-	if !isUniqueViolation(err, "") {
-		return err
-	}
-	var pgErr *pgconn.PgError
-	errors.As(err, &pgErr)
-	msg, ok := uniqueMeanings[pgErr.ConstraintName]
-	if !ok {
-		msg = fmt.Sprintf("This %s already exists", strings.TrimSuffix(strings.ReplaceAll(pgErr.TableName, "_", " "), "s"))
-	}
-	return &envelope.Error{Code: envelope.CodeAlreadyExists, Message: msg}
 }
 
 // TableExists reports whether the public schema has a table named name.

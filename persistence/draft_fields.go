@@ -13,14 +13,14 @@ import (
 // records FIELD_DELETED.
 func (s *Store) RemoveField(ctx context.Context, ed Editor, id int64) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		f, ref, err := tx.FieldByID(ctx, ed.scope(), id)
+		f, ref, err := tx.LockField(ctx, ed.scope(), id)
 		if err != nil {
 			return err
 		}
 		if err := ed.mayChange(ref); err != nil {
 			return err
 		}
-		rec, _, err := tx.RecipientByID(ctx, ed.scope(), f.RecipientID)
+		rec, _, err := tx.LockRecipient(ctx, ed.scope(), f.RecipientID)
 		if err != nil {
 			return err
 		}

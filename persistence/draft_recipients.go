@@ -215,7 +215,7 @@ func (s *Store) RemoveRecipient(ctx context.Context, ed Editor, checks EditCheck
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var rec envelope.Recipient
 		var err error
-		rec, ref, err = tx.RecipientByID(ctx, ed.scope(), id)
+		rec, ref, err = tx.LockRecipient(ctx, ed.scope(), id)
 		if err != nil {
 			return err
 		}

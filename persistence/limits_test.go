@@ -45,6 +45,7 @@ func auditCount(t *testing.T, conn *pgx.Conn, envelopeID, typ string) int {
 // loaded; another session, or a caller without one, has its own; after ten minutes the session
 // is recorded again. DOCUMENT_OPENED stays once.
 func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
+	t.Parallel()
 	store, conn := storeAndConn(t)
 	ctx := context.Background()
 	id := draftWithOneSigner(t, store, "views")
@@ -97,6 +98,7 @@ func TestDocumentViewedOncePerSessionInTenMinutes(t *testing.T) {
 // ten minutes, whatever the session; another browser, or the same one from another address,
 // records its own.
 func TestDocumentViewedOncePerClientInTenMinutes(t *testing.T) {
+	t.Parallel()
 	store, conn := storeAndConn(t)
 	ctx := context.Background()
 	id := draftWithOneSigner(t, store, "views per client")
@@ -136,6 +138,7 @@ func TestDocumentViewedOncePerClientInTenMinutes(t *testing.T) {
 // A User-Agent or address is kept to 512 bytes of valid UTF-8, in the audit entry whatever
 // built the actor.
 func TestClientTextCapped(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 		want     int

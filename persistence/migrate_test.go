@@ -11,6 +11,7 @@ import (
 )
 
 func TestMigrateUpFromEmptyAndAgain(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewEmpty(t)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -44,6 +45,7 @@ func TestMigrateUpFromEmptyAndAgain(t *testing.T) {
 }
 
 func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewEmpty(t)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

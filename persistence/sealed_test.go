@@ -17,6 +17,7 @@ import (
 
 // A retried seal replaces what an earlier attempt stored: one row per item, the newest data.
 func TestSaveSealedKeepsOneRowPerItem(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))

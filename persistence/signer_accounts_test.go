@@ -40,6 +40,7 @@ func signerStore(t *testing.T) (*persistence.Store, *pgx.Conn) {
 // The purge deletes account links expired over a day ago, WebAuthn challenges past their expiry,
 // and account sessions ended, or unused past their idle expiry, over a day ago; it keeps the rest.
 func TestPurgeSignerAccountRecords(t *testing.T) {
+	t.Parallel()
 	store, conn := signerStore(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -89,6 +90,7 @@ func ptr[T any](v T) *T { return &v }
 // An authenticator secret is sealed bound to its account: copied to another account's row it does
 // not open there.
 func TestTOTPSecretBoundToAccount(t *testing.T) {
+	t.Parallel()
 	store, conn := signerStore(t)
 	ctx := context.Background()
 	a, _, err := store.UpsertSignerAccount(ctx, "uno@sobre.test", "h", "en", time.Now())
@@ -116,6 +118,7 @@ func TestTOTPSecretBoundToAccount(t *testing.T) {
 
 // The email is unique without regard to case; a sign-up of a verified address changes nothing.
 func TestUpsertSignerAccount(t *testing.T) {
+	t.Parallel()
 	store, _ := signerStore(t)
 	ctx := context.Background()
 	now := time.Now()
@@ -150,6 +153,7 @@ func TestUpsertSignerAccount(t *testing.T) {
 // Wrong passwords and wrong codes are two counts with two locks: clearing one count leaves the
 // other, and a count reaching the limit locks its own kind of proof only.
 func TestAccountFailuresCountedApart(t *testing.T) {
+	t.Parallel()
 	store, _ := signerStore(t)
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond)
@@ -225,6 +229,7 @@ func TestAccountFailuresCountedApart(t *testing.T) {
 // passwords and their count, leaves the lock on codes and its count, and ends the account's other
 // links, a verification link among them.
 func TestResetLiftsThePasswordLockOnly(t *testing.T) {
+	t.Parallel()
 	store, _ := signerStore(t)
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond)
@@ -272,6 +277,7 @@ func TestResetLiftsThePasswordLockOnly(t *testing.T) {
 // A session's proof of a second factor is kept on it; the account has a factor once it has an
 // enabled app or a passkey.
 func TestSessionFactorProof(t *testing.T) {
+	t.Parallel()
 	store, conn := signerStore(t)
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond)
@@ -324,6 +330,7 @@ func TestSessionFactorProof(t *testing.T) {
 // assertion ('assert') never serves the account page's factor confirmation ('factor'), nor the
 // other way round.
 func TestWebAuthnChallengePurposes(t *testing.T) {
+	t.Parallel()
 	store, _ := signerStore(t)
 	ctx := context.Background()
 	now := time.Now()

@@ -51,6 +51,7 @@ func tablesHolding(t *testing.T, url, s string) []string {
 }
 
 func TestTokensAreKeptAsHashAndSealed(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
@@ -129,6 +130,7 @@ func TestTokensAreKeptAsHashAndSealed(t *testing.T) {
 // TestSealedTokenIsBoundToItsRecipient: a sealed token copied onto another recipient's row does
 // not open there.
 func TestSealedTokenIsBoundToItsRecipient(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
@@ -165,6 +167,7 @@ func exec(t *testing.T, url, sql string, args ...any) {
 // each step, and at the end the database holds no token in the clear while the owner's reads
 // still give each one.
 func TestMigrationThenSealingLeavesNoPlainToken(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewEmpty(t)
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -249,6 +252,7 @@ func TestMigrationThenSealingLeavesNoPlainToken(t *testing.T) {
 // TestKeyRotationOpensOldTokens: a ring whose new first key seals still opens tokens sealed with
 // the key before it.
 func TestKeyRotationOpensOldTokens(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	ctx := context.Background()
 	oldLine := keyring.NewKeyLine("k1")

@@ -369,7 +369,7 @@ func (h *Handler) claveUnicaReturn(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r)
 		return
 	}
-	rec, err := h.Store.RecipientByID(r.Context(), id)
+	rec, err := h.Store.RecipientForSigning(r.Context(), id)
 	if err != nil {
 		h.notFound(w, r)
 		return

@@ -136,7 +136,7 @@ func TestTenThousandRecipientEdits(t *testing.T) {
 // finalEdit changes a signer's email (the last edit), checks that the current run took it in,
 // and has both signers complete the envelope.
 func (s *stack) finalEdit(t *testing.T, env *testsuite.TestWorkflowEnvironment, id string, rs []envelope.Recipient) {
-	cur, err := s.store.RecipientByID(context.Background(), rs[1].ID)
+	cur, err := s.store.RecipientForSigning(context.Background(), rs[1].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func (s *stack) finalEdit(t *testing.T, env *testsuite.TestWorkflowEnvironment, 
 			t.Errorf("after the last edit the workflow sees %+v", st.Recipients)
 		}
 		for _, r := range rs {
-			cur, err := s.store.RecipientByID(context.Background(), r.ID)
+			cur, err := s.store.RecipientForSigning(context.Background(), r.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -252,7 +252,7 @@ func TestTheCompleteUpdateChecksTheSessionsProofs(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	signer, err := s.store.RecipientByID(ctx, rs[0].ID)
+	signer, err := s.store.RecipientForSigning(ctx, rs[0].ID)
 	if err != nil || signer.LinkVersion != 1 {
 		t.Fatalf("after the auth change: link version %d, %v", signer.LinkVersion, err)
 	}

@@ -23,6 +23,7 @@ func count(t *testing.T, store *persistence.Store, table string) int {
 // envelope, its items, document data, first recipient, fields and audit entries were written)
 // leaves nothing behind.
 func TestFailedCreateLeavesNothing(t *testing.T) {
+	t.Parallel()
 	store := pgtest.New(t)
 	ctx := context.Background()
 	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
@@ -89,6 +90,7 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 
 // Identical uploads are stored once.
 func TestDocumentDataIsContentAddressed(t *testing.T) {
+	t.Parallel()
 	store := pgtest.New(t)
 	ctx := context.Background()
 	var a, b string

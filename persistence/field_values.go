@@ -1,0 +1,151 @@
+// Field values: what recipients fill in, and what is filled for them.
+
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// FieldValue is a value a recipient puts in a field: CustomText for the field's text, and for
+// signatures either Typed or PNG.
+type FieldValue struct {
+	CustomText string
+	Typed      *string
+	PNG        []byte
+}
+
+// InsertFieldValue sets (or, with v nil, clears) the value of field fieldID of recipient r, while
+// the envelope is PENDING and the recipient has not acted, as filled by ceremony session
+// sessionID (its public id; "" for a caller without one). auditType is
+// DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
+func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
+	var f envelope.Field
+	err := s.InTx(ctx, func(tx *Tx) error {
+		snap, err := tx.lockSnapshot(ctx, r.EnvelopeID)
+		if err != nil {
+			return err
+		}
+		if err := tx.sameLink(ctx, r); err != nil {
+			return err
+		}
+		if err := envelope.RequirePending(snap.Status); err != nil {
+			return err
+		}
+		cur := snap.Recipient(r.ID)
+		if cur == nil {
+			return envelope.NotFound("Recipient")
+		}
+		if cur.SigningStatus != envelope.SigningStatusNotSigned {
+			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
+		}
+		if cur.ExpiresAt != nil && !time.Now().Before(*cur.ExpiresAt) {
+			return envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired")
+		}
+		f, err = scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1 AND f.recipient_id = $2`, fieldID, r.ID))
+		if err != nil {
+			return notFound(err, "Field")
+		}
+		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
+		}
+		if _, err := tx.q.Exec(ctx, `DELETE FROM signatures WHERE field_id = $1`, f.ID); err != nil {
+			return fmt.Errorf("clear signature of field %d: %w", f.ID, err)
+		}
+		if v == nil {
+			f.CustomText, f.Inserted = "", false
+		} else {
+			f.CustomText, f.Inserted = v.CustomText, true
+			if v.Typed != nil || v.PNG != nil {
+				if _, err := tx.q.Exec(ctx, `INSERT INTO signatures (field_id, recipient_id, typed, image_png) VALUES ($1, $2, $3, $4)`,
+					f.ID, r.ID, v.Typed, v.PNG); err != nil {
+					return fmt.Errorf("store signature of field %d: %w", f.ID, err)
+				}
+			}
+		}
+		// Who touched the value last, filled or cleared: a session, or the link alone.
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = COALESCE(NULLIF($4, ''), '`+FilledByLink+`'), updated_at = now() WHERE id = $1`,
+			f.ID, f.CustomText, f.Inserted, sessionID); err != nil {
+			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
+		}
+		if v == nil {
+			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
+		}
+		shown := f.CustomText
+		if v.Typed != nil || v.PNG != nil {
+			shown = "" // a signature's value is not logged
+		}
+		return tx.Record(ctx, envelope.FieldInsertedEvent(*cur, f, shown, time.Now()), a)
+	})
+	return f, err
+}
+
+// autoInsert fills, as the envelope is sent, the fields whose value is already known: preset
+// TEXT, NUMBER and RUT values, ticked RADIO and CHECKBOX options, a DROPDOWN's default, and
+// EMAIL fields with the recipient's address (Documenso's auto-insert). It logs
+// DOCUMENT_FIELDS_AUTO_INSERTED.
+func (tx *Tx) autoInsert(ctx context.Context, snap Snapshot) error {
+	rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = $1 AND NOT f.inserted ORDER BY f.id`, snap.EnvelopeID)
+	if err != nil {
+		return fmt.Errorf("load fields of %s: %w", snap.EnvelopeID, err)
+	}
+	fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
+	if err != nil {
+		return fmt.Errorf("read fields of %s: %w", snap.EnvelopeID, err)
+	}
+	var done []envelope.Field
+	for _, f := range fields {
+		r := snap.Recipient(f.RecipientID)
+		if r == nil {
+			continue
+		}
+		value, ok := envelope.PresetValue(f, *r)
+		if !ok {
+			continue
+		}
+		// A preset value is the sender's.
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = true, filled_by_session = '`+FilledBySender+`', updated_at = now() WHERE id = $1`,
+			f.ID, value); err != nil {
+			return fmt.Errorf("auto-insert field %d: %w", f.ID, err)
+		}
+		done = append(done, f)
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	return tx.AppendAudit(ctx, snap.EnvelopeID, envelope.FieldsAutoInsertedAudit(done), envelope.SystemActor())
+}
+
+// FieldSignature is the signature stored for a field: typed text or a PNG image.
+type FieldSignature struct {
+	Typed *string
+	PNG   []byte
+}
+
+// RecipientSignatures returns the signatures recipientID put in its fields, by field id.
+func (s *Store) RecipientSignatures(ctx context.Context, recipientID int64) (map[int64]FieldSignature, error) {
+	return recipientSignatures(ctx, s.pool, recipientID)
+}
+
+func recipientSignatures(ctx context.Context, q querier, recipientID int64) (map[int64]FieldSignature, error) {
+	rows, err := q.Query(ctx, `SELECT field_id, typed, image_png FROM signatures WHERE recipient_id = $1`, recipientID)
+	if err != nil {
+		return nil, fmt.Errorf("read signatures of recipient %d: %w", recipientID, err)
+	}
+	defer rows.Close()
+	out := map[int64]FieldSignature{}
+	for rows.Next() {
+		var id int64
+		var sig FieldSignature
+		if err := rows.Scan(&id, &sig.Typed, &sig.PNG); err != nil {
+			return nil, fmt.Errorf("read signatures of recipient %d: %w", recipientID, err)
+		}
+		out[id] = sig
+	}
+	return out, rows.Err()
+}
