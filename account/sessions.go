@@ -103,7 +103,7 @@ func (s *Service) Current(ctx context.Context, r *http.Request) (Account, Sessio
 		return Account{}, Session{}, false
 	}
 	now := s.now()
-	sess, a, err := s.Store.LiveAccountSession(ctx, sha(secret), now.Add(-SessionIdleTTL))
+	sess, a, err := s.Store.LiveAccountSession(ctx, sha(secret), now)
 	if err != nil {
 		if !envelope.IsNotFound(err) {
 			s.log().WarnContext(ctx, "read an account session", "err", err)
@@ -125,7 +125,7 @@ func (s *Service) SessionLive(ctx context.Context, id string) (Account, bool, er
 	if id == "" {
 		return Account{}, false, nil
 	}
-	_, a, err := s.Store.LiveAccountSessionByID(ctx, id, s.now().Add(-SessionIdleTTL))
+	_, a, err := s.Store.LiveAccountSessionByID(ctx, id, s.now())
 	if envelope.IsNotFound(err) {
 		return Account{}, false, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 )
 
 // findAttachments answers GET /envelope/attachment?envelopeId=…[&token=…]. The envelope must be
@@ -84,16 +83,7 @@ func (s *Server) createAttachment(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		if _, err := s.mutableEnvelope(r, tx, *in.EnvelopeID); err != nil {
-			return err
-		}
-		var err error
-		if att, err = tx.AddAttachment(r.Context(), *in.EnvelopeID, att); err != nil {
-			return err
-		}
-		return tx.Touch(r.Context(), *in.EnvelopeID)
-	})
+	att, err := s.store.CreateAttachment(r.Context(), s.editor(r), *in.EnvelopeID, att)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -125,23 +115,7 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		cur, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if err := envelope.RequireEditable(ref.Status); err != nil {
-			return err
-		}
-		cur.Label, cur.Data = att.Label, att.Data
-		if err := tx.SaveAttachment(r.Context(), cur); err != nil {
-			return err
-		}
-		return tx.Touch(r.Context(), ref.ID)
-	})
+	err := s.store.UpdateAttachment(r.Context(), s.editor(r), *in.ID, att.Label, att.Data)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -162,22 +136,7 @@ func (s *Server) deleteAttachment(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Invalid("id", "is required"))
 		return
 	}
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		_, ref, err := tx.LockAttachment(r.Context(), scope(r), *in.ID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if err := envelope.RequireEditable(ref.Status); err != nil {
-			return err
-		}
-		if err := tx.DeleteAttachment(r.Context(), *in.ID); err != nil {
-			return err
-		}
-		return tx.Touch(r.Context(), ref.ID)
-	})
+	err := s.store.RemoveAttachment(r.Context(), s.editor(r), *in.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,14 +1,12 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -40,33 +38,6 @@ func (s *Server) distributeRecipientsView(e *envelope.Envelope) []distributeReci
 	return out
 }
 
-// checkSignable refuses to send an envelope one of whose recipients could never act on this
-// server (ceremony.CheckSignable: a method it cannot take, such as Clave Única when it is not
-// configured), naming the recipient.
-func (s *Server) checkSignable(e *envelope.Envelope) error {
-	var issues []envelope.Issue
-	var first *envelope.Error
-	for i, r := range e.Recipients {
-		if r.Role == envelope.RoleCC {
-			continue
-		}
-		err := s.ceremony.CheckSignable(envelope.RequiredProofs(r, e.AuthOptions, e.Fields))
-		var de *envelope.Error
-		if errors.As(err, &de) {
-			if first == nil {
-				first = de
-			}
-			issues = append(issues, envelope.Issue{Path: envelope.Join(envelope.Join("recipients", i), "authOptions"), Message: de.Message})
-		} else if err != nil {
-			return err
-		}
-	}
-	if first == nil {
-		return nil
-	}
-	return &envelope.Error{Code: first.Code, Message: first.Message, Issues: issues}
-}
-
 // distributeEnvelope answers POST /envelope/distribute: the meta is saved first, then the
 // envelope's workflow starts (or, for a PENDING envelope, sends to whoever was not sent yet).
 func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
@@ -84,39 +55,7 @@ func (s *Server) distributeEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var e *envelope.Envelope
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		ref, err := tx.LockEnvelope(r.Context(), scope(r), *in.EnvelopeID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, ref.Owned()); err != nil {
-			return err
-		}
-		if e, err = tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID); err != nil {
-			return err
-		}
-		changes := envelope.MetaAuditChanges(in.Meta.Apply(&p, "meta", &e.Meta))
-		if err := p.Err(); err != nil {
-			return err
-		}
-		if err := envelope.CheckDistributable(e); err != nil {
-			return err
-		}
-		if err := s.checkSignable(e); err != nil {
-			return err
-		}
-		if err := s.checkMailQuota(r.Context(), tx, e.TeamID, mailsOnDistribute(e)); err != nil {
-			return err
-		}
-		if err := tx.SaveEnvelope(r.Context(), e); err != nil {
-			return err
-		}
-		if len(changes) > 0 {
-			return tx.AppendAudit(r.Context(), e.ID, envelope.MetaUpdatedAudit(changes), s.actor(r))
-		}
-		return nil
-	})
+	e, err := s.store.PrepareDistribution(r.Context(), s.editor(r), s.editChecks(), *in.EnvelopeID, in.Meta)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -239,13 +178,12 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	for _, rec := range e.Recipients {
-		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, false)) // the caller may manage e
-			return
-		}
+	rec := e.Recipient(id)
+	if rec == nil {
+		s.writeError(w, r, envelope.NotFound("Recipient"))
+		return
 	}
-	s.writeError(w, r, envelope.NotFound("Recipient"))
+	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, false)) // the caller may manage e
 }
 
 // actingFor returns the team member named by email (the member at path in the request) for the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
 
@@ -14,13 +15,20 @@ func (s *Server) editor(r *http.Request) persistence.Editor {
 }
 
 // editChecks are this server's refusals of a change of an envelope: a recipient whose proofs
-// the ceremony cannot take (ceremony.CheckSignable) and recipients' mails past the team's quota.
+// the ceremony cannot take (ceremony.CheckSignable) and recipients' or a send's mails past the
+// team's quota.
 func (s *Server) editChecks() persistence.EditChecks {
-	return persistence.EditChecks{Signable: s.ceremony.CheckSignable, Quota: s.recipientsQuota}
+	return persistence.EditChecks{Signable: s.ceremony.CheckSignable, Quota: s.recipientsQuota, SendQuota: s.sendQuota}
 }
 
 // recipientsQuota refuses a change of recipients whose workflow's mails (mailsOnRecipientChange)
 // pass the team's mail quota.
 func (s *Server) recipientsQuota(ctx context.Context, tx *persistence.Tx, c persistence.RecipientsChange) error {
 	return s.checkMailQuota(ctx, tx, c.After.TeamID, mailsOnRecipientChange(c.Before, c.After, c.Replaced, c.Removed))
+}
+
+// sendQuota refuses sending e whose signing requests (mailsOnDistribute) pass the team's mail
+// quota.
+func (s *Server) sendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
+	return s.checkMailQuota(ctx, tx, e.TeamID, mailsOnDistribute(e))
 }

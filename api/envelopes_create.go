@@ -76,15 +76,7 @@ func (s *Server) createEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.Errorf(envelope.CodeForbidden, "Your team role %s may not create envelopes with visibility %s", caller.Role, ne.Envelope.Visibility))
 		return
 	}
-	var id string
-	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var err error
-		if id, err = tx.CreateEnvelope(r.Context(), owner, ne, s.actor(r)); err != nil || owner.UserID == caller.UserID {
-			return err
-		}
-		// The caller created it (DOCUMENT_CREATED names them); this entry names whom for.
-		return tx.AppendAudit(r.Context(), id, envelope.DelegatedOwnerCreatedAudit(owner), s.actor(r))
-	})
+	id, err := s.store.CreateDraft(r.Context(), s.editor(r), owner, ne)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -152,11 +144,11 @@ func (s *Server) validateCreate(p *envelope.Problems, in createPayload, files []
 				p.Add(fp, "a field needs a document to sit on: upload a file with the envelope")
 				item = -1
 			}
-			var pages []persistence.PageSize
+			pages := 0
 			if item >= 0 && item < len(docs) {
-				pages = docs[item].Pages
+				pages = len(docs[item].Pages)
 			}
-			f, ok := checkFieldInput(p, fp, fin, pages, true)
+			f, ok := envelope.CheckFieldInput(p, fp, fin.FieldInput, pages, true)
 			if ok && !nr.Role.FillsFields() {
 				p.Add(envelope.Join(fp, "type"), "a %s recipient fills no fields", nr.Role)
 			}
@@ -193,27 +185,6 @@ func checkFormValues(p *envelope.Problems, path string, values map[string]any) {
 			p.Add(kp, "must be a string, a number or a boolean")
 		}
 	}
-}
-
-// checkFieldInput validates the type, meta and (coordinates form) position of a field input.
-func checkFieldInput(p *envelope.Problems, path string, in fieldInput, pages []persistence.PageSize, positionRequired bool) (envelope.Field, bool) {
-	var f envelope.Field
-	ok := true
-	switch {
-	case in.Type == nil:
-		p.Add(envelope.Join(path, "type"), "is required: one of %v", envelope.FieldTypes())
-		ok = false
-	case !envelope.OneOf(envelope.FieldType(*in.Type), envelope.FieldTypes()):
-		p.Add(envelope.Join(path, "type"), "must be one of %v, got %q", envelope.FieldTypes(), *in.Type)
-		ok = false
-	default:
-		f.Type = envelope.FieldType(*in.Type)
-		f.FieldMeta = envelope.ValidateFieldMeta(p, envelope.Join(path, "fieldMeta"), f.Type, in.FieldMeta)
-	}
-	checkPosition(p, path, in, pages, positionRequired)
-	f.Page = deref(in.Page)
-	f.PositionX, f.PositionY, f.Width, f.Height = deref(in.PositionX), deref(in.PositionY), deref(in.Width), deref(in.Height)
-	return f, ok
 }
 
 // actor is the audit actor of the request's caller.

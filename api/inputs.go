@@ -58,20 +58,11 @@ func expectedRUT(p *envelope.Problems, path string, in nullableString) *string {
 	return &norm
 }
 
+// fieldInput is a field of a request: a field of a recipient of a create also names its file
+// (Identifier: its name or its index among the files).
 type fieldInput struct {
-	ID             *int64              `json:"id"`
-	RecipientID    *int64              `json:"recipientId"`
-	EnvelopeItemID *string             `json:"envelopeItemId"`
-	Type           *string             `json:"type"`
-	FieldMeta      *envelope.FieldMeta `json:"fieldMeta"`
-	Identifier     any                 `json:"identifier"`
-	Page           *int                `json:"page"`
-	PositionX      *float64            `json:"positionX"`
-	PositionY      *float64            `json:"positionY"`
-	Width          *float64            `json:"width"`
-	Height         *float64            `json:"height"`
-	Placeholder    *string             `json:"placeholder"`
-	MatchAll       *bool               `json:"matchAll"`
+	envelope.FieldInput
+	Identifier any `json:"identifier"`
 }
 
 type attachmentInput struct {
@@ -172,34 +163,6 @@ func checkAttachment(p *envelope.Problems, path string, in attachmentInput) enve
 		p.Add(envelope.Join(path, "type"), `must be "link", got %q`, *in.Type)
 	}
 	return a
-}
-
-// checkPosition validates a field's page and box against the item's pages. Members that are nil
-// are reported as required when required is set.
-func checkPosition(p *envelope.Problems, path string, in fieldInput, pages []persistence.PageSize, required bool) {
-	if in.Page == nil {
-		if required {
-			p.Add(envelope.Join(path, "page"), "is required: a page number starting at 1")
-		}
-	} else if *in.Page < 1 {
-		p.Add(envelope.Join(path, "page"), "must be at least 1, got %d", *in.Page)
-	} else if pages != nil && *in.Page > len(pages) {
-		p.Add(envelope.Join(path, "page"), "must be at most %d (the document's page count), got %d", len(pages), *in.Page)
-	}
-	for _, m := range []struct {
-		name string
-		v    *float64
-	}{{"positionX", in.PositionX}, {"positionY", in.PositionY}, {"width", in.Width}, {"height", in.Height}} {
-		name, v := m.name, m.v
-		switch {
-		case v == nil:
-			if required {
-				p.Add(envelope.Join(path, name), "is required: a percentage of the page, 0 to 100")
-			}
-		case *v < 0 || *v > envelope.MaxPosition:
-			p.Add(envelope.Join(path, name), "must be between 0 and 100 (percent of the page), got %g", *v)
-		}
-	}
 }
 
 func toType[T ~string](in []string) []T {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -20,18 +19,7 @@ func (s *Server) duplicateEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	withRecipients := in.IncludeRecipients == nil || *in.IncludeRecipients
 	withFields := withRecipients && (in.IncludeFields == nil || *in.IncludeFields)
-	var id string
-	err := s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		src, err := tx.GetEnvelope(r.Context(), scope(r), *in.EnvelopeID)
-		if err != nil {
-			return err
-		}
-		if err := mayManage(r, src.Owned()); err != nil {
-			return err
-		}
-		id, err = tx.DuplicateEnvelope(r.Context(), member(r), src, withRecipients, withFields, s.actor(r))
-		return err
-	})
+	id, err := s.store.CopyEnvelope(r.Context(), s.editor(r), *in.EnvelopeID, withRecipients, withFields)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -58,19 +46,7 @@ func (s *Server) deleteEnvelope(w http.ResponseWriter, r *http.Request) {
 		case ref.Status == envelope.StatusPending:
 			err = s.flows.Delete(r.Context(), ref.ID)
 		default:
-			err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-				cur, err := tx.LockEnvelope(r.Context(), scope(r), ref.ID)
-				if err != nil {
-					return err
-				}
-				switch cur.Status {
-				case envelope.StatusDraft:
-					return tx.HardDelete(r.Context(), cur.ID)
-				case envelope.StatusPending:
-					return envelope.Errorf(envelope.CodeInvalidRequest, "The envelope was just sent; try again")
-				}
-				return tx.SoftDelete(r.Context(), cur.ID, s.actor(r))
-			})
+			err = s.store.DeleteUnsent(r.Context(), s.editor(r), ref.ID)
 		}
 	}
 	if err != nil {
@@ -111,7 +87,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	var p envelope.Problems
 	for i, id := range in.Recipients {
-		if findRecipient(e, id) == nil {
+		if e.Recipient(id) == nil {
 			p.Add(envelope.Join("recipients", i), "recipient %d is not in envelope %s", id, e.ID)
 		}
 	}
@@ -129,7 +105,7 @@ func (s *Server) redistributeEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	recipients := []distributeRecipientView{}
 	for _, id := range ids {
-		recipients = append(recipients, s.newDistributeRecipientView(*findRecipient(e, id)))
+		recipients = append(recipients, s.newDistributeRecipientView(*e.Recipient(id)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": e.ID, "recipients": recipients})
 }

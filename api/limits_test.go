@@ -259,11 +259,11 @@ func TestItemAndRecipientLimits(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	files := map[string][]byte{}
-	for i := range maxItems + 1 {
+	for i := range envelope.MaxItems + 1 {
 		files[fmt.Sprintf("%02d.pdf", i)] = minimalPDF(fmt.Sprint(i))
 	}
 	status, body := a.createRaw(key, map[string]any{"title": "t", "type": "DOCUMENT"}, files)
-	if status != 400 || body["code"] != string(codeItemLimit) {
+	if status != 400 || body["code"] != string(envelope.CodeItemLimit) {
 		t.Errorf("%d files: %d %v", len(files), status, body)
 	}
 	var recipients []any

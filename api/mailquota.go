@@ -44,7 +44,7 @@ func mailsOnDistribute(e *envelope.Envelope) int {
 	}
 	n := 0
 	for _, id := range envelope.MayActNow(m.SigningOrder, envelope.Participants(e.Recipients)) {
-		if r := findRecipient(e, id); r != nil && r.Email != "" && r.SendStatus != envelope.SendStatusSent {
+		if r := e.Recipient(id); r != nil && r.Email != "" && r.SendStatus != envelope.SendStatusSent {
 			n++
 		}
 	}
@@ -59,7 +59,7 @@ func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
 	}
 	var seen []int64
 	for _, id := range ids {
-		r := findRecipient(e, id)
+		r := e.Recipient(id)
 		if r == nil || slices.Contains(seen, id) || r.Email == "" || r.SigningStatus != envelope.SigningStatusNotSigned {
 			continue
 		}

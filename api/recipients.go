@@ -44,19 +44,12 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	for _, rec := range e.Recipients {
-		if rec.ID == id {
-			writeJSON(w, http.StatusOK, newRecipientDetailView(e, rec, tokensHidden(r, e)))
-			return
-		}
+	rec := e.Recipient(id)
+	if rec == nil {
+		s.writeError(w, r, envelope.NotFound("Recipient"))
+		return
 	}
-	s.writeError(w, r, envelope.NotFound("Recipient"))
-}
-
-// mutableEnvelope locks and loads the envelope for a change of it or its documents, recipients,
-// fields or attachments (persistence.Tx.EditableEnvelope).
-func (s *Server) mutableEnvelope(r *http.Request, tx *persistence.Tx, id string) (*envelope.Envelope, error) {
-	return tx.EditableEnvelope(r.Context(), s.editor(r), id)
+	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, tokensHidden(r, e)))
 }
 
 // recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.

@@ -18,13 +18,6 @@ import (
 	"github.com/sobre-sign/sobre/persistence"
 )
 
-// maxFiles is the most PDFs one upload carries (and maxItems, the most an envelope holds).
-const maxFiles = maxItems
-
-// codeItemLimit refuses an upload past maxFiles or an envelope past maxItems, answered 400 as
-// Documenso does.
-const codeItemLimit = envelope.Code("ENVELOPE_ITEM_LIMIT_EXCEEDED")
-
 // uploadedFile is one file part of a multipart request.
 type uploadedFile struct {
 	Name string
@@ -82,8 +75,8 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 				return nil, err
 			}
 		case name == "files" || name == "files[]" || strings.HasPrefix(name, "files["):
-			if len(files) == maxFiles {
-				return nil, envelope.Errorf(codeItemLimit, "An envelope holds at most %d documents", maxFiles)
+			if len(files) == envelope.MaxItems {
+				return nil, envelope.Errorf(envelope.CodeItemLimit, "An envelope holds at most %d documents", envelope.MaxItems)
 			}
 			files = append(files, uploadedFile{Name: path.Base(part.FileName()), Data: data})
 		}

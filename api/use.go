@@ -104,30 +104,7 @@ func (s *Server) useTemplate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var id string
-	err = s.store.InTx(r.Context(), func(tx *persistence.Tx) error {
-		var err error
-		if id, err = tx.CreateEnvelope(r.Context(), member(r), ne, s.actor(r)); err != nil || !in.DistributeDocument {
-			return err
-		}
-		// A document that could not be sent is not created either: the checks run before commit.
-		created, err := tx.GetEnvelope(r.Context(), scope(r), id)
-		if err != nil {
-			return err
-		}
-		if err := envelope.CheckDistributable(created); err != nil {
-			return err
-		}
-		if err := s.checkSignable(created); err != nil {
-			return err
-		}
-		return s.checkMailQuota(r.Context(), tx, created.TeamID, mailsOnDistribute(created))
-	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	e, err := s.store.GetEnvelope(r.Context(), scope(r), id)
+	e, err := s.store.CreateFromTemplate(r.Context(), s.editor(r), s.editChecks(), ne, in.DistributeDocument)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -202,7 +179,7 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 		if rin.ID == nil {
 			continue
 		}
-		if findRecipient(tpl, *rin.ID) == nil {
+		if tpl.Recipient(*rin.ID) == nil {
 			p.Add(envelope.Join(envelope.Join("recipients", i), "id"), "recipient %d is not in template %s", *rin.ID, tpl.ID)
 			continue
 		}

@@ -11,8 +11,8 @@ import (
 // larger reaches the history.
 const (
 	// MaxResendRecipients is the most recipient ids one redistribute may list: an envelope's
-	// recipient limit.
-	MaxResendRecipients = 100
+	// recipient limit (MaxRecipients).
+	MaxResendRecipients = MaxRecipients
 	// MaxActorName and MaxActorEmail bound an audit actor's name and email, in characters (as a
 	// recipient's name and email).
 	MaxActorName  = MaxRecipientName

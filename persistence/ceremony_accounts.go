@@ -2,11 +2,8 @@ package persistence
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -83,16 +80,12 @@ func signedIn(ctx context.Context, q querier, id string, now time.Time) (*envelo
 	if id == "" {
 		return nil, nil
 	}
-	var a envelope.SignedIn
-	err := q.QueryRow(ctx, `SELECT a.id, a.email, a.email_verified_at IS NOT NULL
-		FROM account_sessions s JOIN signer_accounts a ON a.id = s.account_id
-		WHERE s.id = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2`, id, now.Add(-AccountSessionIdleTTL)).
-		Scan(&a.ID, &a.Email, &a.EmailVerified)
-	if errors.Is(err, pgx.ErrNoRows) {
+	_, a, err := liveAccountSession(ctx, q, `s.id = $1`, id, now)
+	if envelope.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read account session: %w", err)
 	}
-	return &a, nil
+	return &envelope.SignedIn{ID: a.ID, Email: a.Email, EmailVerified: a.EmailVerifiedAt != nil}, nil
 }

@@ -25,6 +25,9 @@ type EditChecks struct {
 	Signable func(envelope.Proofs) error
 	// Quota refuses a change of recipients whose mails would pass the team's mail quota.
 	Quota func(ctx context.Context, tx *Tx, c RecipientsChange) error
+	// SendQuota refuses sending e (its signing requests to whoever may act now) whose mails
+	// would pass the team's mail quota.
+	SendQuota func(ctx context.Context, tx *Tx, e *envelope.Envelope) error
 }
 
 // RecipientsChange is a committed-to-be change of an envelope's recipients, as the mail quota
@@ -77,6 +80,15 @@ func (tx *Tx) EditableEnvelope(ctx context.Context, ed Editor, id string) (*enve
 		return nil, err
 	}
 	return e, nil
+}
+
+// touchedEnvelope marks envelope id changed now (Tx.Touch) and reads it as it is after the
+// change, as the editor sees it.
+func (tx *Tx) touchedEnvelope(ctx context.Context, ed Editor, id string) (*envelope.Envelope, error) {
+	if err := tx.Touch(ctx, id); err != nil {
+		return nil, err
+	}
+	return tx.GetEnvelope(ctx, ed.scope(), id)
 }
 
 // mayChange refuses a change of the envelope ref (of one of its recipients or fields) to an

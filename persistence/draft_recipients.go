@@ -43,10 +43,7 @@ func (s *Store) AddRecipients(ctx context.Context, ed Editor, checks EditChecks,
 			}
 			ids = append(ids, added.ID)
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
 		if err != nil {
 			return err
 		}
@@ -90,12 +87,7 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 		var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
 		for i, in := range patches {
 			path := envelope.Join("data", i)
-			var cur *envelope.Recipient
-			for k := range e.Recipients {
-				if e.Recipients[k].ID == in.ID {
-					cur = &e.Recipients[k]
-				}
-			}
+			cur := e.Recipient(in.ID)
 			if cur == nil {
 				p.Add(envelope.Join(path, "id"), "recipient %d is not in envelope %s", in.ID, e.ID)
 				continue
@@ -183,10 +175,7 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if err := tx.Touch(ctx, e.ID); err != nil {
-			return err
-		}
-		after, err := tx.GetEnvelope(ctx, ed.scope(), e.ID)
+		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
 		if err != nil {
 			return err
 		}

@@ -60,23 +60,26 @@ func (s *Store) StartAccountSession(ctx context.Context, idHash []byte, id int64
 	return sess, err
 }
 
-// LiveAccountSession returns the session kept by idHash and its account, when it has not ended
-// and was last seen after seenAfter; else not found.
-func (s *Store) LiveAccountSession(ctx context.Context, idHash []byte, seenAfter time.Time) (AccountSession, SignerAccount, error) {
-	return s.liveAccountSession(ctx, `s.id_hash = $1`, idHash, seenAfter)
+// LiveAccountSession returns the session kept by idHash and its account, when it is live at
+// now (see liveAccountSession); else not found.
+func (s *Store) LiveAccountSession(ctx context.Context, idHash []byte, now time.Time) (AccountSession, SignerAccount, error) {
+	return liveAccountSession(ctx, s.pool, `s.id_hash = $1`, idHash, now)
 }
 
 // LiveAccountSessionByID is LiveAccountSession by the session's public id.
-func (s *Store) LiveAccountSessionByID(ctx context.Context, id string, seenAfter time.Time) (AccountSession, SignerAccount, error) {
-	return s.liveAccountSession(ctx, `s.id = $1`, id, seenAfter)
+func (s *Store) LiveAccountSessionByID(ctx context.Context, id string, now time.Time) (AccountSession, SignerAccount, error) {
+	return liveAccountSession(ctx, s.pool, `s.id = $1`, id, now)
 }
 
-func (s *Store) liveAccountSession(ctx context.Context, where string, key any, seenAfter time.Time) (AccountSession, SignerAccount, error) {
+// liveAccountSession reads the session where says (by $1 = key) and its account, when the
+// session is live at now: not ended, and used within AccountSessionIdleTTL. It is the one reader
+// of that rule, for the account pages and for the completion's transaction alike.
+func liveAccountSession(ctx context.Context, q querier, where string, key any, now time.Time) (AccountSession, SignerAccount, error) {
 	var sess AccountSession
 	var a SignerAccount
-	row := s.pool.QueryRow(ctx, `SELECT `+accountSessionColumns+`, `+signerAccountColumns+`
+	row := q.QueryRow(ctx, `SELECT `+accountSessionColumns+`, `+signerAccountColumns+`
 		FROM account_sessions s JOIN signer_accounts a ON a.id = s.account_id
-		WHERE `+where+` AND s.ended_at IS NULL AND s.last_seen_at > $2`, key, seenAfter)
+		WHERE `+where+` AND s.ended_at IS NULL AND s.last_seen_at > $2`, key, now.Add(-AccountSessionIdleTTL))
 	if err := row.Scan(append(accountSessionDest(&sess), signerAccountDest(&a)...)...); err != nil {
 		return sess, a, notFound(err, "session")
 	}
