@@ -72,9 +72,9 @@ func (a *Activities) RejectRecipient(ctx context.Context, in envelope.RecipientR
 	return SnapshotOf(snap), domainError(err)
 }
 
-// FinishEnvelope ends the envelope.
+// FinishEnvelope ends the envelope as its ending event says.
 func (a *Activities) FinishEnvelope(ctx context.Context, in envelope.Ending) error {
-	return domainError(a.Store.FinishEnvelope(ctx, in.EnvelopeID, in.Status, in.AuditType, in.Data, in.Actor, in.Now))
+	return domainError(a.Store.FinishEnvelope(ctx, in.Event(), in.Actor))
 }
 
 // ExpireRecipients records the recipients whose time ran out and returns them.
@@ -136,8 +136,7 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 			}
 		}
 	}
-	kind := mail.Kind(n.Kind)
-	if kind == mail.SigningRequest {
+	if n.Kind == envelope.MailSigningRequest {
 		data.Subject, data.Message = deref(snap.Meta.Subject), deref(snap.Meta.Message)
 	}
 	if data.RecipientName == "" {
@@ -146,12 +145,12 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 	if to == "" {
 		return nil // a recipient without an email address gets their link from the caller
 	}
-	composed, err := mail.Compose(kind, snap.Meta.Language, data)
+	composed, err := mail.Compose(n.Kind, snap.Meta.Language, data)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), "MAIL_TEMPLATE", err)
 	}
 	id := MessageID(n, a.MailHost)
-	state, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(kind), to)
+	state, err := a.Store.ClaimMail(ctx, id, n.EnvelopeID, string(n.Kind), to)
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,11 @@ import (
 )
 
 // Every kind of mail the workflow asks for (envelope.Mail) is a kind the mail package writes,
-// in every language: SendNotice sends it as mail.Kind.
+// in every language.
 func TestEveryMailKindComposes(t *testing.T) {
 	for _, k := range envelope.Mails() {
 		for _, lang := range envelope.Languages() {
-			c, err := mail.Compose(mail.Kind(k), lang, mail.Data{RecipientName: "Ana", OwnerName: "Beto", Title: "Contrato"})
+			c, err := mail.Compose(k, lang, mail.Data{RecipientName: "Ana", OwnerName: "Beto", Title: "Contrato"})
 			if err != nil {
 				t.Errorf("%s in %s: %v", k, lang, err)
 				continue

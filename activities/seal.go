@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -204,23 +203,16 @@ func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 	return in
 }
 
-// authOf names the auth that applied to rec: its own lists, else the envelope's.
+// authOf names the auth that applied to rec (envelope.RecipientAuth), as the certificate lists
+// it.
 func authOf(e *envelope.Envelope, rec envelope.Recipient) []string {
 	var out []string
-	access, action := rec.AuthOptions.AccessAuth, rec.AuthOptions.ActionAuth
-	if len(access) == 0 {
-		access = e.AuthOptions.GlobalAccessAuth
-	}
-	if len(action) == 0 {
-		action = e.AuthOptions.GlobalActionAuth
-	}
-	for _, a := range access {
+	in := envelope.RecipientAuth(rec.AuthOptions, e.AuthOptions)
+	for _, a := range in.Access {
 		out = append(out, "access "+string(a))
 	}
-	if !slices.Contains(action, envelope.ActionAuthExplicitNone) {
-		for _, a := range action {
-			out = append(out, "action "+string(a))
-		}
+	for _, a := range in.Action {
+		out = append(out, "action "+string(a))
 	}
 	return out
 }

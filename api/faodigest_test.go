@@ -306,7 +306,7 @@ openssl ocsp -respin ocsp.der -issuer issuer.pem -cert holder.pem -VAfile issuer
 	}
 
 	// The certificate of completion tells the revocation status.
-	if err := a.store.FinishEnvelope(ctx, envelopeID, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, envelope.SystemActor(), time.Now()); err != nil {
+	if err := a.store.FinishEnvelope(ctx, envelope.CompletedEvent(envelopeID, "test", time.Now()), envelope.SystemActor()); err != nil {
 		t.Fatal(err)
 	}
 	sealer, _, err := seal.DevSeal(t.TempDir())

@@ -24,7 +24,7 @@ func TestSigningLinksEnd(t *testing.T) {
 	}{
 		{"completed", func(id string, rec envelope.Recipient, ago time.Duration) {
 			if ago == 0 {
-				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCompleted, "DOCUMENT_COMPLETED", nil, envelope.SystemActor(), time.Now()); err != nil {
+				if err := a.store.FinishEnvelope(ctx, envelope.CompletedEvent(id, "test", time.Now()), envelope.SystemActor()); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -33,7 +33,7 @@ func TestSigningLinksEnd(t *testing.T) {
 		}, "Everyone has completed this document"},
 		{"cancelled", func(id string, rec envelope.Recipient, ago time.Duration) {
 			if ago == 0 {
-				if err := a.store.FinishEnvelope(ctx, id, envelope.StatusCancelled, "DOCUMENT_CANCELLED", nil, envelope.SystemActor(), time.Now()); err != nil {
+				if err := a.store.FinishEnvelope(ctx, envelope.CancelledEvent(id, "test", time.Now()), envelope.SystemActor()); err != nil {
 					t.Fatal(err)
 				}
 				return

@@ -99,7 +99,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	v.Recipient.ExpectedRut = nil
 	v.Auth = derivedAuth(e, rec)
 	v.Verification = newVerificationView(st, s.ceremony.Unavailable(st.Requirements))
-	v.Expired = rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
+	v.Expired = envelope.ParticipantOf(rec).Overdue(now)
 	if e.Status == envelope.StatusPending {
 		if err := envelope.Turn(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, now); err != nil {
 			v.Waiting = string(envelope.ErrorCode(err))

@@ -36,6 +36,18 @@ func RecipientActor(r Recipient, ip, userAgent string) Actor {
 	return Actor{Name: &name, Email: &email, UserAgent: ClientText(userAgent), IPAddress: ClientText(ip)}
 }
 
+// Capped is a with its client's text (UserAgent, IPAddress) capped as ClientText caps it: what
+// is stored of an actor, whoever built it.
+func (a Actor) Capped() Actor {
+	if a.UserAgent != nil {
+		a.UserAgent = ClientText(*a.UserAgent)
+	}
+	if a.IPAddress != nil {
+		a.IPAddress = ClientText(*a.IPAddress)
+	}
+	return a
+}
+
 // MaxClientText is the most bytes of a caller's User-Agent or address that Sobre keeps: the
 // rest is cut off (at a character boundary) before it is stored or sent anywhere.
 const MaxClientText = 512

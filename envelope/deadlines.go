@@ -26,3 +26,11 @@ func Deadline(period *ExpirationPeriod, sentAt time.Time) *time.Time {
 func AwaitsExpiry(p Participant, handled bool) bool {
 	return p.ExpiresAt != nil && p.Pending() && !handled
 }
+
+// Overdue reports whether the participant's time to act ran out at now while they still had to
+// act (Pending): their link shows it expired, and their expiry is noted once
+// (DOCUMENT_RECIPIENT_EXPIRED, ownerRecipientExpired). Someone who signed or rejected in time,
+// and a CC, is never overdue.
+func (p Participant) Overdue(now time.Time) bool {
+	return p.Pending() && p.Expired(now)
+}

@@ -50,3 +50,29 @@ func TestAwaitsExpiry(t *testing.T) {
 		})
 	}
 }
+
+func TestOverdue(t *testing.T) {
+	deadline := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	at, before := ptr(deadline), deadline.Add(-time.Second)
+	tests := []struct {
+		name string
+		p    Participant
+		now  time.Time
+		want bool
+	}{
+		{"a signer at their deadline", Participant{Role: RoleSigner, Status: SigningStatusNotSigned, ExpiresAt: at}, deadline, true},
+		{"a signer before it", Participant{Role: RoleSigner, Status: SigningStatusNotSigned, ExpiresAt: at}, before, false},
+		{"no deadline", Participant{Role: RoleSigner, Status: SigningStatusNotSigned}, deadline, false},
+		{"a CC", Participant{Role: RoleCC, Status: SigningStatusNotSigned, ExpiresAt: at}, deadline, false},
+		{"signed in time", Participant{Role: RoleSigner, Status: SigningStatusSigned, ExpiresAt: at}, deadline, false},
+		{"rejected", Participant{Role: RoleApprover, Status: SigningStatusRejected, ExpiresAt: at}, deadline, false},
+		{"a viewer", Participant{Role: RoleViewer, Status: SigningStatusNotSigned, ExpiresAt: at}, deadline, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.Overdue(tt.now); got != tt.want {
+				t.Errorf("Overdue = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

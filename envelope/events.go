@@ -19,6 +19,7 @@ const (
 	EventRejected           = EventKind("REJECTED")            // it ended because a recipient rejected it
 	EventCancelled          = EventKind("CANCELLED")           // its owner cancelled it
 	EventDeleted            = EventKind("DELETED")             // a finished envelope was hidden (soft delete)
+	EventRemoved            = EventKind("REMOVED")             // its owner deleted it while PENDING: it ended and was removed
 )
 
 // EmailTypeReminder is the EMAIL_SENT emailType of a reminder.
@@ -43,12 +44,16 @@ type Event struct {
 	// EventReminderSent), as EMAIL_SENT names it.
 	EmailType string
 	Resending bool
-	// Completion is how a recipient completed (EventRecipientCompleted).
+	// Completion is how a recipient completed (EventRecipientCompleted), and AllDone whether,
+	// with that, nobody who must act is left (AllDone).
 	Completion *Completion
+	AllDone    bool
 	// Rejection is who recorded a recipient's rejection (EventRecipientRejected).
 	Rejection *Rejection
 	// TransactionID names the run that ended the envelope (EventCompleted, EventRejected).
 	TransactionID string
+	// RejectedBy is the recipient whose rejection ended the envelope (EventRejected).
+	RejectedBy int64
 }
 
 // Rejection is how a rejection was recorded: External when through the API on the recipient's
@@ -95,9 +100,10 @@ func FieldInsertedEvent(r Recipient, f Field, value string, at time.Time) Event 
 	return Event{Kind: EventFieldInserted, EnvelopeID: r.EnvelopeID, Recipient: withoutToken(r), At: at, Field: &f, Value: value}
 }
 
-// RecipientCompletedEvent is recipient r completing as c tells.
-func RecipientCompletedEvent(r Recipient, c Completion, at time.Time) Event {
-	return Event{Kind: EventRecipientCompleted, EnvelopeID: r.EnvelopeID, Recipient: withoutToken(r), At: at, Completion: &c}
+// RecipientCompletedEvent is recipient r completing as c tells; allDone when, with that, nobody
+// who must act is left.
+func RecipientCompletedEvent(r Recipient, c Completion, allDone bool, at time.Time) Event {
+	return Event{Kind: EventRecipientCompleted, EnvelopeID: r.EnvelopeID, Recipient: withoutToken(r), At: at, Completion: &c, AllDone: allDone}
 }
 
 // RecipientRejectedEvent is recipient r rejecting the envelope for reason, recorded as how tells.
@@ -115,9 +121,10 @@ func CompletedEvent(id, transactionID string, at time.Time) Event {
 	return Event{Kind: EventCompleted, EnvelopeID: id, At: at, TransactionID: transactionID}
 }
 
-// RejectedEvent is envelope id ending REJECTED, by run transactionID, for a recipient's reason.
-func RejectedEvent(id, transactionID, reason string, at time.Time) Event {
-	return Event{Kind: EventRejected, EnvelopeID: id, At: at, TransactionID: transactionID, Reason: reason}
+// RejectedEvent is envelope id ending REJECTED, by run transactionID, because recipient by
+// rejected it for reason.
+func RejectedEvent(id, transactionID string, by int64, reason string, at time.Time) Event {
+	return Event{Kind: EventRejected, EnvelopeID: id, At: at, TransactionID: transactionID, RejectedBy: by, Reason: reason}
 }
 
 // CancelledEvent is envelope id ending CANCELLED for reason.
@@ -128,6 +135,12 @@ func CancelledEvent(id, reason string, at time.Time) Event {
 // DeletedEvent is finished envelope id being hidden from searches.
 func DeletedEvent(id string, at time.Time) Event {
 	return Event{Kind: EventDeleted, EnvelopeID: id, At: at}
+}
+
+// RemovedEvent is PENDING envelope id being deleted by its owner: it ends and is removed with
+// its audit log, so the event writes no entry (Audit has no Type).
+func RemovedEvent(id string, at time.Time) Event {
+	return Event{Kind: EventRemoved, EnvelopeID: id, At: at}
 }
 
 // Ending is the status an event ends its envelope in: COMPLETED, REJECTED or CANCELLED, and

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -15,11 +16,12 @@ func TestEventEnding(t *testing.T) {
 		ends   bool
 	}{
 		{"completed", CompletedEvent("envelope_1", "run", now), StatusCompleted, true},
-		{"rejected", RejectedEvent("envelope_1", "run", "no", now), StatusRejected, true},
+		{"rejected", RejectedEvent("envelope_1", "run", 7, "no", now), StatusRejected, true},
 		{"cancelled", CancelledEvent("envelope_1", "no", now), StatusCancelled, true},
 		{"a recipient's rejection ends nothing by itself", RecipientRejectedEvent(r, "no", Rejection{}, now), "", false},
 		{"sent", SentEvent("envelope_1", now), "", false},
 		{"deleted", DeletedEvent("envelope_1", now), "", false},
+		{"removed (it ends, but there is no envelope left to be in a status)", RemovedEvent("envelope_1", now), "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,7 +46,7 @@ func TestEventKinds(t *testing.T) {
 		{"a reminder", MailedEvent(r, EmailTypeReminder, true, now), EventReminderSent},
 		{"opened", OpenedEvent(r, now), EventOpened},
 		{"field inserted", FieldInsertedEvent(r, Field{}, "", now), EventFieldInserted},
-		{"completed", RecipientCompletedEvent(r, Completion{}, now), EventRecipientCompleted},
+		{"completed", RecipientCompletedEvent(r, Completion{}, false, now), EventRecipientCompleted},
 		{"rejected", RecipientRejectedEvent(r, "no", Rejection{}, now), EventRecipientRejected},
 		{"expired", RecipientExpiredEvent(r, now), EventRecipientExpired},
 	}
@@ -75,11 +77,28 @@ func TestEventAuditIncomplete(t *testing.T) {
 		{"field inserted without a field", Event{Kind: EventFieldInserted, Recipient: &Recipient{}}},
 		{"completed without a completion", Event{Kind: EventRecipientCompleted, Recipient: &Recipient{}}},
 		{"rejected without how", Event{Kind: EventRecipientRejected, Recipient: &Recipient{}}},
+		{"removed: no log is left to write to", RemovedEvent("envelope_1", time.Time{})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if a := c.event.Audit(); a.Type != "" || a.Data != nil {
 				t.Errorf("Audit() = %+v, want none", a)
+			}
+		})
+	}
+}
+
+// An ending event handed on to the store is the same event.
+func TestEndingRoundTrip(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, ev := range []Event{CompletedEvent("envelope_1", "run", now), RejectedEvent("envelope_1", "run", 7, "no", now), CancelledEvent("envelope_1", "ya no", now)} {
+		t.Run(string(ev.Kind), func(t *testing.T) {
+			got := EndingOf(ev, SystemActor()).Event()
+			if !reflect.DeepEqual(got, ev) {
+				t.Errorf("Event() = %+v, want %+v", got, ev)
+			}
+			if g, w := got.Audit(), ev.Audit(); g.Type != w.Type || !reflect.DeepEqual(g.Data, w.Data) {
+				t.Errorf("Audit() = %+v, want %+v", g, w)
 			}
 		})
 	}

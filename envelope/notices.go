@@ -4,7 +4,7 @@ package envelope
 // documentMeta's emailSettings. Mails to recipients go only to an envelope sent by email
 // (distributionMethod EMAIL); the owner's mails go whatever the distribution.
 
-// Mail is the kind of a mail (mail.Kind names the same kinds).
+// Mail is the kind of a mail: the mail package writes one text of each kind in every language.
 type Mail string
 
 // The kinds of mail the envelope's events send.
@@ -75,6 +75,31 @@ func ReplacedLinkMailed(m Meta, r ProgressRecipient, requested bool) bool {
 // when they were requested before and had not acted.
 func RemovedMailed(m Meta, r ProgressRecipient, requested bool) bool {
 	return byEmail(m) && m.EmailSettings.RecipientRemoved && requested && r.SigningStatus == SigningStatusNotSigned && r.Email != ""
+}
+
+// Notices is the notification plan of event ev on an envelope with meta m and recipients:
+// RecipientCompletedNotices for a recipient's completion (with ev.AllDone), ExpiredNotices for a
+// recipient's deadline, CompletedNotices, RejectedNotices (by ev.RejectedBy) and
+// CancelledNotices for the envelope's ending, DeletedNotices when it is removed while PENDING.
+// Every other event sends no mail of the plan (the signing requests and reminders are sent as
+// the signing order and the reminder schedule decide, and a recipient's rejection is told when
+// it ends the envelope).
+func Notices(ev Event, m Meta, recipients []ProgressRecipient) []Notice {
+	switch {
+	case ev.Kind == EventRecipientCompleted && ev.Recipient != nil:
+		return RecipientCompletedNotices(m, ev.Recipient.ID, ev.AllDone)
+	case ev.Kind == EventRecipientExpired && ev.Recipient != nil:
+		return ExpiredNotices(m, []int64{ev.Recipient.ID})
+	case ev.Kind == EventCompleted:
+		return CompletedNotices(m, recipients)
+	case ev.Kind == EventRejected:
+		return RejectedNotices(m, ev.RejectedBy, recipients)
+	case ev.Kind == EventCancelled:
+		return CancelledNotices(m, recipients)
+	case ev.Kind == EventRemoved:
+		return DeletedNotices(m, recipients)
+	}
+	return nil
 }
 
 // RecipientCompletedNotices is the plan when recipient id signs, approves or views: the owner

@@ -3,6 +3,7 @@ package envelope
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestNotificationPlan(t *testing.T) {
@@ -92,5 +93,44 @@ func TestRequestEmailType(t *testing.T) {
 		if got := RequestEmailType(role); got != want {
 			t.Errorf("RequestEmailType(%s) = %s, want %s", role, got, want)
 		}
+	}
+}
+
+// Each event's mails are its kind's plan, read from the event.
+func TestEventNotices(t *testing.T) {
+	on := Meta{DistributionMethod: DistributionEmail, EmailSettings: DefaultEmailSettings()}
+	rs := []ProgressRecipient{
+		{ID: 1, Email: "a@x", Role: RoleSigner, SendStatus: SendStatusSent, SigningStatus: SigningStatusNotSigned},
+		{ID: 2, Email: "b@x", Role: RoleSigner, SendStatus: SendStatusSent, SigningStatus: SigningStatusSigned},
+		{ID: 5, Role: RoleViewer, SendStatus: SendStatusSent, SigningStatus: SigningStatusNotSigned},
+	}
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	r2 := Recipient{ID: 2, EnvelopeID: "envelope_1"}
+	tests := []struct {
+		name  string
+		event Event
+		want  []Notice
+	}{
+		{"recipient completed, others to act", RecipientCompletedEvent(r2, Completion{}, false, now), RecipientCompletedNotices(on, 2, false)},
+		{"recipient completed, the last", RecipientCompletedEvent(r2, Completion{}, true, now), RecipientCompletedNotices(on, 2, true)},
+		{"recipient expired", RecipientExpiredEvent(r2, now), ExpiredNotices(on, []int64{2})},
+		{"completed", CompletedEvent("envelope_1", "run", now), CompletedNotices(on, rs)},
+		{"rejected by recipient 1", RejectedEvent("envelope_1", "run", 1, "no", now), RejectedNotices(on, 1, rs)},
+		{"cancelled", CancelledEvent("envelope_1", "no", now), CancelledNotices(on, rs)},
+		{"removed while pending", RemovedEvent("envelope_1", now), DeletedNotices(on, rs)},
+		{"a finished envelope hidden: nobody is told again", DeletedEvent("envelope_1", now), nil},
+		{"a recipient's rejection: told when it ends the envelope", RecipientRejectedEvent(r2, "no", Rejection{}, now), nil},
+		{"sent", SentEvent("envelope_1", now), nil},
+		{"opened", OpenedEvent(r2, now), nil},
+		{"a reminder", MailedEvent(r2, EmailTypeReminder, true, now), nil},
+		{"a recipient's completion without its recipient", Event{Kind: EventRecipientCompleted}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Notices(tt.event, on, rs)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

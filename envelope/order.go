@@ -16,7 +16,7 @@ type Participant struct {
 
 // ParticipantOf is recipient r as the signing-order rules read it.
 func ParticipantOf(r Recipient) Participant {
-	return Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt}
+	return ProgressOf(r).Participant()
 }
 
 // Participants are recipients rs as the signing-order rules read them, in the same order.

@@ -71,6 +71,18 @@ func ProgressOfAll(list []Recipient) []ProgressRecipient {
 	return out
 }
 
+// EventRecipient is recipient id as the workflow's events name them: what p holds of them, or
+// their id alone when p no longer holds them. The store records the events it writes with the
+// whole recipient.
+func (p Progress) EventRecipient(id int64) Recipient {
+	out := Recipient{ID: id, EnvelopeID: p.EnvelopeID}
+	if r := p.Recipient(id); r != nil {
+		out.Email, out.Name, out.Role, out.SigningOrder, out.ExpiresAt = r.Email, r.Name, r.Role, r.SigningOrder, r.ExpiresAt
+		out.SigningStatus, out.SendStatus = r.SigningStatus, r.SendStatus
+	}
+	return out
+}
+
 // Participant is the recipient as the signing-order rules read them.
 func (r ProgressRecipient) Participant() Participant {
 	return Participant{ID: r.ID, Role: r.Role, SigningOrder: r.SigningOrder, Status: r.SigningStatus, ExpiresAt: r.ExpiresAt}

@@ -64,14 +64,28 @@ type RecipientRejection struct {
 	LinkVersion *int
 }
 
-// Ending ends an envelope in Status (COMPLETED, REJECTED or CANCELLED) with its audit entry.
+// Ending is an ending event (CompletedEvent, RejectedEvent, CancelledEvent) as the workflow hands
+// it to the store, which ends the envelope in the event's status (Event.Ending) and records it, by
+// Actor. It holds what an ending event holds: it names no recipient but by id.
 type Ending struct {
-	EnvelopeID string
-	Status     Status
-	AuditType  string
-	Data       map[string]any
-	Actor      Actor
-	Now        time.Time
+	EnvelopeID    string
+	Kind          EventKind
+	At            time.Time
+	Reason        string
+	TransactionID string
+	RejectedBy    int64
+	Actor         Actor
+}
+
+// EndingOf is ending event ev done by a, as the workflow hands it on.
+func EndingOf(ev Event, a Actor) Ending {
+	return Ending{EnvelopeID: ev.EnvelopeID, Kind: ev.Kind, At: ev.At, Reason: ev.Reason, TransactionID: ev.TransactionID,
+		RejectedBy: ev.RejectedBy, Actor: a}
+}
+
+// Event is the ending event e hands on.
+func (e Ending) Event() Event {
+	return Event{Kind: e.Kind, EnvelopeID: e.EnvelopeID, At: e.At, Reason: e.Reason, TransactionID: e.TransactionID, RejectedBy: e.RejectedBy}
 }
 
 // Renewal gives recipients sent the envelope again a new deadline (nil: none).

@@ -10,28 +10,6 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// Kind is the kind of a message.
-type Kind string
-
-// The messages Sobre sends. Each is switched by one of documentMeta's nine emailSettings (see
-// the workflow) and none goes to recipients when distributionMethod is NONE.
-const (
-	SigningRequest     = Kind("signing_request")         // recipientSigningRequest
-	Reminder           = Kind("reminder")                // recipientSigningRequest
-	RecipientSigned    = Kind("recipient_signed")        // recipientSigned, to the owner
-	DocumentPending    = Kind("document_pending")        // documentPending, to a signer waiting for others
-	DocumentCompleted  = Kind("document_completed")      // documentCompleted, to recipients, with the PDFs
-	OwnerCompleted     = Kind("owner_completed")         // ownerDocumentCompleted
-	RejectionConfirmed = Kind("rejection_confirmed")     // to the recipient who rejected
-	OwnerRejected      = Kind("owner_rejected")          // to the owner
-	EnvelopeCancelled  = Kind("envelope_cancelled")      // to recipients, after a rejection or a cancel
-	OwnerExpired       = Kind("owner_recipient_expired") // ownerRecipientExpired
-	RecipientRemoved   = Kind("recipient_removed")       // recipientRemoved, to a recipient taken off a sent envelope
-	OwnerSealFailed    = Kind("owner_seal_failed")       // always, to the owner: the envelope could not be sealed
-	OwnerCodeLocked    = Kind("owner_code_locked")       // always, to the owner: a recipient's access-code entry locked
-	OwnerIdentity      = Kind("owner_identity_refused")  // always, to the owner: a RUN other than the expected one was refused
-)
-
 // Data fills a message's template.
 type Data struct {
 	RecipientName string
@@ -47,67 +25,67 @@ type Data struct {
 
 type text struct{ subject, body, button string }
 
-// texts holds every message in each language. Bodies are text/template sources; paragraphs are
+// texts holds every kind of message (envelope.Mails) in each language. Bodies are text/template sources; paragraphs are
 // separated by blank lines.
-var texts = map[envelope.Language]map[Kind]text{
+var texts = map[envelope.Language]map[envelope.Mail]text{
 	envelope.LanguageEnglish: {
-		SigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Please {{verb .Role}} \"{{.Title}}\"{{end}}",
+		envelope.MailSigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Please {{verb .Role}} \"{{.Title}}\"{{end}}",
 			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has sent you \"{{.Title}}\" to {{verb .Role}}.{{if .Message}}\n\n{{.Message}}{{end}}", "{{verbTitle .Role}} the document"},
-		Reminder: {"Reminder: please {{verb .Role}} \"{{.Title}}\"",
+		envelope.MailReminder: {"Reminder: please {{verb .Role}} \"{{.Title}}\"",
 			"Hello {{.RecipientName}},\n\nThis is a reminder that {{.OwnerName}} is waiting for you to {{verb .Role}} \"{{.Title}}\".", "{{verbTitle .Role}} the document"},
-		RecipientSigned: {"{{.ActorName}} has completed \"{{.Title}}\"",
+		envelope.MailRecipientSigned: {"{{.ActorName}} has completed \"{{.Title}}\"",
 			"Hello {{.OwnerName}},\n\n{{.ActorName}} has completed their part of \"{{.Title}}\".", ""},
-		DocumentPending: {"Waiting for others to complete \"{{.Title}}\"",
+		envelope.MailDocumentPending: {"Waiting for others to complete \"{{.Title}}\"",
 			"Hello {{.RecipientName}},\n\nThank you: you have completed your part of \"{{.Title}}\". We will send you the completed document once everyone has.", ""},
-		DocumentCompleted: {"Completed: \"{{.Title}}\"",
+		envelope.MailDocumentCompleted: {"Completed: \"{{.Title}}\"",
 			"Hello {{.RecipientName}},\n\n\"{{.Title}}\" has been completed by everyone. The document is attached.", "View the document"},
-		OwnerCompleted: {"Completed: \"{{.Title}}\"",
+		envelope.MailOwnerCompleted: {"Completed: \"{{.Title}}\"",
 			"Hello {{.OwnerName}},\n\nEveryone has completed \"{{.Title}}\". The document is attached.", ""},
-		RejectionConfirmed: {"You rejected \"{{.Title}}\"",
+		envelope.MailRejectionConfirmed: {"You rejected \"{{.Title}}\"",
 			"Hello {{.RecipientName}},\n\nYou rejected \"{{.Title}}\".{{if .Reason}} Your reason: {{.Reason}}{{end}}\n\n{{.OwnerName}} has been told.", ""},
-		OwnerRejected: {"\"{{.Title}}\" was rejected by {{.ActorName}}",
+		envelope.MailOwnerRejected: {"\"{{.Title}}\" was rejected by {{.ActorName}}",
 			"Hello {{.OwnerName}},\n\n{{.ActorName}} rejected \"{{.Title}}\".{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
-		EnvelopeCancelled: {"\"{{.Title}}\" has been cancelled",
+		envelope.MailEnvelopeCancelled: {"\"{{.Title}}\" has been cancelled",
 			"Hello {{.RecipientName}},\n\n\"{{.Title}}\" has been cancelled{{if .OwnerName}} by {{.OwnerName}}{{end}} and no longer needs your action.{{if .Reason}} Reason: {{.Reason}}{{end}}", ""},
-		RecipientRemoved: {"You were removed from \"{{.Title}}\"",
+		envelope.MailRecipientRemoved: {"You were removed from \"{{.Title}}\"",
 			"Hello {{.RecipientName}},\n\n{{.OwnerName}} has removed you from \"{{.Title}}\". You no longer need to act on it.", ""},
-		OwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
+		envelope.MailOwnerExpired: {"A recipient's link to \"{{.Title}}\" has expired",
 			"Hello {{.OwnerName}},\n\nThe time for {{.ActorName}} to act on \"{{.Title}}\" has run out. You may send the envelope to them again or cancel it.", ""},
-		OwnerCodeLocked: {"Too many wrong codes on {{.ActorName}}'s link to \"{{.Title}}\"",
+		envelope.MailOwnerCodeLocked: {"Too many wrong codes on {{.ActorName}}'s link to \"{{.Title}}\"",
 			"Hello {{.OwnerName}},\n\nToo many wrong access codes were typed on {{.ActorName}}'s signing link to \"{{.Title}}\", so the link takes no more codes and cannot open the document. Someone may be trying to guess the code sent to {{.ActorName}}.\n\nIf {{.ActorName}} still needs to act, check with them, then send the envelope to them again (redistribute): they get a new link that takes codes, and the old one stops working.", ""},
-		OwnerIdentity: {"Someone else tried to sign as {{.ActorName}} on \"{{.Title}}\"",
+		envelope.MailOwnerIdentity: {"Someone else tried to sign as {{.ActorName}} on \"{{.Title}}\"",
 			"Hello {{.OwnerName}},\n\nOn {{.ActorName}}'s signing link to \"{{.Title}}\", a person proved a RUN other than the one you set for this recipient, so Sobre refused it: nothing was filled or signed. The audit log names the RUN and the method.\n\nIf the link reached the wrong person, correct the recipient's email: that sends a new link and ends the old one.", ""},
-		OwnerSealFailed: {"\"{{.Title}}\" could not be sealed",
+		envelope.MailOwnerSealFailed: {"\"{{.Title}}\" could not be sealed",
 			"Hello {{.OwnerName}},\n\nEveryone has completed \"{{.Title}}\", but Sobre could not seal it, so it is not completed yet and no signed copy was sent. Nothing was lost: every signature is recorded.\n\nReason: {{.Reason}}\n\nYour administrator can find the envelope in the Temporal Web UI and retry the seal once the cause is fixed.", ""},
 	},
 	envelope.LanguageSpanish: {
-		SigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Por favor {{verb .Role}} «{{.Title}}»{{end}}",
+		envelope.MailSigningRequest: {"{{if .Subject}}{{.Subject}}{{else}}Por favor {{verb .Role}} «{{.Title}}»{{end}}",
 			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} le ha enviado «{{.Title}}» para {{verb .Role}}.{{if .Message}}\n\n{{.Message}}{{end}}", "{{verbTitle .Role}} el documento"},
-		Reminder: {"Recordatorio: por favor {{verb .Role}} «{{.Title}}»",
+		envelope.MailReminder: {"Recordatorio: por favor {{verb .Role}} «{{.Title}}»",
 			"Hola {{.RecipientName}}:\n\nLe recordamos que {{.OwnerName}} espera que usted pueda {{verb .Role}} «{{.Title}}».", "{{verbTitle .Role}} el documento"},
-		RecipientSigned: {"{{.ActorName}} completó «{{.Title}}»",
+		envelope.MailRecipientSigned: {"{{.ActorName}} completó «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\n{{.ActorName}} completó su parte de «{{.Title}}».", ""},
-		DocumentPending: {"Esperando que los demás completen «{{.Title}}»",
+		envelope.MailDocumentPending: {"Esperando que los demás completen «{{.Title}}»",
 			"Hola {{.RecipientName}}:\n\nGracias: completó su parte de «{{.Title}}». Le enviaremos el documento completo cuando todos lo hayan hecho.", ""},
-		DocumentCompleted: {"Completado: «{{.Title}}»",
+		envelope.MailDocumentCompleted: {"Completado: «{{.Title}}»",
 			"Hola {{.RecipientName}}:\n\nTodos completaron «{{.Title}}». Adjuntamos el documento.", "Ver el documento"},
-		OwnerCompleted: {"Completado: «{{.Title}}»",
+		envelope.MailOwnerCompleted: {"Completado: «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nTodos completaron «{{.Title}}». Adjuntamos el documento.", ""},
-		RejectionConfirmed: {"Usted rechazó «{{.Title}}»",
+		envelope.MailRejectionConfirmed: {"Usted rechazó «{{.Title}}»",
 			"Hola {{.RecipientName}}:\n\nUsted rechazó «{{.Title}}».{{if .Reason}} Su motivo: {{.Reason}}{{end}}\n\nHemos avisado a {{.OwnerName}}.", ""},
-		OwnerRejected: {"{{.ActorName}} rechazó «{{.Title}}»",
+		envelope.MailOwnerRejected: {"{{.ActorName}} rechazó «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\n{{.ActorName}} rechazó «{{.Title}}».{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
-		EnvelopeCancelled: {"«{{.Title}}» fue cancelado",
+		envelope.MailEnvelopeCancelled: {"«{{.Title}}» fue cancelado",
 			"Hola {{.RecipientName}}:\n\n«{{.Title}}» fue cancelado{{if .OwnerName}} por {{.OwnerName}}{{end}} y ya no requiere su acción.{{if .Reason}} Motivo: {{.Reason}}{{end}}", ""},
-		RecipientRemoved: {"Fue retirado de «{{.Title}}»",
+		envelope.MailRecipientRemoved: {"Fue retirado de «{{.Title}}»",
 			"Hola {{.RecipientName}}:\n\n{{.OwnerName}} lo retiró de «{{.Title}}». Ya no necesita actuar sobre él.", ""},
-		OwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
+		envelope.MailOwnerExpired: {"Venció el enlace de un destinatario de «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nVenció el plazo de {{.ActorName}} para actuar sobre «{{.Title}}». Puede volver a enviárselo o cancelar el sobre.", ""},
-		OwnerCodeLocked: {"Demasiados códigos incorrectos en el enlace de {{.ActorName}} a «{{.Title}}»",
+		envelope.MailOwnerCodeLocked: {"Demasiados códigos incorrectos en el enlace de {{.ActorName}} a «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nSe ingresaron demasiados códigos de acceso incorrectos en el enlace de firma de {{.ActorName}} a «{{.Title}}», así que el enlace ya no acepta códigos ni abre el documento. Es posible que alguien intente adivinar el código enviado a {{.ActorName}}.\n\nSi {{.ActorName}} aún debe actuar, confírmelo con esa persona y vuelva a enviarle el sobre (reenviar): recibirá un enlace nuevo que acepta códigos, y el anterior dejará de funcionar.", ""},
-		OwnerIdentity: {"Otra persona intentó firmar como {{.ActorName}} en «{{.Title}}»",
+		envelope.MailOwnerIdentity: {"Otra persona intentó firmar como {{.ActorName}} en «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nEn el enlace de firma de {{.ActorName}} a «{{.Title}}», una persona acreditó un RUN distinto del que usted indicó para este destinatario, así que Sobre lo rechazó: no se llenó ni firmó nada. El registro de auditoría indica el RUN y el método.\n\nSi el enlace llegó a la persona equivocada, corrija el correo del destinatario: se enviará un enlace nuevo y el anterior dejará de funcionar.", ""},
-		OwnerSealFailed: {"No se pudo sellar «{{.Title}}»",
+		envelope.MailOwnerSealFailed: {"No se pudo sellar «{{.Title}}»",
 			"Hola {{.OwnerName}}:\n\nTodos completaron «{{.Title}}», pero Sobre no pudo sellarlo, así que aún no está completado y no se envió la copia firmada. No se perdió nada: cada firma está registrada.\n\nMotivo: {{.Reason}}\n\nSu administrador puede encontrar el sobre en la interfaz web de Temporal y reintentar el sellado cuando la causa esté resuelta.", ""},
 	},
 }
@@ -129,7 +107,7 @@ type Composed struct {
 }
 
 // Compose renders a message of kind in lang (English when lang is unknown).
-func Compose(kind Kind, lang envelope.Language, d Data) (Composed, error) {
+func Compose(kind envelope.Mail, lang envelope.Language, d Data) (Composed, error) {
 	set, ok := texts[lang]
 	if !ok {
 		lang, set = envelope.LanguageEnglish, texts[envelope.LanguageEnglish]

@@ -16,7 +16,7 @@ import (
 
 func TestComposeLanguagesAndRoles(t *testing.T) {
 	d := Data{RecipientName: "Ana", OwnerName: "Bo", Title: "Contrato <1>", URL: "https://sobre.test/sign/abc", Role: envelope.RoleApprover}
-	en, err := Compose(SigningRequest, envelope.LanguageEnglish, d)
+	en, err := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestComposeLanguagesAndRoles(t *testing.T) {
 	if strings.Contains(en.HTML, "Contrato <1>") || !strings.Contains(en.HTML, "Contrato &lt;1&gt;") || !strings.Contains(en.HTML, `lang="en"`) {
 		t.Errorf("html not escaped or without lang: %s", en.HTML)
 	}
-	es, err := Compose(SigningRequest, envelope.LanguageSpanish, d)
+	es, err := Compose(envelope.MailSigningRequest, envelope.LanguageSpanish, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestComposeLanguagesAndRoles(t *testing.T) {
 		t.Errorf("spanish: %q", es.Subject)
 	}
 	d.Subject, d.Message = "Firme hoy", "Gracias"
-	custom, _ := Compose(SigningRequest, envelope.LanguageSpanish, d)
+	custom, _ := Compose(envelope.MailSigningRequest, envelope.LanguageSpanish, d)
 	if custom.Subject != "Firme hoy" || !strings.Contains(custom.Text, "Gracias") {
 		t.Errorf("owner's subject and message not used: %+v", custom)
 	}
@@ -75,7 +75,7 @@ func TestSendToTheSink(t *testing.T) {
 	}
 	to := fmt.Sprintf("mailtest-%d@sobre.test", time.Now().UnixNano())
 	id := fmt.Sprintf("test.%d@sobre.test", time.Now().UnixNano())
-	c, _ := Compose(DocumentCompleted, envelope.LanguageSpanish, Data{RecipientName: "Ana", Title: "Ñandú", URL: "https://x"})
+	c, _ := Compose(envelope.MailDocumentCompleted, envelope.LanguageSpanish, Data{RecipientName: "Ana", Title: "Ñandú", URL: "https://x"})
 	transmitted := false
 	err = s.Send(context.Background(), Message{ID: id, To: to, ToName: "Ana", EnvelopeID: "envelope_x", Composed: c,
 		Attachments: []Attachment{{Name: "doc.pdf", Data: []byte("%PDF-1.7")}}}, func() error { transmitted = true; return nil })

@@ -63,7 +63,7 @@ func TestUndeliveredBeforeData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := Compose(SigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
+		c, _ := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
 		transmitting := false
 		err = s.Send(context.Background(), Message{ID: "x@sobre.test", To: "ana@example.com", Composed: c}, func() error { transmitting = true; return nil })
 		if err == nil {

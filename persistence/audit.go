@@ -21,14 +21,6 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-// capped is p capped by envelope.CapClientText.
-func capped(p *string) *string {
-	if p == nil {
-		return nil
-	}
-	return envelope.ClientText(*p)
-}
-
 // AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
 // envelope envelopeID, chained to the entry before it (see auditchain.go). It locks the
 // envelope's row, so entries of one envelope are written one after another; callers that change
@@ -42,7 +34,7 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 	if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
 		return err
 	}
-	a.UserAgent, a.IPAddress = capped(a.UserAgent), capped(a.IPAddress)
+	a = a.Capped()
 	raw, err := json.Marshal(entry.Data)
 	if err != nil {
 		return fmt.Errorf("encode audit data %s: %w", typ, err)

@@ -80,7 +80,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		if auth.Documents, err = tx.shownDocuments(ctx, in.EnvelopeID); err != nil {
 			return err
 		}
-		if err := tx.Record(ctx, envelope.RecipientCompletedEvent(*r, auth, in.Now), in.Actor); err != nil {
+		if err := tx.Record(ctx, envelope.RecipientCompletedEvent(*r, auth, done.EnvelopeComplete, in.Now), in.Actor); err != nil {
 			return err
 		}
 		if in.NextSigner != nil && in.NextID != 0 {

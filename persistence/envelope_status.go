@@ -47,10 +47,15 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 	return snap, err
 }
 
-// FinishEnvelope ends a PENDING envelope as COMPLETED, REJECTED or CANCELLED with its audit entry
-// (DOCUMENT_COMPLETED, or DOCUMENT_CANCELLED for a cancel). An envelope already in that status is
+// FinishEnvelope ends a PENDING envelope as its ending event ev says (ev.Ending: COMPLETED,
+// REJECTED or CANCELLED, at ev.At) and records ev, by a. An envelope already in that status is
 // left as is.
-func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.Status, auditType string, data map[string]any, a envelope.Actor, now time.Time) error {
+func (s *Store) FinishEnvelope(ctx context.Context, ev envelope.Event, a envelope.Actor) error {
+	id := ev.EnvelopeID
+	status, ends := ev.Ending()
+	if !ends {
+		return fmt.Errorf("finish envelope %s with a %s event, which ends nothing", id, ev.Kind)
+	}
 	return s.InTx(ctx, func(tx *Tx) error {
 		cur, err := tx.lockSnapshot(ctx, id)
 		if err != nil {
@@ -62,11 +67,9 @@ func (s *Store) FinishEnvelope(ctx context.Context, id string, status envelope.S
 		if cur.Status != envelope.StatusPending {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Envelope %s is %s, not PENDING", id, cur.Status)
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, now); err != nil {
+		if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, ev.At); err != nil {
 			return fmt.Errorf("finish envelope %s as %s: %w", id, status, err)
 		}
-		// The workflow names its ending's entry itself (envelope.CompletedEvent, RejectedEvent and
-		// CancelledEvent write the same ones).
-		return tx.AppendAudit(ctx, id, envelope.Audit{Type: envelope.AuditType(auditType), Data: data}, a)
+		return tx.Record(ctx, ev, a)
 	})
 }

@@ -377,7 +377,3 @@ func (h *Handler) claveUnicaReturn(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, "/sign/"+rec.Token, http.StatusSeeOther)
 }
-
-func isExpired(rec envelope.Recipient, now time.Time) bool {
-	return rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) && rec.SigningStatus == envelope.SigningStatusNotSigned
-}

@@ -186,7 +186,7 @@ func (h *Handler) finished(w http.ResponseWriter, r *http.Request, t Text, e *en
 		v.State, v.Heading, v.Message = "rejected", t.Rejected, t.RejectedHelp
 	case e.Status == envelope.StatusCancelled:
 		v.State, v.Heading, v.Message = "cancelled", t.Cancelled, t.CancelledHelp
-	case isExpired(rec, time.Now()):
+	case envelope.ParticipantOf(rec).Overdue(time.Now()):
 		v.State, v.Heading, v.Message = "expired", t.Expired, t.ExpiredHelp
 	default:
 		return false, false

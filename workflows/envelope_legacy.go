@@ -157,23 +157,13 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 	defer r.mu.Unlock()
 	now := workflow.Now(ctx)
 	m := r.snap.Meta
-	var expired []int64
-	for _, rec := range r.snap.Recipients {
-		if r.awaitsExpiry(rec) && rec.Participant().Expired(now) {
-			expired = append(expired, rec.ID)
-		}
-	}
-	if len(expired) > 0 {
+	if expired := r.overdue(now); len(expired) > 0 {
 		var list []envelope.ProgressRecipient
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 			return err
 		}
 		r.notified = append(r.notified, expired...)
-		ids := make([]int64, len(list))
-		for i, rec := range list {
-			ids[i] = rec.ID
-		}
-		r.queuePlan(envelope.ExpiredNotices(m, ids), "")
+		r.noticeExpired(list, now)
 	}
 	active := envelope.MayActNow(m.SigningOrder, r.snap.Participants())
 	for i := range r.reminders {
@@ -190,7 +180,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 		if err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, n).Get(ctx, nil); err != nil {
 			return err
 		}
-		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true}
+		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: envelope.EmailTypeReminder, Mailed: true, Resending: true}
 		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}

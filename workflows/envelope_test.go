@@ -80,7 +80,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 			b.snap.Status = envelope.StatusPending
 		}
 		for i, r := range b.snap.Recipients {
-			if in.ExpiresAt != nil && r.Role != envelope.RoleCC && r.ExpiresAt == nil {
+			if in.ExpiresAt != nil && envelope.ParticipantOf(r).Pending() && r.ExpiresAt == nil {
 				b.snap.Recipients[i].ExpiresAt = in.ExpiresAt
 			}
 		}
@@ -109,7 +109,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 				b.snap.Recipients[i].SendStatus = envelope.SendStatusSent
 			}
 		}
-		if in.EmailType != "REMINDER" {
+		if in.EmailType != envelope.EmailTypeReminder {
 			b.sent = append(b.sent, in.RecipientID)
 		}
 		return nil
@@ -121,6 +121,10 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		for i := range b.snap.Recipients {
 			r := &b.snap.Recipients[i]
 			if r.ID == in.RecipientID {
+				// The store's decision: without fields to fill, the recipient becomes SIGNED.
+				if _, err := envelope.Complete(*r, b.snap.Meta, b.snap.Recipients, nil, in.Now); err != nil {
+					return envelope.Progress{}, err
+				}
 				r.SigningStatus = envelope.SigningStatusSigned
 			}
 			if in.NextSigner != nil && r.ID == in.NextID {
@@ -132,8 +136,11 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(acts.RejectRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientRejection) (envelope.Progress, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for i := range b.snap.Recipients {
-			if b.snap.Recipients[i].ID == in.RecipientID {
+		for i, r := range b.snap.Recipients {
+			if r.ID == in.RecipientID {
+				if err := envelope.MayReject(envelope.ParticipantOf(r), in.External, in.Now); err != nil {
+					return envelope.Progress{}, err
+				}
 				b.snap.Recipients[i].SigningStatus = envelope.SigningStatusRejected
 			}
 		}
@@ -157,11 +164,15 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(acts.FinishEnvelope, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Ending) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if in.Status == envelope.StatusCompleted && b.sealed == 0 {
+		status, ends := in.Event().Ending()
+		if !ends {
+			return temporal.NewNonRetryableApplicationError("an event that ends nothing", "TEST", nil)
+		}
+		if status == envelope.StatusCompleted && b.sealed == 0 {
 			return temporal.NewNonRetryableApplicationError("COMPLETED before the seal", "TEST", nil)
 		}
-		b.snap.Status = in.Status
-		b.finished = append(b.finished, in.Status)
+		b.snap.Status = status
+		b.finished = append(b.finished, status)
 		return nil
 	})
 	env.OnActivity(acts.ExpireRecipients, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, id string, now time.Time) ([]envelope.ProgressRecipient, error) {
@@ -169,7 +180,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		defer b.mu.Unlock()
 		var out []envelope.ProgressRecipient
 		for _, r := range b.snap.Recipients {
-			if r.ExpiresAt != nil && !now.Before(*r.ExpiresAt) && r.SigningStatus == envelope.SigningStatusNotSigned && !slices.Contains(b.expired, r.ID) {
+			if envelope.ParticipantOf(r).Overdue(now) && !slices.Contains(b.expired, r.ID) {
 				b.expired = append(b.expired, r.ID)
 				out = append(out, envelope.ProgressOf(r))
 			}

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -15,35 +17,24 @@ type ending struct {
 	actor       envelope.Actor
 }
 
-// finish ends the envelope as r.end says, with its audit entry and mails.
+// finish ends the envelope as r.end says: its ending event is recorded with the envelope's new
+// status, and its mails are derived from that same event.
 func (r *run) finish(ctx workflow.Context) error {
-	m, e := r.snap.Meta, r.end
+	e := r.end
 	now := workflow.Now(ctx)
-	in := envelope.Ending{EnvelopeID: r.in.EnvelopeID, Status: e.status, Actor: e.actor, Now: now}
-	info := workflow.GetInfo(ctx)
-	switch e.status {
-	case envelope.StatusCompleted:
-		if !r.legacy {
-			// The sealed PDFs exist before the envelope is COMPLETED and before the completion
-			// mails, which attach them.
-			if err := r.seal(ctx); err != nil {
-				return err
-			}
+	if e.status == envelope.StatusCompleted && !r.legacy {
+		// The sealed PDFs exist before the envelope is COMPLETED and before the completion
+		// mails, which attach them.
+		if err := r.seal(ctx); err != nil {
+			return err
 		}
-		in.AuditType, in.Data = "DOCUMENT_COMPLETED", map[string]any{"transactionId": info.WorkflowExecution.RunID}
-		r.queuePlan(envelope.CompletedNotices(m, r.snap.Recipients), e.reason)
-	case envelope.StatusRejected:
-		in.AuditType = "DOCUMENT_COMPLETED"
-		in.Data = map[string]any{"transactionId": info.WorkflowExecution.RunID, "isRejected": true, "rejectionReason": e.reason}
-		r.queuePlan(envelope.RejectedNotices(m, e.recipientID, r.snap.Recipients), e.reason)
-	case envelope.StatusCancelled:
-		if e.deleted {
-			return r.remove(ctx)
-		}
-		in.AuditType, in.Data = "DOCUMENT_CANCELLED", map[string]any{"reason": e.reason}
-		r.queuePlan(envelope.CancelledNotices(m, r.snap.Recipients), e.reason)
 	}
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actFinishEnvelope, in).Get(ctx, nil); err != nil {
+	ev := r.endingEvent(workflow.GetInfo(ctx).WorkflowExecution.RunID, now)
+	if ev.Kind == envelope.EventRemoved {
+		return r.remove(ctx, ev)
+	}
+	r.queueNotices(ev)
+	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actFinishEnvelope, envelope.EndingOf(ev, e.actor)).Get(ctx, nil); err != nil {
 		return err
 	}
 	r.snap.Status = e.status
@@ -55,10 +46,25 @@ func (r *run) finish(ctx workflow.Context) error {
 	return nil
 }
 
-// remove ends a deleted envelope: the recipients who were sent it are told (documentDeleted),
+// endingEvent is the event r.end ends the envelope with, at now, by run runID: COMPLETED,
+// REJECTED by the recipient who rejected, CANCELLED, or, when deleted, removed.
+func (r *run) endingEvent(runID string, now time.Time) envelope.Event {
+	e, id := r.end, r.in.EnvelopeID
+	switch {
+	case e.deleted:
+		return envelope.RemovedEvent(id, now)
+	case e.status == envelope.StatusCompleted:
+		return envelope.CompletedEvent(id, runID, now)
+	case e.status == envelope.StatusRejected:
+		return envelope.RejectedEvent(id, runID, e.recipientID, e.reason, now)
+	}
+	return envelope.CancelledEvent(id, e.reason, now)
+}
+
+// remove ends a deleted envelope: the recipients who were sent it are told (ev, RemovedEvent),
 // then it is removed from PostgreSQL.
-func (r *run) remove(ctx workflow.Context) error {
-	r.queuePlan(envelope.DeletedNotices(r.snap.Meta, r.snap.Recipients), "")
+func (r *run) remove(ctx workflow.Context, ev envelope.Event) error {
+	r.queueNotices(ev)
 	r.flush(ctx)
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err

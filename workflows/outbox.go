@@ -49,11 +49,12 @@ func (r *run) noticeRemoved(snap envelope.Progress) {
 	}
 }
 
-// queuePlan queues the mails of a notification plan (envelope's notices.go), with reason.
-func (r *run) queuePlan(plan []envelope.Notice, reason string) {
-	for _, n := range plan {
+// queueNotices queues the mails event ev sends (envelope.Notices: its kind's notification plan,
+// read from the event), with the event's reason.
+func (r *run) queueNotices(ev envelope.Event) {
+	for _, n := range envelope.Notices(ev, r.snap.Meta, r.snap.Recipients) {
 		r.queue(envelope.Mailing{Kind: n.Mail, EnvelopeID: r.in.EnvelopeID, RecipientID: n.RecipientID, ActorID: n.About,
-			Reason: reason, Attach: n.Attach}, nil)
+			Reason: ev.Reason, Attach: n.Attach}, nil)
 	}
 }
 

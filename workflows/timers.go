@@ -38,6 +38,25 @@ func (r *run) awaitsExpiry(rec envelope.ProgressRecipient) bool {
 	return envelope.AwaitsExpiry(rec.Participant(), slices.Contains(r.notified, rec.ID))
 }
 
+// overdue lists the recipients whose time to act ran out at now (envelope's Overdue) and whose
+// expiry was not handled yet.
+func (r *run) overdue(now time.Time) []int64 {
+	var out []int64
+	for _, rec := range r.snap.Recipients {
+		if rec.Participant().Overdue(now) && !slices.Contains(r.notified, rec.ID) {
+			out = append(out, rec.ID)
+		}
+	}
+	return out
+}
+
+// noticeExpired queues the mails of each recipient's expiry the store noted at now.
+func (r *run) noticeExpired(noted []envelope.ProgressRecipient, now time.Time) {
+	for _, rec := range noted {
+		r.queueNotices(envelope.RecipientExpiredEvent(r.snap.EventRecipient(rec.ID), now))
+	}
+}
+
 // nextDeadline is the earliest reminder or expiry to act on, or zero.
 func (r *run) nextDeadline() time.Time {
 	var next time.Time
@@ -77,12 +96,7 @@ func (r *run) timersDue(ctx workflow.Context) error {
 // expire records the recipients whose deadline passed and queues the owner's mails about them.
 func (r *run) expire(ctx workflow.Context) error {
 	now := workflow.Now(ctx)
-	var expired []int64
-	for _, rec := range r.snap.Recipients {
-		if r.awaitsExpiry(rec) && rec.Participant().Expired(now) {
-			expired = append(expired, rec.ID)
-		}
-	}
+	expired := r.overdue(now)
 	if len(expired) == 0 {
 		return nil
 	}
@@ -91,11 +105,7 @@ func (r *run) expire(ctx workflow.Context) error {
 		return err
 	}
 	r.notified = append(r.notified, expired...)
-	ids := make([]int64, len(list))
-	for i, rec := range list {
-		ids[i] = rec.ID
-	}
-	r.queuePlan(envelope.ExpiredNotices(r.snap.Meta, ids), "")
+	r.noticeExpired(list, now)
 	return nil
 }
 
@@ -117,7 +127,7 @@ func (r *run) remind(ctx workflow.Context) {
 		rm.Count++
 		rm.Sent++
 		r.queue(envelope.Mailing{Kind: envelope.MailReminder, EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, Seq: rm.Sent},
-			&envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: "REMINDER", Mailed: true, Resending: true})
+			&envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: envelope.EmailTypeReminder, Mailed: true, Resending: true})
 		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)
 	}
 }

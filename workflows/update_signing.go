@@ -67,7 +67,10 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 		return 0, err
 	}
 	r.replaceSnapshot(snap)
-	r.queuePlan(envelope.RecipientCompletedNotices(r.snap.Meta, req.RecipientID, envelope.AllDone(r.snap.Participants())), "")
+	// The store recorded the completion with how the recipient completed; the mails read who
+	// completed and whether anyone is left to act.
+	r.queueNotices(envelope.RecipientCompletedEvent(r.snap.EventRecipient(req.RecipientID), envelope.Completion{},
+		envelope.AllDone(r.snap.Participants()), in.Now))
 	r.bump()
 	return r.version, nil
 }
@@ -99,20 +102,11 @@ func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
 	if !r.initialized {
 		return nil
 	}
-	rec := r.snap.Recipient(req.RecipientID)
-	switch {
-	case rec == nil:
+	p := r.participant(req.RecipientID)
+	if p == nil {
 		return appError(envelope.NotFound("Recipient"))
-	case rec.SigningStatus == envelope.SigningStatusSigned:
-		return appError(envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already signed"))
-	case rec.SigningStatus == envelope.SigningStatusRejected:
-		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "Recipient has already rejected"))
-	case rec.Role == envelope.RoleCC:
-		return appError(envelope.Errorf(envelope.CodeInvalidRequest, "A CC recipient takes no action"))
-	case rec.ExpiresAt != nil && !workflow.Now(ctx).Before(*rec.ExpiresAt) && !req.External:
-		return appError(envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired"))
 	}
-	return nil
+	return appError(envelope.MayReject(*p, req.External, workflow.Now(ctx)))
 }
 
 func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {

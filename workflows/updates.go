@@ -61,22 +61,20 @@ func appError(err error) error {
 	return err
 }
 
+// acting refuses an Update once the envelope ended, or its ending is decided, as
+// envelope.RequirePending refuses it in that status.
 func (r *run) acting() error {
 	if !r.initialized {
 		return nil // the handler waits for initialisation
 	}
-	if r.finished || r.end != nil {
-		status := r.snap.Status
-		if r.end != nil {
-			status = r.end.status
-		}
-		return appError(envelope.Errorf(map[envelope.Status]envelope.Code{
-			envelope.StatusCompleted: envelope.CodeEnvelopeCompleted,
-			envelope.StatusRejected:  envelope.CodeEnvelopeRejected,
-			envelope.StatusCancelled: envelope.CodeEnvelopeCancelled,
-		}[status], "The envelope is %s", status))
+	if !r.finished && r.end == nil {
+		return nil
 	}
-	return nil
+	status := r.snap.Status
+	if r.end != nil {
+		status = r.end.status
+	}
+	return appError(envelope.RequirePending(status))
 }
 
 // wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
