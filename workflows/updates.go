@@ -61,8 +61,8 @@ func appError(err error) error {
 	return err
 }
 
-// acting refuses an Update once the envelope ended, or its ending is decided, as
-// envelope.RequirePending refuses it in that status.
+// acting refuses an Update once the envelope ended, or its ending is decided, with the code
+// envelope.RequirePending gives that status and the message "The envelope is <status>".
 func (r *run) acting() error {
 	if !r.initialized {
 		return nil // the handler waits for initialisation
@@ -74,7 +74,10 @@ func (r *run) acting() error {
 	if r.end != nil {
 		status = r.end.status
 	}
-	return appError(envelope.RequirePending(status))
+	if err := envelope.RequirePending(status); err != nil {
+		return appError(envelope.Errorf(envelope.ErrorCode(err), "The envelope is %s", status))
+	}
+	return nil
 }
 
 // wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
