@@ -14,13 +14,6 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // AppendAudit adds entry (built by one of envelope's audit constructors) to the audit log of
 // envelope envelopeID, chained to the entry before it (see auditchain.go). It locks the
 // envelope's row, so entries of one envelope are written one after another; callers that change

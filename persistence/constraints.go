@@ -44,16 +44,6 @@ var violations = map[string]violation{
 	"recipients_role_check":              {envelope.CodeInvalidBody, "must be one of CC, SIGNER, VIEWER, APPROVER, ASSISTANT", "role"},
 }
 
-// isUniqueViolation reports whether err is a violation of the named unique constraint (or of
-// any unique constraint when name is empty).
-func isUniqueViolation(err error, name string) bool {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != pgUniqueViolation {
-		return false
-	}
-	return name == "" || pgErr.ConstraintName == name
-}
-
 // domainError turns a constraint violation in err into the *envelope.Error that violations gives
 // its constraint, and an unlisted unique violation into ALREADY_EXISTS naming what exists (400,
 // as Documenso answers it); any other err is returned as it is. Where input can reach a
