@@ -135,7 +135,7 @@ func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientReject
 // given outcome (SIGNED or REJECTED): already when the recipient has it (a retried activity:
 // the caller leaves it as is and returns the snapshot), otherwise the envelope must be PENDING
 // (envelope.RequirePending).
-func (tx *Tx) lockForOutcome(ctx context.Context, envelopeID string, rid int64, outcome envelope.SigningStatus) (cur Snapshot, r *envelope.Recipient, done bool, err error) {
+func (tx *Tx) lockForOutcome(ctx context.Context, envelopeID string, rid int64, outcome envelope.SigningStatus) (cur Snapshot, r *envelope.Recipient, already bool, err error) {
 	cur, err = tx.lockSnapshot(ctx, envelopeID)
 	if err != nil {
 		return cur, nil, false, err
