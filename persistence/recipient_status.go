@@ -165,7 +165,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return err
 		}
 		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expiration_notified_at = $2 WHERE r.envelope_id = $1
-			AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= $2 AND r.expiration_notified_at IS NULL
+			AND `+overdueSQL("$2")+` AND r.expiration_notified_at IS NULL
 			RETURNING `+recipientColumns, id, now)
 		if err != nil {
 			return fmt.Errorf("expire recipients of %s: %w", id, err)
@@ -194,7 +194,7 @@ func (s *Store) RenewDeadlines(ctx context.Context, envelopeID string, ids []int
 			return err
 		}
 		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expires_at = $3, expiration_notified_at = NULL, updated_at = now()
-			WHERE r.envelope_id = $1 AND r.id = ANY($2) AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED'
+			WHERE r.envelope_id = $1 AND r.id = ANY($2) AND `+pendingSQL+`
 			RETURNING `+recipientColumns, envelopeID, ids, expiresAt)
 		if err != nil {
 			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)
