@@ -303,6 +303,17 @@ func (v *accountView) fieldError(name, msg string) {
 	v.Errors[name] = msg
 }
 
+// signedInRequest reads a signed-in account page's request (accountRequest) and the account
+// this browser is signed in to (signedIn); ok is false when either has already been answered.
+func (h *Handler) signedInRequest(w http.ResponseWriter, r *http.Request) (*accountView, account.Account, account.Session, bool) {
+	v, ok := h.accountRequest(w, r)
+	if !ok {
+		return v, account.Account{}, account.Session{}, false
+	}
+	a, sess, ok := h.signedIn(w, r, v)
+	return v, a, sess, ok
+}
+
 // signedIn is the account this browser is signed in to; without one the browser is sent to
 // the sign-in page, which brings it back to the account page (with v's next), and ok is false.
 func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request, v *accountView) (account.Account, account.Session, bool) {
