@@ -211,16 +211,26 @@ func (h *Handler) requestReset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) newPasswordForm(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
+	v, ok := h.newPasswordRequest(w, r)
 	if !ok {
 		return
 	}
+	h.renderAccount(w, r, http.StatusOK, v)
+}
+
+// newPasswordRequest reads the request of the new-password form (accountRequest) and the reset
+// link's token it came through; without one the browser is told the link failed, and ok is false.
+func (h *Handler) newPasswordRequest(w http.ResponseWriter, r *http.Request) (*accountView, bool) {
+	v, ok := h.accountRequest(w, r)
+	if !ok {
+		return v, false
+	}
 	if v.Token = linkToken(r); v.Token == "" {
 		h.resetLinkFailed(w, r, v)
-		return
+		return v, false
 	}
 	v.State, v.Heading = "newpassword", v.T.NewPasswordHeading
-	h.renderAccount(w, r, http.StatusOK, v)
+	return v, true
 }
 
 func (h *Handler) resetLinkFailed(w http.ResponseWriter, r *http.Request, v *accountView) {
@@ -229,15 +239,10 @@ func (h *Handler) resetLinkFailed(w http.ResponseWriter, r *http.Request, v *acc
 }
 
 func (h *Handler) resetPassword(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
+	v, ok := h.newPasswordRequest(w, r)
 	if !ok {
 		return
 	}
-	if v.Token = linkToken(r); v.Token == "" {
-		h.resetLinkFailed(w, r, v)
-		return
-	}
-	v.State, v.Heading = "newpassword", v.T.NewPasswordHeading
 	password, password2 := r.PostForm.Get("password"), r.PostForm.Get("password2")
 	switch {
 	case password == "":
