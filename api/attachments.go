@@ -73,12 +73,7 @@ func (s *Server) createAttachment(w http.ResponseWriter, r *http.Request) {
 	}
 	var p envelope.Problems
 	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
-	var att envelope.Attachment
-	if in.Data == nil {
-		p.Add("data", "is required: {label, data}")
-	} else {
-		att = checkAttachment(&p, "data", *in.Data)
-	}
+	att := checkAttachmentData(&p, in.Data)
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -105,12 +100,7 @@ func (s *Server) updateAttachment(w http.ResponseWriter, r *http.Request) {
 	if in.ID == nil || *in.ID == "" {
 		p.Add("id", "is required")
 	}
-	var att envelope.Attachment
-	if in.Data == nil {
-		p.Add("data", "is required: {label, data}")
-	} else {
-		att = checkAttachment(&p, "data", *in.Data)
-	}
+	att := checkAttachmentData(&p, in.Data)
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return

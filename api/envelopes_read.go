@@ -20,6 +20,16 @@ func checkEnvelopeID(p *envelope.Problems, path, id string) {
 	}
 }
 
+// checkBatch records the problems of a create-many or update-many request's common part: the
+// envelope it names at envelopeId (checkEnvelopeID) and its data, which must hold at least one
+// item (what one is called: "field", "recipient").
+func checkBatch(p *envelope.Problems, envelopeID *string, items int, item string) {
+	checkEnvelopeID(p, "envelopeId", deref(envelopeID))
+	if items == 0 {
+		p.Add("data", "must hold at least one %s", item)
+	}
+}
+
 // getEnvelope answers GET /envelope/{envelopeId}: the whole envelope.
 func (s *Server) getEnvelope(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "envelopeId")

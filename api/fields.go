@@ -59,10 +59,7 @@ func (s *Server) createFields(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
-	if len(in.Data) == 0 {
-		p.Add("data", "must hold at least one field")
-	}
+	checkBatch(&p, in.EnvelopeID, len(in.Data), "field")
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -83,10 +80,7 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
-	if len(in.Data) == 0 {
-		p.Add("data", "must hold at least one field")
-	}
+	checkBatch(&p, in.EnvelopeID, len(in.Data), "field")
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return

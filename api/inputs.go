@@ -142,6 +142,16 @@ func recipientPatch(in recipientInput) persistence.RecipientPatch {
 	return pt
 }
 
+// checkAttachmentData validates the attachment a create or update request holds at data, which
+// is required.
+func checkAttachmentData(p *envelope.Problems, in *attachmentInput) envelope.Attachment {
+	if in == nil {
+		p.Add("data", "is required: {label, data}")
+		return envelope.Attachment{}
+	}
+	return checkAttachment(p, "data", *in)
+}
+
 // checkAttachment validates an attachment input.
 func checkAttachment(p *envelope.Problems, path string, in attachmentInput) envelope.Attachment {
 	var a envelope.Attachment

@@ -73,10 +73,7 @@ func (s *Server) createRecipients(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
-	if len(in.Data) == 0 {
-		p.Add("data", "must hold at least one recipient")
-	}
+	checkBatch(&p, in.EnvelopeID, len(in.Data), "recipient")
 	for i, rin := range in.Data {
 		checkRecipient(&p, envelope.Join("data", i), rin, true)
 	}
@@ -122,10 +119,7 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p envelope.Problems
-	checkEnvelopeID(&p, "envelopeId", deref(in.EnvelopeID))
-	if len(in.Data) == 0 {
-		p.Add("data", "must hold at least one recipient")
-	}
+	checkBatch(&p, in.EnvelopeID, len(in.Data), "recipient")
 	seen := map[int64]bool{}
 	for i, rin := range in.Data {
 		path := envelope.Join("data", i)

@@ -169,7 +169,7 @@ func mayStillAct(p Participant, now time.Time, deadline bool) error {
 	case p.Role == RoleCC:
 		return Errorf(CodeInvalidRequest, "A CC recipient takes no action")
 	case deadline && p.Expired(now):
-		return Errorf(CodeRecipientExpired, "Recipient's signing link has expired")
+		return errExpired()
 	}
 	return nil
 }

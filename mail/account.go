@@ -94,11 +94,7 @@ func lifetime(lang envelope.Language, d time.Duration) string {
 // ComposeAccountLink renders an account message of kind in lang (English when lang is unknown):
 // plain text and HTML, with the link, and how long it works.
 func ComposeAccountLink(lang envelope.Language, kind AccountMail, d AccountLinkData) (Composed, error) {
-	set, ok := accountTexts[lang]
-	if !ok {
-		lang, set = envelope.LanguageEnglish, accountTexts[envelope.LanguageEnglish]
-	}
-	t, ok := set[kind]
+	t, lang, ok := textOf(accountTexts, lang, kind)
 	if !ok {
 		return Composed{}, fmt.Errorf("no %s message in %s", kind, lang)
 	}
@@ -169,11 +165,7 @@ var noticeFrames = map[envelope.Language]noticeFrame{
 // changed, when, from which IP address and browser, and, if it was not the account's holder, to
 // reset the password at once (the reset page is the button).
 func ComposeAccountNotice(lang envelope.Language, kind AccountMail, d AccountNoticeData) (Composed, error) {
-	set, ok := noticeTexts[lang]
-	if !ok {
-		lang, set = envelope.LanguageEnglish, noticeTexts[envelope.LanguageEnglish]
-	}
-	t, ok := set[kind]
+	t, lang, ok := textOf(noticeTexts, lang, kind)
 	if !ok {
 		return Composed{}, fmt.Errorf("no %s notice in %s", kind, lang)
 	}

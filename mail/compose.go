@@ -101,6 +101,17 @@ var verbs = map[envelope.Language]map[envelope.Role][2]string{
 	},
 }
 
+// textOf is the text of kind in lang from texts, or in English when texts has nothing in lang,
+// with the language it is in; ok is false when that language has no text of kind.
+func textOf[K comparable, T any](texts map[envelope.Language]map[K]T, lang envelope.Language, kind K) (t T, in envelope.Language, ok bool) {
+	set, found := texts[lang]
+	if !found {
+		lang, set = envelope.LanguageEnglish, texts[envelope.LanguageEnglish]
+	}
+	t, ok = set[kind]
+	return t, lang, ok
+}
+
 // Composed is a rendered message.
 type Composed struct {
 	Subject, Text, HTML string
@@ -108,11 +119,7 @@ type Composed struct {
 
 // Compose renders a message of kind in lang (English when lang is unknown).
 func Compose(kind envelope.Mail, lang envelope.Language, d Data) (Composed, error) {
-	set, ok := texts[lang]
-	if !ok {
-		lang, set = envelope.LanguageEnglish, texts[envelope.LanguageEnglish]
-	}
-	t, ok := set[kind]
+	t, lang, ok := textOf(texts, lang, kind)
 	if !ok {
 		return Composed{}, fmt.Errorf("no %s message in %s", kind, lang)
 	}

@@ -42,14 +42,7 @@ func (p AccessCodePolicy) Ceiling() int {
 // Earlier codes of the session stop working.
 func (s *Store) RequestAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	return s.InTx(ctx, func(tx *Tx) error {
-		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
-			return err
-		}
-		g, err := tx.readCodeGuard(ctx, r.ID)
-		if err != nil {
-			return err
-		}
-		if err := envelope.CheckCodeEntry(g.CodeEntry, p.Ceiling(), now); err != nil {
+		if _, err := tx.lockCodeEntry(ctx, r, p, now); err != nil {
 			return err
 		}
 		var recent int
@@ -92,14 +85,8 @@ var (
 func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Recipient, codeHMAC []byte, p AccessCodePolicy, a envelope.Actor, now time.Time) error {
 	var result error
 	err := s.InTx(ctx, func(tx *Tx) error {
-		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
-			return err
-		}
-		g, err := tx.readCodeGuard(ctx, r.ID)
+		g, err := tx.lockCodeEntry(ctx, r, p, now)
 		if err != nil {
-			return err
-		}
-		if err := envelope.CheckCodeEntry(g.CodeEntry, p.Ceiling(), now); err != nil {
 			return err
 		}
 		var id int64
@@ -153,6 +140,20 @@ func (s *Store) VerifyAccessCode(ctx context.Context, c Ceremony, r envelope.Rec
 type codeGuard struct {
 	envelope.CodeEntry
 	Locks int // times the entry locked, ever
+}
+
+// lockCodeEntry locks recipient r's envelope row and reads their code guard, refusing a code
+// entry that is locked or must still wait after a wrong code (envelope.CheckCodeEntry at now):
+// asking for a code and trying one both pass it first.
+func (tx *Tx) lockCodeEntry(ctx context.Context, r envelope.Recipient, p AccessCodePolicy, now time.Time) (codeGuard, error) {
+	if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
+		return codeGuard{}, err
+	}
+	g, err := tx.readCodeGuard(ctx, r.ID)
+	if err != nil {
+		return g, err
+	}
+	return g, envelope.CheckCodeEntry(g.CodeEntry, p.Ceiling(), now)
 }
 
 // readCodeGuard reads recipientID's guard; the caller holds the envelope's row lock.

@@ -142,8 +142,8 @@ func (tx *Tx) lockActing(ctx context.Context, id int64) (*envelope.Recipient, er
 	if r == nil {
 		return nil, envelope.NotFound("Recipient")
 	}
-	if r.SigningStatus != envelope.SigningStatusNotSigned {
-		return nil, envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
+	if err := envelope.ParticipantOf(*r).Unacted(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -27,20 +27,13 @@ type CompleteInput struct {
 func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
-		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
+		cur, r, already, err := tx.lockForOutcome(ctx, in.EnvelopeID, in.RecipientID, envelope.SigningStatusSigned)
 		if err != nil {
 			return err
 		}
-		r := cur.Recipient(in.RecipientID)
-		if r == nil {
-			return envelope.NotFound("Recipient")
-		}
-		if r.SigningStatus == envelope.SigningStatusSigned {
+		if already {
 			snap = cur
 			return nil
-		}
-		if err := envelope.RequirePending(cur.Status); err != nil {
-			return err
 		}
 		if in.LinkVersion != nil {
 			if err := tx.sameLink(ctx, envelope.Recipient{ID: r.ID, LinkVersion: *in.LinkVersion}); err != nil {

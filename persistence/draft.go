@@ -82,6 +82,32 @@ func (tx *Tx) EditableEnvelope(ctx context.Context, ed Editor, id string) (*enve
 	return e, nil
 }
 
+// editEnvelope makes one change of envelope id by ed, in one transaction: change is given the
+// envelope as ed may edit it (EditableEnvelope); the envelope is then marked changed and read
+// again (touchedEnvelope), and check, when not nil, is given it before and after the change and
+// may still refuse it. It returns the envelope after the change.
+func (s *Store) editEnvelope(ctx context.Context, ed Editor, id string, change func(tx *Tx, e *envelope.Envelope) error,
+	check func(tx *Tx, before, after *envelope.Envelope) error) (*envelope.Envelope, error) {
+	var after *envelope.Envelope
+	err := s.InTx(ctx, func(tx *Tx) error {
+		before, err := tx.EditableEnvelope(ctx, ed, id)
+		if err != nil {
+			return err
+		}
+		if err := change(tx, before); err != nil {
+			return err
+		}
+		if after, err = tx.touchedEnvelope(ctx, ed, before.ID); err != nil {
+			return err
+		}
+		if check == nil {
+			return nil
+		}
+		return check(tx, before, after)
+	})
+	return after, err
+}
+
 // touchedEnvelope marks envelope id changed now (Tx.Touch) and reads it as it is after the
 // change, as the editor sees it.
 func (tx *Tx) touchedEnvelope(ctx context.Context, ed Editor, id string) (*envelope.Envelope, error) {

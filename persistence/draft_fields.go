@@ -55,13 +55,9 @@ func (s *Store) RemoveField(ctx context.Context, ed Editor, id int64) error {
 // field's recipient must fill fields (not a CC or VIEWER) and not have acted. A problem with
 // in[i] is reported at data[i]. Each field gets FIELD_CREATED.
 func (s *Store) AddFields(ctx context.Context, ed Editor, place Placement, envelopeID string, in []envelope.FieldInput) (*envelope.Envelope, []int64, error) {
-	var e *envelope.Envelope
 	var ids []int64
-	err := s.InTx(ctx, func(tx *Tx) error {
+	e, err := s.editEnvelope(ctx, ed, envelopeID, func(tx *Tx, e *envelope.Envelope) error {
 		var err error
-		if e, err = tx.EditableEnvelope(ctx, ed, envelopeID); err != nil {
-			return err
-		}
 		items, err := tx.ItemPages(ctx, e.ID)
 		if err != nil {
 			return err
@@ -129,9 +125,8 @@ func (s *Store) AddFields(ctx context.Context, ed Editor, place Placement, envel
 				return err
 			}
 		}
-		e, err = tx.touchedEnvelope(ctx, ed, e.ID)
-		return err
-	})
+		return nil
+	}, nil)
 	return e, ids, err
 }
 
@@ -140,13 +135,9 @@ func (s *Store) AddFields(ctx context.Context, ed Editor, place Placement, envel
 // member left out keeps its value (the meta too, unless the type changes), a page must be on the
 // field's document. A problem with in[i] is reported at data[i]. Each field gets FIELD_UPDATED.
 func (s *Store) UpdateFields(ctx context.Context, ed Editor, envelopeID string, in []envelope.FieldInput) (*envelope.Envelope, []int64, error) {
-	var e *envelope.Envelope
 	var ids []int64
-	err := s.InTx(ctx, func(tx *Tx) error {
+	e, err := s.editEnvelope(ctx, ed, envelopeID, func(tx *Tx, e *envelope.Envelope) error {
 		var err error
-		if e, err = tx.EditableEnvelope(ctx, ed, envelopeID); err != nil {
-			return err
-		}
 		if err := envelope.RequireDraft(e.Status, "Fields can only be updated"); err != nil {
 			return err
 		}
@@ -215,9 +206,8 @@ func (s *Store) UpdateFields(ctx context.Context, ed Editor, envelopeID string, 
 		if err := p.Err(); err != nil {
 			return err
 		}
-		e, err = tx.touchedEnvelope(ctx, ed, e.ID)
-		return err
-	})
+		return nil
+	}, nil)
 	return e, ids, err
 }
 

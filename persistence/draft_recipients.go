@@ -15,13 +15,8 @@ import (
 // envelope.MaxRecipients, for an expected RUN no proof asks for, and, once the envelope is
 // PENDING, for a recipient who could never act on this server or whose mails pass the quota.
 func (s *Store) AddRecipients(ctx context.Context, ed Editor, checks EditChecks, envelopeID string, recs []envelope.Recipient) (*envelope.Envelope, []int64, error) {
-	var e *envelope.Envelope
 	var ids []int64
-	err := s.InTx(ctx, func(tx *Tx) error {
-		var err error
-		if e, err = tx.EditableEnvelope(ctx, ed, envelopeID); err != nil {
-			return err
-		}
+	e, err := s.editEnvelope(ctx, ed, envelopeID, func(tx *Tx, e *envelope.Envelope) error {
 		if len(e.Recipients)+len(recs) > envelope.MaxRecipients {
 			return envelope.Errorf(envelope.CodeRecipientLimit, "An envelope has at most %d recipients", envelope.MaxRecipients)
 		}
@@ -43,15 +38,9 @@ func (s *Store) AddRecipients(ctx context.Context, ed Editor, checks EditChecks,
 			}
 			ids = append(ids, added.ID)
 		}
-		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
-		if err != nil {
-			return err
-		}
-		if err := checks.quota(ctx, tx, RecipientsChange{Before: e, After: after}); err != nil {
-			return err
-		}
-		e = after
 		return nil
+	}, func(tx *Tx, before, after *envelope.Envelope) error {
+		return checks.quota(ctx, tx, RecipientsChange{Before: before, After: after})
 	})
 	return e, ids, err
 }
@@ -76,15 +65,10 @@ type RecipientPatch struct {
 // Each recipient that changed gets its RECIPIENT_UPDATED audit entry; a change of email or
 // authentication replaces the signing link.
 func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChecks, envelopeID string, patches []RecipientPatch) (*envelope.Envelope, []int64, error) {
-	var e *envelope.Envelope
 	var ids []int64
-	err := s.InTx(ctx, func(tx *Tx) error {
-		var err error
-		if e, err = tx.EditableEnvelope(ctx, ed, envelopeID); err != nil {
-			return err
-		}
+	var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
+	e, err := s.editEnvelope(ctx, ed, envelopeID, func(tx *Tx, e *envelope.Envelope) error {
 		var p envelope.Problems
-		var relinked []envelope.Recipient // whose link was replaced, as they were: mailed the new one
 		for i, in := range patches {
 			path := envelope.Join("data", i)
 			cur := e.Recipient(in.ID)
@@ -175,15 +159,9 @@ func (s *Store) UpdateRecipients(ctx context.Context, ed Editor, checks EditChec
 		if err := p.Err(); err != nil {
 			return err
 		}
-		after, err := tx.touchedEnvelope(ctx, ed, e.ID)
-		if err != nil {
-			return err
-		}
-		if err := checks.quota(ctx, tx, RecipientsChange{Before: e, After: after, Replaced: relinked}); err != nil {
-			return err
-		}
-		e = after
 		return nil
+	}, func(tx *Tx, before, after *envelope.Envelope) error {
+		return checks.quota(ctx, tx, RecipientsChange{Before: before, After: after, Replaced: relinked})
 	})
 	return e, ids, err
 }

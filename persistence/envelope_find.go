@@ -54,8 +54,7 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 		where = append(where, "e.folder_id IS NULL")
 	}
 	if f.HasExpiredRecipients != nil {
-		expired := `EXISTS (SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND r.role <> 'CC'
-			AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= ` + arg(f.Now) + `)`
+		expired := `EXISTS (SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND ` + overdueSQL(arg(f.Now)) + `)`
 		if !*f.HasExpiredRecipients {
 			expired = "NOT " + expired
 		}

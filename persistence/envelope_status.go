@@ -36,8 +36,8 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 			return nil
 		}
 		if expiresAt != nil {
-			if _, err := tx.q.Exec(ctx, `UPDATE recipients SET expires_at = $2, expiration_notified_at = NULL
-				WHERE envelope_id = $1 AND role <> 'CC' AND signing_status = 'NOT_SIGNED' AND expires_at IS NULL`, id, *expiresAt); err != nil {
+			if _, err := tx.q.Exec(ctx, `UPDATE recipients r SET expires_at = $2, expiration_notified_at = NULL
+				WHERE r.envelope_id = $1 AND `+pendingSQL+` AND r.expires_at IS NULL`, id, *expiresAt); err != nil {
 				return fmt.Errorf("set deadlines of %s: %w", id, err)
 			}
 		}

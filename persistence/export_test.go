@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"sort"
+	"time"
 )
 
 // MigrateTo applies the migrations up to version, for tests that start from an older schema.
@@ -25,4 +26,24 @@ func MappedConstraints() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// ParticipantSQL evaluates pendingSQL and overdueSQL at now over recipients rows built from the
+// columns given, one row an index.
+func (s *Store) ParticipantSQL(ctx context.Context, now time.Time, roles, statuses []string, expires []*time.Time) (pending, overdue []bool, err error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+pendingSQL+`, COALESCE(`+overdueSQL("$4")+`, false)
+		FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS r(role, signing_status, expires_at, i) ORDER BY r.i`,
+		roles, statuses, expires, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, o bool
+		if err := rows.Scan(&p, &o); err != nil {
+			return nil, nil, err
+		}
+		pending, overdue = append(pending, p), append(overdue, o)
+	}
+	return pending, overdue, rows.Err()
 }

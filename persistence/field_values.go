@@ -41,11 +41,8 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if cur == nil {
 			return envelope.NotFound("Recipient")
 		}
-		if cur.SigningStatus != envelope.SigningStatusNotSigned {
-			return envelope.Errorf(envelope.CodeRecipientAlreadySigned, "Recipient has already acted on this envelope")
-		}
-		if cur.ExpiresAt != nil && !time.Now().Before(*cur.ExpiresAt) {
-			return envelope.Errorf(envelope.CodeRecipientExpired, "Recipient's signing link has expired")
+		if err := envelope.MayFill(envelope.ParticipantOf(*cur), time.Now()); err != nil {
+			return err
 		}
 		f, err = scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1 AND f.recipient_id = $2`, fieldID, r.ID))
 		if err != nil {

@@ -79,10 +79,9 @@ func encodeFieldMeta(m *envelope.FieldMeta) ([]byte, error) {
 // LockField returns field id and its envelope's reference as the scope sees them, locking the
 // envelope's row until the transaction ends (LockEnvelope).
 func (tx *Tx) LockField(ctx context.Context, sc Scope, id int64) (envelope.Field, EnvelopeRef, error) {
-	var envelopeID string
-	if err := tx.q.QueryRow(ctx, `SELECT f.envelope_id FROM fields f JOIN envelopes e ON e.id = f.envelope_id
-		WHERE f.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {
-		return envelope.Field{}, EnvelopeRef{}, notFound(err, "Field")
+	envelopeID, err := envelopeIDOf(ctx, tx.q, sc, fieldRows, id)
+	if err != nil {
+		return envelope.Field{}, EnvelopeRef{}, err
 	}
 	ref, err := tx.LockEnvelope(ctx, sc, envelopeID)
 	if err != nil {
@@ -97,13 +96,7 @@ func (tx *Tx) LockField(ctx context.Context, sc Scope, id int64) (envelope.Field
 
 // EnvelopeIDOfField returns the envelope of field id as the scope sees it.
 func (s *Store) EnvelopeIDOfField(ctx context.Context, sc Scope, id int64) (string, error) {
-	var envelopeID string
-	err := s.pool.QueryRow(ctx, `SELECT f.envelope_id FROM fields f JOIN envelopes e ON e.id = f.envelope_id
-		WHERE f.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID)
-	if err != nil {
-		return "", notFound(err, "Field")
-	}
-	return envelopeID, nil
+	return envelopeIDOf(ctx, s.pool, sc, fieldRows, id)
 }
 
 // recipientFields reads the fields of recipient id, by id.

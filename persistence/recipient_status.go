@@ -98,20 +98,13 @@ func viewClientKey(a envelope.Actor) string {
 func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientRejection) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
-		cur, err := tx.lockSnapshot(ctx, in.EnvelopeID)
+		cur, r, already, err := tx.lockForOutcome(ctx, in.EnvelopeID, in.RecipientID, envelope.SigningStatusRejected)
 		if err != nil {
 			return err
 		}
-		r := cur.Recipient(in.RecipientID)
-		if r == nil {
-			return envelope.NotFound("Recipient")
-		}
-		if r.SigningStatus == envelope.SigningStatusRejected {
+		if already {
 			snap = cur
 			return nil
-		}
-		if err := envelope.RequirePending(cur.Status); err != nil {
-			return err
 		}
 		if err := envelope.MayReject(envelope.ParticipantOf(*r), in.External, in.Now); err != nil {
 			return err
@@ -138,6 +131,24 @@ func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientReject
 	return snap, err
 }
 
+// lockForOutcome locks envelope envelopeID's snapshot and finds its recipient rid, about to be
+// given outcome (SIGNED or REJECTED): already when the recipient has it (a retried activity:
+// the caller leaves it as is and returns the snapshot), otherwise the envelope must be PENDING
+// (envelope.RequirePending).
+func (tx *Tx) lockForOutcome(ctx context.Context, envelopeID string, rid int64, outcome envelope.SigningStatus) (cur Snapshot, r *envelope.Recipient, already bool, err error) {
+	cur, err = tx.lockSnapshot(ctx, envelopeID)
+	if err != nil {
+		return cur, nil, false, err
+	}
+	if r = cur.Recipient(rid); r == nil {
+		return cur, nil, false, envelope.NotFound("Recipient")
+	}
+	if r.SigningStatus == outcome {
+		return cur, r, true, nil
+	}
+	return cur, r, false, envelope.RequirePending(cur.Status)
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -154,7 +165,7 @@ func (s *Store) ExpireRecipients(ctx context.Context, id string, now time.Time) 
 			return err
 		}
 		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expiration_notified_at = $2 WHERE r.envelope_id = $1
-			AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= $2 AND r.expiration_notified_at IS NULL
+			AND `+overdueSQL("$2")+` AND r.expiration_notified_at IS NULL
 			RETURNING `+recipientColumns, id, now)
 		if err != nil {
 			return fmt.Errorf("expire recipients of %s: %w", id, err)
@@ -183,7 +194,7 @@ func (s *Store) RenewDeadlines(ctx context.Context, envelopeID string, ids []int
 			return err
 		}
 		rows, err := tx.q.Query(ctx, `UPDATE recipients r SET expires_at = $3, expiration_notified_at = NULL, updated_at = now()
-			WHERE r.envelope_id = $1 AND r.id = ANY($2) AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED'
+			WHERE r.envelope_id = $1 AND r.id = ANY($2) AND `+pendingSQL+`
 			RETURNING `+recipientColumns, envelopeID, ids, expiresAt)
 		if err != nil {
 			return fmt.Errorf("renew deadlines in %s: %w", envelopeID, err)

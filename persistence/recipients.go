@@ -64,10 +64,9 @@ func (tx *Tx) AddRecipient(ctx context.Context, envelopeID string, r envelope.Re
 // LockRecipient returns recipient id and its envelope's reference as the scope sees them, locking
 // the envelope's row until the transaction ends (LockEnvelope).
 func (tx *Tx) LockRecipient(ctx context.Context, sc Scope, id int64) (envelope.Recipient, EnvelopeRef, error) {
-	var envelopeID string
-	if err := tx.q.QueryRow(ctx, `SELECT r.envelope_id FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
-		WHERE r.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID); err != nil {
-		return envelope.Recipient{}, EnvelopeRef{}, notFound(err, "Recipient")
+	envelopeID, err := envelopeIDOf(ctx, tx.q, sc, recipientRows, id)
+	if err != nil {
+		return envelope.Recipient{}, EnvelopeRef{}, err
 	}
 	ref, err := tx.LockEnvelope(ctx, sc, envelopeID)
 	if err != nil {
@@ -93,13 +92,7 @@ func (s *Store) RecipientForSigning(ctx context.Context, id int64) (envelope.Rec
 
 // EnvelopeIDOfRecipient returns the envelope of recipient id as the scope sees it.
 func (s *Store) EnvelopeIDOfRecipient(ctx context.Context, sc Scope, id int64) (string, error) {
-	var envelopeID string
-	err := s.pool.QueryRow(ctx, `SELECT r.envelope_id FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
-		WHERE r.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()).Scan(&envelopeID)
-	if err != nil {
-		return "", notFound(err, "Recipient")
-	}
-	return envelopeID, nil
+	return envelopeIDOf(ctx, s.pool, sc, recipientRows, id)
 }
 
 // RequireUnacted refuses change to recipient id once they have acted (envelope.RequireUnacted,

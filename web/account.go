@@ -221,6 +221,27 @@ func (h *Handler) crossSite(w http.ResponseWriter, r *http.Request) {
 	h.accountMessage(w, r, &accountView{T: t}, http.StatusForbidden, t.CrossSiteHeading, t.CrossSiteHelp)
 }
 
+// showFormProblem answers a form's refusal err: the form again, with formProblem's message and
+// status (wrong, the message of a wrong answer), or the failure page for anything else.
+func (h *Handler) showFormProblem(w http.ResponseWriter, r *http.Request, v *accountView, err error, wrong string) {
+	status, ok := formProblem(w, v, err, wrong)
+	if !ok {
+		h.accountFailure(w, r, v, err)
+		return
+	}
+	h.renderAccount(w, r, status, v)
+}
+
+// redirectNext sends the browser on to where it was going (v.Next), or to the account page at
+// path when it was going nowhere.
+func redirectNext(w http.ResponseWriter, r *http.Request, v *accountView, path string) {
+	next := v.Next
+	if next == "" {
+		next = v.URL(path)
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
 // formProblem puts err, the answer of the account service to a form, into v: a message for the
 // form or its inputs, and returns the status to answer. wrong is the message of a wrong
 // password or code. ok is false for an error no form shows (an internal one).
@@ -280,6 +301,17 @@ func (v *accountView) fieldError(name, msg string) {
 		v.Errors = map[string]string{}
 	}
 	v.Errors[name] = msg
+}
+
+// signedInRequest reads a signed-in account page's request (accountRequest) and the account
+// this browser is signed in to (signedIn); ok is false when either has already been answered.
+func (h *Handler) signedInRequest(w http.ResponseWriter, r *http.Request) (*accountView, account.Account, account.Session, bool) {
+	v, ok := h.accountRequest(w, r)
+	if !ok {
+		return v, account.Account{}, account.Session{}, false
+	}
+	a, sess, ok := h.signedIn(w, r, v)
+	return v, a, sess, ok
 }
 
 // signedIn is the account this browser is signed in to; without one the browser is sent to

@@ -33,11 +33,7 @@ func accountNotice(t AccountText, done string) string {
 }
 
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
+	v, a, sess, ok := h.signedInRequest(w, r)
 	if !ok {
 		return
 	}
@@ -85,11 +81,7 @@ func groupsOf4(s string) string {
 }
 
 func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
+	v, a, sess, ok := h.signedInRequest(w, r)
 	if !ok {
 		return
 	}
@@ -109,11 +101,7 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
+	v, a, sess, ok := h.signedInRequest(w, r)
 	if !ok {
 		return
 	}
@@ -147,11 +135,7 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request) {
 // anything else is a failure page.
 func (h *Handler) pageAction(w http.ResponseWriter, r *http.Request, wrong func(AccountText) string, done string,
 	act func(a account.Account, sess account.Session) error, shown func(v *accountView, err error)) {
-	v, ok := h.accountRequest(w, r)
-	if !ok {
-		return
-	}
-	a, sess, ok := h.signedIn(w, r, v)
+	v, a, sess, ok := h.signedInRequest(w, r)
 	if !ok {
 		return
 	}

@@ -41,12 +41,7 @@ func (h *Handler) signUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.Accounts.SignUp(r.Context(), v.Email, password, envelope.Language(v.T.Lang), v.Next, h.client(r)); err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongPassword)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
-		}
-		h.renderAccount(w, r, status, v)
+		h.showFormProblem(w, r, v, err, v.T.WrongPassword)
 		return
 	}
 	v.State, v.Heading, v.Help = "checkemail", v.T.CheckEmailHeading, fmt.Sprintf(v.T.CheckEmailHelp, v.Email)
@@ -165,19 +160,10 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, _, err := h.Accounts.SignIn(r.Context(), w, r, v.Email, password, h.client(r)); err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongPassword)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
-		}
-		h.renderAccount(w, r, status, v)
+		h.showFormProblem(w, r, v, err, v.T.WrongPassword)
 		return
 	}
-	next := v.Next
-	if next == "" {
-		next = v.URL("/account")
-	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	redirectNext(w, r, v, "/account")
 }
 
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
@@ -189,11 +175,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
 		h.accountFailure(w, r, v, err)
 		return
 	}
-	next := v.Next
-	if next == "" {
-		next = v.URL("/account/signin")
-	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	redirectNext(w, r, v, "/account/signin")
 }
 
 func (h *Handler) resetForm(w http.ResponseWriter, r *http.Request) {
@@ -221,12 +203,7 @@ func (h *Handler) requestReset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.Accounts.RequestReset(r.Context(), v.Email, envelope.Language(v.T.Lang), v.Next, h.client(r)); err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongPassword)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
-		}
-		h.renderAccount(w, r, status, v)
+		h.showFormProblem(w, r, v, err, v.T.WrongPassword)
 		return
 	}
 	v.Back, v.BackText = v.URL("/account/signin", "email", v.Email), v.T.SignIn
@@ -234,16 +211,26 @@ func (h *Handler) requestReset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) newPasswordForm(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
+	v, ok := h.newPasswordRequest(w, r)
 	if !ok {
 		return
 	}
+	h.renderAccount(w, r, http.StatusOK, v)
+}
+
+// newPasswordRequest reads the request of the new-password form (accountRequest) and the reset
+// link's token it came through; without one the browser is told the link failed, and ok is false.
+func (h *Handler) newPasswordRequest(w http.ResponseWriter, r *http.Request) (*accountView, bool) {
+	v, ok := h.accountRequest(w, r)
+	if !ok {
+		return v, false
+	}
 	if v.Token = linkToken(r); v.Token == "" {
 		h.resetLinkFailed(w, r, v)
-		return
+		return v, false
 	}
 	v.State, v.Heading = "newpassword", v.T.NewPasswordHeading
-	h.renderAccount(w, r, http.StatusOK, v)
+	return v, true
 }
 
 func (h *Handler) resetLinkFailed(w http.ResponseWriter, r *http.Request, v *accountView) {
@@ -252,15 +239,10 @@ func (h *Handler) resetLinkFailed(w http.ResponseWriter, r *http.Request, v *acc
 }
 
 func (h *Handler) resetPassword(w http.ResponseWriter, r *http.Request) {
-	v, ok := h.accountRequest(w, r)
+	v, ok := h.newPasswordRequest(w, r)
 	if !ok {
 		return
 	}
-	if v.Token = linkToken(r); v.Token == "" {
-		h.resetLinkFailed(w, r, v)
-		return
-	}
-	v.State, v.Heading = "newpassword", v.T.NewPasswordHeading
 	password, password2 := r.PostForm.Get("password"), r.PostForm.Get("password2")
 	switch {
 	case password == "":
@@ -278,12 +260,7 @@ func (h *Handler) resetPassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		status, ok := formProblem(w, v, err, v.T.WrongPassword)
-		if !ok {
-			h.accountFailure(w, r, v, err)
-			return
-		}
-		h.renderAccount(w, r, status, v)
+		h.showFormProblem(w, r, v, err, v.T.WrongPassword)
 		return
 	}
 	if n := safeNext(next); n != "" {

@@ -10,14 +10,8 @@ import (
 )
 
 func (r *run) validateResend(ctx workflow.Context, req ResendRequest) error {
-	if err := req.check(); err != nil {
+	if ready, err := r.checked(req); !ready {
 		return err
-	}
-	if err := r.acting(); err != nil {
-		return err
-	}
-	if !r.initialized {
-		return nil
 	}
 	for _, id := range req.RecipientIDs {
 		if r.snap.Recipient(id) == nil {

@@ -33,14 +33,8 @@ type RejectRequest struct {
 }
 
 func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
-	if err := req.check(); err != nil {
+	if ready, err := r.checked(req); !ready {
 		return err
-	}
-	if err := r.acting(); err != nil {
-		return err
-	}
-	if !r.initialized {
-		return nil
 	}
 	return appError(envelope.Turn(r.snap.Meta.SigningOrder, r.snap.Participants(), req.RecipientID, workflow.Now(ctx)))
 }
@@ -93,14 +87,8 @@ func (r *run) nextAfter(id int64) int64 {
 }
 
 func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
-	if err := req.check(); err != nil {
+	if ready, err := r.checked(req); !ready {
 		return err
-	}
-	if err := r.acting(); err != nil {
-		return err
-	}
-	if !r.initialized {
-		return nil
 	}
 	p := r.participant(req.RecipientID)
 	if p == nil {

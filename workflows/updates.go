@@ -80,6 +80,19 @@ func (r *run) acting() error {
 	return nil
 }
 
+// checked is what an Update's validator checks first: the request itself (its check), then that
+// the workflow still acts (acting). ready is false when that refuses it, and before
+// initialisation, when nothing of the envelope can be checked yet: the handler waits for it.
+func (r *run) checked(req interface{ check() error }) (ready bool, err error) {
+	if err := req.check(); err != nil {
+		return false, err
+	}
+	if err := r.acting(); err != nil {
+		return false, err
+	}
+	return r.initialized, nil
+}
+
 // wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
 // relay never holds an API call for long).
 func (r *run) wait(ctx workflow.Context, v int) {
@@ -100,10 +113,8 @@ func (r *run) onDistribute(ctx workflow.Context) error {
 }
 
 func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {
-	if err := req.check(); err != nil {
-		return err
-	}
-	return r.acting()
+	_, err := r.checked(req)
+	return err
 }
 
 func (r *run) onCancel(ctx workflow.Context, req CancelRequest) error {
