@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -15,9 +16,23 @@ import (
 )
 
 // Client is how the API starts and talks to envelope workflows.
+// Every call runs under a deadline (CallTimeout), and a Temporal that is away or busy is told to
+// the caller as SERVICE_UNAVAILABLE with Retry-After (temporalAway, awayError).
 type Client struct {
 	Temporal  client.Client
 	TaskQueue string
+	// CallTimeout is the longest one call may take (SOBRE_TEMPORAL_CALL_TIMEOUT);
+	// DefaultCallTimeout when zero.
+	CallTimeout time.Duration
+}
+
+// call returns ctx bounded by the call deadline (CallTimeout).
+func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := c.CallTimeout
+	if d <= 0 {
+		d = DefaultCallTimeout
+	}
+	return context.WithTimeout(ctx, d)
 }
 
 // Distribute starts the envelope's workflow (or finds the running one) and waits until it has
@@ -25,6 +40,8 @@ type Client struct {
 // Update-With-Start: a crash of the caller after it leaves a running workflow that finishes the
 // job, and calling again is harmless.
 func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64) error {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	start := c.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       envelopeID,
 		TaskQueue:                c.TaskQueue,
@@ -53,13 +70,20 @@ func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64
 	return nil
 }
 
+// update runs the named Update of the envelope's workflow (with arg, when not nil) and waits for
+// its result.
 func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) error {
-	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	opts := client.UpdateWorkflowOptions{
 		WorkflowID:   envelopeID,
 		UpdateName:   name,
-		Args:         []any{arg},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	}
+	if arg != nil {
+		opts.Args = []any{arg}
+	}
+	h, err := c.Temporal.UpdateWorkflow(ctx, opts)
 	if err != nil {
 		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))
 	}
@@ -95,16 +119,7 @@ func (c *Client) Cancel(ctx context.Context, envelopeID string, req CancelReques
 
 // Delete ends a PENDING envelope and removes it; recipients who were sent it are told.
 func (c *Client) Delete(ctx context.Context, envelopeID string) error {
-	h, err := c.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: envelopeID, UpdateName: UpdateDelete, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return fromError(fmt.Errorf("delete %s: %w", envelopeID, err))
-	}
-	if err := h.Get(ctx, nil); err != nil {
-		return fromError(fmt.Errorf("delete %s: %w", envelopeID, err))
-	}
-	return nil
+	return c.update(ctx, envelopeID, UpdateDelete, nil)
 }
 
 // Resend sends the envelope again to recipients who have not acted.
@@ -116,19 +131,23 @@ func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendReques
 // recipient's access-code entry locked (the workflow then mails the owner). An envelope without
 // a running workflow (a draft, a finished envelope) needs no telling.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	err := c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("refresh %s: %w", envelopeID, err)
+		return fromError(fmt.Errorf("refresh %s: %w", envelopeID, err))
 	}
 	return nil
 }
 
 // State asks the running workflow for its view.
 func (c *Client) State(ctx context.Context, envelopeID string) (State, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	var s State
 	v, err := c.Temporal.QueryWorkflow(ctx, envelopeID, "", QueryState)
 	if err != nil {
@@ -138,8 +157,12 @@ func (c *Client) State(ctx context.Context, envelopeID string) (State, error) {
 }
 
 // fromError turns what the workflow refused (an application error whose type is a domain
-// code) back into the domain error; anything else stays as it is.
+// code) back into the domain error, and a Temporal that is away into SERVICE_UNAVAILABLE
+// (awayError); anything else stays as it is.
 func fromError(err error) error {
+	if temporalAway(err) {
+		return awayError(err)
+	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() != "" && isDomainCode(app.Type()) {
 		return &envelope.Error{Code: envelope.Code(app.Type()), Message: app.Message()}
