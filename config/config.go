@@ -14,20 +14,23 @@ import (
 
 // Config is every setting of Sobre's processes.
 type Config struct {
-	Env               string        // SOBRE_ENV: development or production (CheckProduction)
-	HTTPAddr          string        // SOBRE_HTTP_ADDR
-	PublicURL         string        // SOBRE_PUBLIC_URL, without a trailing slash
-	DatabaseURL       string        // DATABASE_URL
-	TemporalAddress   string        // TEMPORAL_ADDRESS
-	TemporalNamespace string        // TEMPORAL_NAMESPACE
-	TaskQueue         string        // SOBRE_TASK_QUEUE
-	SMTPURL           string        // SMTP_URL
-	MailFrom          string        // SOBRE_MAIL_FROM
-	LogLevel          slog.Level    // SOBRE_LOG_LEVEL
-	LogFormat         string        // SOBRE_LOG_FORMAT: json or text
-	MaxBodyBytes      int64         // SOBRE_MAX_BODY_BYTES: JSON bodies
-	MaxUploadBytes    int64         // SOBRE_MAX_UPLOAD_BYTES: multipart bodies with files
-	ShutdownTimeout   time.Duration // SOBRE_SHUTDOWN_TIMEOUT
+	Env               string // SOBRE_ENV: development or production (CheckProduction)
+	HTTPAddr          string // SOBRE_HTTP_ADDR
+	PublicURL         string // SOBRE_PUBLIC_URL, without a trailing slash
+	DatabaseURL       string // DATABASE_URL
+	TemporalAddress   string // TEMPORAL_ADDRESS
+	TemporalNamespace string // TEMPORAL_NAMESPACE
+	TaskQueue         string // SOBRE_TASK_QUEUE
+	// TemporalCallTimeout is the deadline of one call of the API to Temporal
+	// (SOBRE_TEMPORAL_CALL_TIMEOUT).
+	TemporalCallTimeout time.Duration
+	SMTPURL             string        // SMTP_URL
+	MailFrom            string        // SOBRE_MAIL_FROM
+	LogLevel            slog.Level    // SOBRE_LOG_LEVEL
+	LogFormat           string        // SOBRE_LOG_FORMAT: json or text
+	MaxBodyBytes        int64         // SOBRE_MAX_BODY_BYTES: JSON bodies
+	MaxUploadBytes      int64         // SOBRE_MAX_UPLOAD_BYTES: multipart bodies with files
+	ShutdownTimeout     time.Duration // SOBRE_SHUTDOWN_TIMEOUT
 	// TrustedProxies are the addresses of the proxies in front of Sobre (SOBRE_TRUSTED_PROXIES):
 	// X-Forwarded-For is read only from them (see api: the client address).
 	TrustedProxies []netip.Prefix
@@ -275,6 +278,9 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.PurgeInterval, err = time.ParseDuration(get("SOBRE_PURGE_INTERVAL")); err != nil || c.PurgeInterval < time.Minute {
 		errs = append(errs, fmt.Sprintf("SOBRE_PURGE_INTERVAL: want a duration of at least 1m like 1h, got %q", get("SOBRE_PURGE_INTERVAL")))
+	}
+	if c.TemporalCallTimeout, err = time.ParseDuration(get("SOBRE_TEMPORAL_CALL_TIMEOUT")); err != nil || c.TemporalCallTimeout <= 0 {
+		errs = append(errs, fmt.Sprintf("SOBRE_TEMPORAL_CALL_TIMEOUT: want a positive duration like 10s, got %q", get("SOBRE_TEMPORAL_CALL_TIMEOUT")))
 	}
 	d, err := time.ParseDuration(get("SOBRE_SHUTDOWN_TIMEOUT"))
 	if err != nil || d <= 0 {

@@ -191,7 +191,7 @@ func (p *process) serveAPI(ctx context.Context, work ...func(context.Context) er
 }
 
 func (p *process) apiServer() (*api.Server, error) {
-	flows := &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue}
+	flows := &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue, CallTimeout: p.cfg.TemporalCallTimeout}
 	cer, err := p.ceremony(flows)
 	if err != nil {
 		return nil, err
