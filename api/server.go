@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -20,12 +18,6 @@ import (
 	"github.com/sobre-sign/sobre/workflows"
 )
 
-// Check is one readiness check: a name and a function that fails when the dependency is down.
-type Check struct {
-	Name string
-	Run  func(ctx context.Context) error
-}
-
 // Server holds what the handlers need.
 type Server struct {
 	cfg      config.Config
@@ -33,6 +25,7 @@ type Server struct {
 	store    *persistence.Store
 	keys     *auth.Keys
 	checks   []Check
+	reported []*reported
 	gatherer prometheus.Gatherer
 	metrics  *httpMetrics
 	temporal client.Client
@@ -53,7 +46,8 @@ type Deps struct {
 	Temporal  client.Client        // for readiness
 	Workflows *workflows.Client    // starts, signals and updates envelope workflows
 	Registry  *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
-	Checks    []Check              // run by /readyz
+	Checks    []Check              // what the process needs to serve: run by /readyz
+	Reported  []Check              // what it uses but can serve without: in /healthz and sobre_<name>_up
 	Ceremony  *ceremony.Service    // signing sessions and recipients' proofs of identity
 }
 
@@ -63,7 +57,12 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	reported, err := newReported(d.Reported, d.Log, d.Registry)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
+		reported: reported,
 		cfg:      d.Config,
 		log:      d.Log,
 		store:    d.Store,
@@ -154,41 +153,4 @@ func (s *Server) v2Routes() chi.Router {
 		s.envelopeRoutes(r)
 	})
 	return r
-}
-
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-// readyz runs every readiness check and answers 503 naming those that fail. Each failure's
-// error is logged, never answered: it may name hosts, users or addresses.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	results := map[string]string{}
-	for _, c := range s.checks {
-		if err := c.Run(r.Context()); err != nil {
-			results[c.Name] = "failing"
-			s.log.WarnContext(r.Context(), "readiness check failed", "check", c.Name, "err", err)
-			continue
-		}
-		results[c.Name] = "ok"
-	}
-	if failed := countFailed(results); failed > 0 {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{
-			"message": fmt.Sprintf("Not ready: %d of %d checks fail", failed, len(s.checks)),
-			"code":    envelope.CodeUnavailable,
-			"checks":  results,
-		})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "checks": results})
-}
-
-func countFailed(results map[string]string) int {
-	n := 0
-	for _, v := range results {
-		if v != "ok" {
-			n++
-		}
-	}
-	return n
 }

@@ -133,11 +133,15 @@ func (p *process) close() {
 	p.store.Close()
 }
 
-func (p *process) checks() []api.Check {
-	return []api.Check{
-		{Name: "postgresql", Run: p.store.Ping},
-		{Name: "temporal", Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, p.temporal) }},
-	}
+// postgresql is the check of PostgreSQL, which every process needs to be ready (the API serves
+// drafts, reads and signing pages from it alone).
+func (p *process) postgresql() api.Check { return api.Check{Name: "postgresql", Run: p.store.Ping} }
+
+// temporalCheck is the check of Temporal: the worker needs it to be ready; the API (and `sobre
+// dev`) only reports it, in /healthz and sobre_temporal_up, and its routes that need Temporal
+// answer 503 while it is away.
+func (p *process) temporalCheck() api.Check {
+	return api.Check{Name: "temporal", Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, p.temporal) }}
 }
 
 // httpServer serves h on addr until ctx ends, then drains; name tells the listeners apart in
@@ -204,14 +208,16 @@ func (p *process) apiServer() (*api.Server, error) {
 		Temporal:  p.temporal,
 		Workflows: flows,
 		Registry:  p.registry,
-		Checks:    p.checks(),
+		Checks:    []api.Check{p.postgresql()},
+		Reported:  []api.Check{p.temporalCheck()},
 	})
 }
 
 // opsHandler is what a worker-only process serves on SOBRE_METRICS_ADDR: health, readiness and
 // metrics.
 func (p *process) opsHandler() (http.Handler, error) {
-	srv, err := api.NewOpsServer(api.Deps{Config: p.cfg, Log: p.log, Registry: p.registry, Checks: p.checks()})
+	srv, err := api.NewOpsServer(api.Deps{Config: p.cfg, Log: p.log, Registry: p.registry,
+		Checks: []api.Check{p.postgresql(), p.temporalCheck()}})
 	if err != nil {
 		return nil, err
 	}
