@@ -21,17 +21,51 @@ import (
 	"github.com/sobre-sign/sobre/workflows"
 )
 
-// awayFromTemporal returns an API on a's database whose Temporal client points at a closed
-// loopback port, calls bounded by callTimeout, wired as `sobre serve` wires it: ready with
-// PostgreSQL alone, Temporal reported.
-func (a *testAPI) awayFromTemporal(callTimeout time.Duration) *testAPI {
-	a.t.Helper()
+// closedPort returns a loopback address nothing listens on: a Temporal that is down.
+func closedPort(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		a.t.Fatal(err)
+		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	return addr
+}
+
+// silentPort returns a loopback address that takes connections and never answers: a Temporal
+// that hangs.
+func silentPort(t testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conns []net.Conn
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				break
+			}
+			conns = append(conns, conn)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+	})
+	return ln.Addr().String()
+}
+
+// awayFromTemporal returns an API on a's database whose Temporal client points at addr (a
+// closedPort or a silentPort), calls bounded by callTimeout, wired as `sobre serve` wires it:
+// ready with PostgreSQL alone, Temporal reported.
+func (a *testAPI) awayFromTemporal(addr string, callTimeout time.Duration) *testAPI {
+	a.t.Helper()
 	c, err := worker.Dial(context.Background(), worker.ClientOptions{Address: addr, Namespace: "default",
 		Log: slog.New(slog.DiscardHandler), Keys: temporaltest.Keys(), Lazy: true})
 	if err != nil {
@@ -59,7 +93,7 @@ func (a *testAPI) awayFromTemporal(callTimeout time.Duration) *testAPI {
 func TestTemporalAwayKeepsTheAPIServing(t *testing.T) {
 	live := newTestAPIWithWorkflows(t)
 	const callTimeout = 3 * time.Second
-	away := live.awayFromTemporal(callTimeout)
+	away := live.awayFromTemporal(closedPort(t), callTimeout)
 	key := live.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	_, rec, _, _ := live.accountEnvelope(key, "tomas@sobre.test", "SIGNER", []string{}, []string{})
 
@@ -133,4 +167,30 @@ func (a *testAPI) post(path, key, body string) (int, http.Header, map[string]any
 		a.t.Fatalf("POST %s: body is not JSON: %v", path, err)
 	}
 	return res.StatusCode, res.Header, out
+}
+
+// A Temporal that takes the connection and never answers is cut off by the call deadline: 503
+// with Retry-After once it has passed, not after the SDK's minute.
+func TestTemporalHangingHitsTheCallDeadline(t *testing.T) {
+	a := newTestAPI(t)
+	const callTimeout = 2 * time.Second
+	hung := a.awayFromTemporal(silentPort(t), callTimeout)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	status, created := hung.createRaw(key, map[string]any{"title": "Borrador", "type": "DOCUMENT",
+		"recipients": []any{map[string]any{"email": "rosa@sobre.test", "name": "Rosa", "role": "SIGNER", "fields": []any{
+			map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}}}}},
+		map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("hung ", time.Now().UnixNano()))})
+	if status != http.StatusOK {
+		t.Fatalf("create a draft: %d %v", status, created)
+	}
+	started := time.Now()
+	status, header, body := hung.post("/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, created["id"]))
+	elapsed := time.Since(started)
+	t.Logf("distribute with Temporal hanging answered %d in %.2fs (call deadline %s)", status, elapsed.Seconds(), callTimeout)
+	if status != http.StatusServiceUnavailable || body["code"] != string(envelope.CodeUnavailable) || header.Get("Retry-After") != "5" {
+		t.Errorf("distribute with Temporal hanging: %d Retry-After %q %v, want 503 SERVICE_UNAVAILABLE with Retry-After 5", status, header.Get("Retry-After"), body)
+	}
+	if elapsed < callTimeout || elapsed > callTimeout+2*time.Second {
+		t.Errorf("distribute took %s, want about its deadline %s", elapsed, callTimeout)
+	}
 }
