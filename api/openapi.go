@@ -105,6 +105,7 @@ func OpenAPI() map[string]any {
 					"400": errResp("Invalid input data"), "401": errResp("Authorization not provided"),
 					"403": errResp("Insufficient access"), "404": errResp("Not found"), "500": errResp("Internal server error"),
 					"429": errResp("Too many requests: a rate limit, or the team's mail quota; see Retry-After"),
+					"503": errResp("SERVICE_UNAVAILABLE: what the request needs (the workflow service) is away or busy; try again after Retry-After"),
 				},
 			}
 			for status, desc := range op.errors {
