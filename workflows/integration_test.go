@@ -68,7 +68,10 @@ func newStack(t testing.TB) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return &stack{store: store, c: c, flows: &workflows.Client{Temporal: c, TaskQueue: queue}, queue: queue}
+	// A workflow working through a backlog (the continue-as-new test's 1,500 signals) on a loaded
+	// test machine may take longer than the default call deadline to answer an update.
+	flows := &workflows.Client{Temporal: c, TaskQueue: queue, CallTimeout: time.Minute}
+	return &stack{store: store, c: c, flows: flows, queue: queue}
 }
 
 // draft writes an envelope with two signers, after an approver when approver is set, straight
