@@ -97,14 +97,7 @@ func TestTemporalAwayKeepsTheAPIServing(t *testing.T) {
 	key := live.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	_, rec, _, _ := live.accountEnvelope(key, "tomas@sobre.test", "SIGNER", []string{}, []string{})
 
-	status, created := away.createRaw(key, map[string]any{"title": "Borrador", "type": "DOCUMENT",
-		"recipients": []any{map[string]any{"email": "rosa@sobre.test", "name": "Rosa", "role": "SIGNER", "fields": []any{
-			map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}}}}},
-		map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("away ", time.Now().UnixNano()))})
-	if status != http.StatusOK {
-		t.Fatalf("create a draft: %d %v", status, created)
-	}
-	id := created["id"].(string)
+	id := away.draft(key)
 	if status, body := away.do("GET", "/api/v2/envelope/"+id, key, ""); status != http.StatusOK || body["status"] != "DRAFT" {
 		t.Errorf("read: %d %v", status, body)
 	}
@@ -113,13 +106,8 @@ func TestTemporalAwayKeepsTheAPIServing(t *testing.T) {
 		t.Errorf("signing page: %d %s", status, page)
 	}
 
-	started := time.Now()
-	status, header, body := away.post("/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id))
-	elapsed := time.Since(started)
-	t.Logf("distribute with Temporal away answered %d in %.2fs (call deadline %s)", status, elapsed.Seconds(), callTimeout)
-	if status != http.StatusServiceUnavailable || body["code"] != string(envelope.CodeUnavailable) || header.Get("Retry-After") != "5" {
-		t.Errorf("distribute with Temporal away: %d Retry-After %q %v, want 503 SERVICE_UNAVAILABLE with Retry-After 5", status, header.Get("Retry-After"), body)
-	}
+	elapsed := away.distributeUnavailable(key, id)
+	t.Logf("distribute with Temporal away answered 503 in %.2fs (call deadline %s)", elapsed.Seconds(), callTimeout)
 	if elapsed > callTimeout+2*time.Second {
 		t.Errorf("distribute took %s, past its deadline %s", elapsed, callTimeout)
 	}
@@ -146,6 +134,32 @@ func TestTemporalAwayKeepsTheAPIServing(t *testing.T) {
 	if status, body := live.do("POST", "/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
 		t.Errorf("distribute with Temporal there: %d %v", status, body)
 	}
+}
+
+// draft creates, through the API, a draft with one signer and returns its id.
+func (a *testAPI) draft(key string) string {
+	a.t.Helper()
+	status, created := a.createRaw(key, map[string]any{"title": "Borrador", "type": "DOCUMENT",
+		"recipients": []any{map[string]any{"email": "rosa@sobre.test", "name": "Rosa", "role": "SIGNER", "fields": []any{
+			map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}}}}},
+		map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("draft ", time.Now().UnixNano()))})
+	if status != http.StatusOK {
+		a.t.Fatalf("create a draft: %d %v", status, created)
+	}
+	return created["id"].(string)
+}
+
+// distributeUnavailable distributes id, wants 503 SERVICE_UNAVAILABLE with Retry-After 5, and
+// returns how long the answer took.
+func (a *testAPI) distributeUnavailable(key, id string) time.Duration {
+	a.t.Helper()
+	started := time.Now()
+	status, header, body := a.post("/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id))
+	elapsed := time.Since(started)
+	if status != http.StatusServiceUnavailable || body["code"] != string(envelope.CodeUnavailable) || header.Get("Retry-After") != "5" {
+		a.t.Errorf("distribute: %d Retry-After %q %v, want 503 SERVICE_UNAVAILABLE with Retry-After 5", status, header.Get("Retry-After"), body)
+	}
+	return elapsed
 }
 
 // post sends a JSON POST with key and returns the status, the headers and the decoded body.
@@ -176,20 +190,9 @@ func TestTemporalHangingHitsTheCallDeadline(t *testing.T) {
 	const callTimeout = 2 * time.Second
 	hung := a.awayFromTemporal(silentPort(t), callTimeout)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
-	status, created := hung.createRaw(key, map[string]any{"title": "Borrador", "type": "DOCUMENT",
-		"recipients": []any{map[string]any{"email": "rosa@sobre.test", "name": "Rosa", "role": "SIGNER", "fields": []any{
-			map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}}}}},
-		map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("hung ", time.Now().UnixNano()))})
-	if status != http.StatusOK {
-		t.Fatalf("create a draft: %d %v", status, created)
-	}
-	started := time.Now()
-	status, header, body := hung.post("/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, created["id"]))
-	elapsed := time.Since(started)
-	t.Logf("distribute with Temporal hanging answered %d in %.2fs (call deadline %s)", status, elapsed.Seconds(), callTimeout)
-	if status != http.StatusServiceUnavailable || body["code"] != string(envelope.CodeUnavailable) || header.Get("Retry-After") != "5" {
-		t.Errorf("distribute with Temporal hanging: %d Retry-After %q %v, want 503 SERVICE_UNAVAILABLE with Retry-After 5", status, header.Get("Retry-After"), body)
-	}
+	id := hung.draft(key)
+	elapsed := hung.distributeUnavailable(key, id)
+	t.Logf("distribute with Temporal hanging answered 503 in %.2fs (call deadline %s)", elapsed.Seconds(), callTimeout)
 	if elapsed < callTimeout || elapsed > callTimeout+2*time.Second {
 		t.Errorf("distribute took %s, want about its deadline %s", elapsed, callTimeout)
 	}
