@@ -14,8 +14,10 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// DefaultCallTimeout is the deadline of one call to Temporal when Client.CallTimeout is zero.
-const DefaultCallTimeout = 10 * time.Second
+// DefaultCallTimeout is the deadline of one call to Temporal when Client.CallTimeout is zero. An
+// Update answers once the workflow's step is done, its mails included, so it leaves room for a
+// slow mail relay.
+const DefaultCallTimeout = 30 * time.Second
 
 // AwayRetryAfter is how long a caller is told to wait (Retry-After) when Temporal is away.
 const AwayRetryAfter = 5 * time.Second
