@@ -66,7 +66,7 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	configure(&cfg)
 	a.fea = newTestFEA(tb)
 	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
-		Temporal: c, Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)})
+		Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)})
 	if err != nil {
 		tb.Fatal(err)
 	}

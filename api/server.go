@@ -7,7 +7,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.temporal.io/sdk/client"
 
 	"github.com/sobre-sign/sobre/auth"
 	"github.com/sobre-sign/sobre/ceremony"
@@ -28,7 +27,6 @@ type Server struct {
 	reported []*reported
 	gatherer prometheus.Gatherer
 	metrics  *httpMetrics
-	temporal client.Client
 	flows    *workflows.Client
 	ceremony *ceremony.Service
 	pages    *web.Handler
@@ -43,7 +41,6 @@ type Deps struct {
 	Config    config.Config
 	Log       *slog.Logger
 	Store     *persistence.Store
-	Temporal  client.Client        // for readiness
 	Workflows *workflows.Client    // starts, signals and updates envelope workflows
 	Registry  *prometheus.Registry // HTTP metrics are registered here; /metrics serves it
 	Checks    []Check              // what the process needs to serve: run by /readyz
@@ -70,7 +67,6 @@ func NewServer(d Deps) (*Server, error) {
 		checks:   d.Checks,
 		gatherer: d.Registry,
 		metrics:  m,
-		temporal: d.Temporal,
 		flows:    d.Workflows,
 		ceremony: d.Ceremony,
 	}

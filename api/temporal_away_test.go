@@ -73,7 +73,7 @@ func (a *testAPI) awayFromTemporal(addr string, callTimeout time.Duration) *test
 	}
 	a.t.Cleanup(c.Close)
 	server, err := NewServer(Deps{Config: testConfig(a.t), Log: slog.New(slog.DiscardHandler), Store: a.store,
-		Registry: prometheus.NewRegistry(), Temporal: c,
+		Registry:  prometheus.NewRegistry(),
 		Workflows: &workflows.Client{Temporal: c, TaskQueue: temporaltest.TaskQueue(a.t), CallTimeout: callTimeout},
 		Checks:    []Check{{Name: "postgresql", Run: a.store.Ping}},
 		Reported:  []Check{{Name: "temporal", Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, c) }}}})

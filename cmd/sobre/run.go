@@ -205,7 +205,6 @@ func (p *process) apiServer() (*api.Server, error) {
 		Config:    p.cfg,
 		Log:       p.log,
 		Store:     p.store,
-		Temporal:  p.temporal,
 		Workflows: flows,
 		Registry:  p.registry,
 		Checks:    []api.Check{p.postgresql()},
