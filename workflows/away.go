@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -9,7 +8,6 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -23,23 +21,19 @@ const DefaultCallTimeout = 30 * time.Second
 const AwayRetryAfter = 5 * time.Second
 
 // temporalAway reports whether err means Temporal could not take or finish the call now: the
-// server is unavailable or refuses the connection, it is out of resources, or the call's deadline
-// passed. A call refused for what it asks (a domain error, an unknown workflow) is not.
+// connection is refused, or the call ended with gRPC code Unavailable (the server or its
+// namespace is away), ResourceExhausted (it is busy) or DeadlineExceeded (the call's deadline
+// passed). The code is read as the Temporal client reports it (serviceerror.ToStatus), so every
+// service error of those codes counts. A call refused for what it asks (a domain error, an
+// unknown workflow) or given up by its caller (Canceled) is not.
 func temporalAway(err error) bool {
 	if err == nil {
 		return false
 	}
-	var (
-		unavailable *serviceerror.Unavailable
-		exhausted   *serviceerror.ResourceExhausted
-		deadline    *serviceerror.DeadlineExceeded
-	)
-	switch {
-	case errors.As(err, &unavailable), errors.As(err, &exhausted), errors.As(err, &deadline),
-		errors.Is(err, context.DeadlineExceeded), errors.Is(err, syscall.ECONNREFUSED):
+	if errors.Is(err, syscall.ECONNREFUSED) {
 		return true
 	}
-	switch status.Code(err) {
+	switch serviceerror.ToStatus(err).Code() {
 	case codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded:
 		return true
 	}
@@ -48,8 +42,9 @@ func temporalAway(err error) bool {
 
 // awayError is what a caller is shown when Temporal is away (temporalAway): SERVICE_UNAVAILABLE
 // with Retry-After, the cause kept in the chain for the log. The call may still have taken
-// effect (Temporal may have accepted it before the deadline passed); repeating a call of Client
-// never does its work twice, so the message says to try again.
+// effect (Temporal may have accepted it before the deadline passed). A repeated distribute finds
+// the running workflow; a repeated completion, rejection or cancel is refused as done already;
+// a repeated resend that took effect mails its recipients again.
 func awayError(err error) error {
 	shown := &envelope.Error{Code: envelope.CodeUnavailable, RetryAfter: AwayRetryAfter,
 		Message: "The workflow service is unavailable or busy: try again"}

@@ -32,6 +32,7 @@ func TestTemporalAway(t *testing.T) {
 		{"connection refused", wrap(refused), true},
 		{"grpc unavailable", wrap(status.Error(codes.Unavailable, "no connection")), true},
 		{"grpc resource exhausted", status.Error(codes.ResourceExhausted, "busy"), true},
+		{"namespace unavailable", wrap(serviceerror.NewNamespaceUnavailable("default")), true},
 		{"caller went away", wrap(context.Canceled), false},
 		{"workflow not found", wrap(serviceerror.NewNotFound("no workflow")), false},
 		{"already started", serviceerror.NewWorkflowExecutionAlreadyStarted("done", "", ""), false},
