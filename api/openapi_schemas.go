@@ -24,7 +24,8 @@ func schemas() obj {
 		"documentDeletedAt": nullable("string"), "rejectionReason": nullable("string"),
 		"authOptions": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth}),
 		"fields":      arrayOf(ref("Field")), "documentId": nullable("integer"), "templateId": nullable("integer"),
-		"expectedRut": expectedRut,
+		"expectedRut":   expectedRut,
+		"deliveryError": obj{"type": []string{"string", "null"}, "description": "Sobre extension: the mail server's answer to the last mail to this recipient that it refused for good (such as \"550 5.1.1 no such mailbox\"), also in the audit log as EMAIL_REFUSED; null when none, and again once a later mail to them is sent.", "x-sobre-extension": "mail delivery"},
 	})
 	scalar := obj{
 		"id": str(""), "secondaryId": str("document_<n> or template_<n>"), "internalVersion": obj{"type": "integer"},

@@ -97,6 +97,8 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 	// Whoever holds the link is not told whose RUN may sign: it would hand a forwarded link's
 	// holder the intended signer's RUN.
 	v.Recipient.ExpectedRut = nil
+	// What the relay answered is the owner's to read.
+	v.Recipient.DeliveryError = nil
 	v.Auth = derivedAuth(e, rec)
 	v.Verification = newVerificationView(st, s.ceremony.Unavailable(st.Requirements))
 	v.Expired = envelope.ParticipantOf(rec).Overdue(now)

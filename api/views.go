@@ -84,7 +84,8 @@ type recipientView struct {
 	DocumentDeletedAt    *string                       `json:"documentDeletedAt"`
 	RejectionReason      *string                       `json:"rejectionReason"`
 	AuthOptions          envelope.RecipientAuthOptions `json:"authOptions"`
-	ExpectedRut          *string                       `json:"expectedRut"` // beyond Documenso
+	ExpectedRut          *string                       `json:"expectedRut"`   // beyond Documenso
+	DeliveryError        *string                       `json:"deliveryError"` // beyond Documenso
 	Fields               []fieldView                   `json:"fields,omitzero"`
 	DocumentID           legacyID                      `json:"documentId,omitzero"`
 	TemplateID           legacyID                      `json:"templateId,omitzero"`
@@ -176,7 +177,7 @@ func newRecipientView(r envelope.Recipient) recipientView {
 		SigningOrder: r.SigningOrder, SignedAt: isoTimePtr(r.SignedAt), Expired: isoTimePtr(r.Expired),
 		ExpiresAt: isoTimePtr(r.ExpiresAt), ExpirationNotifiedAt: isoTimePtr(r.ExpirationNotifiedAt),
 		DocumentDeletedAt: isoTimePtr(r.DocumentDeletedAt), RejectionReason: r.RejectionReason,
-		AuthOptions: r.AuthOptions, ExpectedRut: r.ExpectedRUT,
+		AuthOptions: r.AuthOptions, ExpectedRut: r.ExpectedRUT, DeliveryError: r.DeliveryError,
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	AuditFieldDeleted             = AuditType("FIELD_DELETED")
 	AuditSent                     = AuditType("DOCUMENT_SENT")
 	AuditEmailSent                = AuditType("EMAIL_SENT")
+	AuditEmailRefused             = AuditType("EMAIL_REFUSED") // beyond Documenso: the relay refused a mail for good
 	AuditOpened                   = AuditType("DOCUMENT_OPENED")
 	AuditViewed                   = AuditType("DOCUMENT_VIEWED")
 	AuditFieldInserted            = AuditType("DOCUMENT_FIELD_INSERTED")

@@ -20,6 +20,7 @@ const (
 	EventCancelled          = EventKind("CANCELLED")           // its owner cancelled it
 	EventDeleted            = EventKind("DELETED")             // a finished envelope was hidden (soft delete)
 	EventRemoved            = EventKind("REMOVED")             // its owner deleted it while PENDING: it ended and was removed
+	EventMailRefused        = EventKind("MAIL_REFUSED")        // the relay refused a mail for good (beyond Documenso)
 )
 
 // EmailTypeReminder is the EMAIL_SENT emailType of a reminder.
@@ -54,6 +55,8 @@ type Event struct {
 	TransactionID string
 	// RejectedBy is the recipient whose rejection ended the envelope (EventRejected).
 	RejectedBy int64
+	// Answer is the relay's answer to a mail it refused (EventMailRefused).
+	Answer string
 }
 
 // Rejection is how a rejection was recorded: External when through the API on the recipient's
@@ -87,6 +90,17 @@ func MailedEvent(r Recipient, emailType string, resending bool, at time.Time) Ev
 		kind = EventReminderSent
 	}
 	return Event{Kind: kind, EnvelopeID: r.EnvelopeID, Recipient: withoutToken(r), At: at, EmailType: emailType, Resending: resending}
+}
+
+// MailRefusedEvent is the relay refusing for good a mail of emailType (EMAIL_SENT's emailType
+// for a request or a reminder, the mail's kind for any other) with answer. r is the recipient it
+// was for, nil for a mail to the owner or to someone no longer a recipient.
+func MailRefusedEvent(envelopeID string, r *Recipient, emailType string, resending bool, answer string, at time.Time) Event {
+	e := Event{Kind: EventMailRefused, EnvelopeID: envelopeID, At: at, EmailType: emailType, Resending: resending, Answer: answer}
+	if r != nil {
+		e.Recipient = withoutToken(*r)
+	}
+	return e
 }
 
 // OpenedEvent is recipient r opening the envelope for the first time.
@@ -172,6 +186,12 @@ func (e Event) Audit() Audit {
 		return Audit{AuditSent, map[string]any{}}
 	case (e.Kind == EventRecipientMailed || e.Kind == EventReminderSent) && r != nil:
 		return Audit{AuditEmailSent, with(recipientData(*r), map[string]any{"emailType": e.EmailType, "isResending": e.Resending})}
+	case e.Kind == EventMailRefused:
+		data := map[string]any{"emailType": e.EmailType, "isResending": e.Resending, "error": e.Answer}
+		if r != nil {
+			data = with(recipientData(*r), data)
+		}
+		return Audit{AuditEmailRefused, data}
 	case e.Kind == EventOpened && r != nil:
 		return Audit{AuditOpened, openedData(*r)}
 	case e.Kind == EventFieldInserted && r != nil && e.Field != nil:

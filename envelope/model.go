@@ -173,6 +173,9 @@ type Recipient struct {
 	// LinkVersion counts the replacements of the recipient's signing link (see
 	// ReplacesLink); never shown.
 	LinkVersion int `json:"-"`
+	// DeliveryError is the relay's answer to the last mail to the recipient that it refused for
+	// good, until a later mail to them is sent; nil when none (beyond Documenso).
+	DeliveryError *string `json:"deliveryError"`
 }
 
 // Field is an element on a page that one recipient fills.

@@ -26,6 +26,10 @@ type Sent struct {
 	ExpiresAt *time.Time
 }
 
+// MailRefusedType is the type of the error SendNotice ends with when the relay refused a mail
+// for good: it recorded the refusal, and the mail is not retried.
+const MailRefusedType = "MAIL_REFUSED"
+
 // NextSigner replaces the next recipient's email and name, as the signer who completes may
 // dictate when the envelope allows it (allowDictateNextSigner).
 type NextSigner struct {
@@ -109,4 +113,8 @@ type Mailing struct {
 	Attach      bool // attach the envelope's PDFs
 	// To and ToName address a person who is no longer a recipient (RecipientRemoved).
 	To, ToName string
+	// Mark, for a request or a reminder, is what sending it records: the recipient SENT and
+	// EMAIL_SENT, written once, in the transaction that records the mail sent. Nil for other
+	// mails, and for the mails of workflows that record it themselves afterwards.
+	Mark *Sent `json:",omitempty"`
 }

@@ -129,10 +129,14 @@ func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error)
 	return nil
 }
 
-// Undelivered reports whether err, from Send, happened before the message's content reached the
-// relay: refused at MAIL FROM, RCPT TO or the DATA command itself. Such a message was not
-// delivered and may be sent again; after that point it may have been.
+// Undelivered reports whether err, from Send, means the message was not delivered: the relay
+// refused it (Refused, at any stage), or Send failed before the message's content reached the
+// relay. Such a message may be sent again; after that point, without a refusal, it may have been
+// delivered.
 func Undelivered(err error) bool {
+	if _, ok := Refused(err); ok {
+		return true
+	}
 	var se *gomail.SendError
 	if !errors.As(err, &se) {
 		return false

@@ -12,6 +12,12 @@ import (
 
 // refusingRelay is an SMTP peer that greets, accepts MAIL FROM and answers RCPT TO with code.
 func refusingRelay(t *testing.T, code string) string {
+	return scriptedRelay(t, code+" not now", "250 ok")
+}
+
+// scriptedRelay is an SMTP peer that answers RCPT TO with rcpt and the end of the message's
+// content with dataEnd (after taking the content).
+func scriptedRelay(t *testing.T, rcpt, dataEnd string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,7 +47,19 @@ func refusingRelay(t *testing.T, code string) string {
 					case strings.HasPrefix(cmd, "MAIL FROM"):
 						write("250 ok")
 					case strings.HasPrefix(cmd, "RCPT TO"):
-						write(code + " not now")
+						write(rcpt)
+					case cmd == "DATA":
+						write("354 go ahead")
+						for {
+							l, err := r.ReadString('\n')
+							if err != nil {
+								return
+							}
+							if l == ".\r\n" {
+								break
+							}
+						}
+						write(dataEnd)
 					case strings.HasPrefix(cmd, "QUIT"):
 						write("221 bye")
 						return
@@ -78,5 +96,45 @@ func TestUndeliveredBeforeData(t *testing.T) {
 	}
 	if Undelivered(context.DeadlineExceeded) {
 		t.Fatal("an unknown failure counted as undelivered")
+	}
+}
+
+// A relay's reply refuses a mail at any stage, the end of its content included: Refused reads
+// the code and the answer, and Permanent tells 5xx (for good) from 4xx (try later). A mail
+// refused after its content was handed over was still not delivered.
+func TestRefused(t *testing.T) {
+	cases := []struct {
+		name, rcpt, dataEnd string
+		code                int
+		permanent           bool
+		answer              string
+	}{
+		{"no such mailbox", "550 5.1.1 no such mailbox", "250 ok", 550, true, "550 5.1.1 no such mailbox"},
+		{"greylisted", "451 4.7.1 greylisted", "250 ok", 451, false, "451 4.7.1 greylisted"},
+		{"refused after DATA, for now", "250 ok", "451 4.3.0 queue full", 451, false, "451 4.3.0 queue full"},
+		{"refused after DATA, for good", "250 ok", "554 5.7.1 message refused", 554, true, "554 5.7.1 message refused"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := NewSender("smtp://"+scriptedRelay(t, c.rcpt, c.dataEnd), "Sobre <no-reply@sobre.test>")
+			if err != nil {
+				t.Fatal(err)
+			}
+			composed, _ := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
+			err = s.Send(context.Background(), Message{ID: "x@sobre.test", To: "ana@example.com", Composed: composed}, nil)
+			ref, ok := Refused(err)
+			if !ok {
+				t.Fatalf("Refused(%v) = false", err)
+			}
+			if ref.Code != c.code || ref.Permanent() != c.permanent || ref.Answer != c.answer {
+				t.Fatalf("Refused = %+v (permanent %v), want code %d permanent %v answer %q", ref, ref.Permanent(), c.code, c.permanent, c.answer)
+			}
+			if !Undelivered(err) {
+				t.Fatal("a refused mail counted as maybe delivered")
+			}
+		})
+	}
+	if _, ok := Refused(context.DeadlineExceeded); ok {
+		t.Fatal("a failure without a reply counted as a refusal")
 	}
 }

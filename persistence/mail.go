@@ -1,4 +1,4 @@
-// Mail outbox: each mail claimed once, and the team's sending quota.
+// Mail log: each mail claimed by one attempt at a time, sent once, or refused and recorded.
 
 package persistence
 
@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,89 +16,148 @@ import (
 // MailState is where the sending of one mail got to.
 type MailState string
 
-// Mail states, in order. A mail in MailTransmitting was being handed to the relay when its
-// attempt ended: it may have been delivered, so it is never sent again.
+// Mail states. A mail in MailTransmitting was being handed to the relay: once its claim's lease
+// has passed, the attempt that was handing it over ended, and the mail may have been delivered,
+// so it is never sent again.
 const (
 	MailSending      = MailState("sending")
 	MailTransmitting = MailState("transmitting")
 	MailSent         = MailState("sent")
+	MailFailed       = MailState("failed") // the relay refused it for good
+	// MailHeld is not stored: another attempt holds the mail's claim, and this one tries later.
+	MailHeld = MailState("held")
 )
 
-// ClaimMail records that the mail messageID is about to be sent and returns the state an
-// earlier attempt left it in (MailSending when this is the first).
-func (s *Store) ClaimMail(ctx context.Context, messageID, envelopeID, kind, to string) (MailState, error) {
+// ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
+// lease ran out): it must not hand the mail to the relay.
+var ErrClaimLost = errors.New("the mail's claim passed to another attempt")
+
+// MailClaim is an attempt's claim on one mail.
+type MailClaim struct {
+	MessageID, EnvelopeID, Kind, To string
+	// Owner names the attempt (its workflow run, activity and attempt number): while Lease runs
+	// from the claim, no other attempt may send the mail.
+	Owner string
+	Lease time.Duration
+}
+
+// ClaimMail claims the mail c names for c.Owner. It answers MailSending when c.Owner now holds
+// the claim (the mail is new, or its earlier attempt's lease passed before it handed the mail
+// over, or c.Owner held it already); MailHeld when another attempt's lease still runs; and
+// otherwise the state an earlier attempt left: MailSent, MailFailed, or MailTransmitting.
+func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	var state MailState
-	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id)
-		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2))
-		ON CONFLICT (message_id) DO UPDATE SET message_id = EXCLUDED.message_id RETURNING state`, messageID, envelopeID, kind, to).Scan(&state)
-	if err != nil {
-		return "", fmt.Errorf("claim mail %s: %w", messageID, err)
+	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until)
+		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2), $5, now() + make_interval(secs => $6))
+		ON CONFLICT (message_id) DO UPDATE SET owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
+		WHERE mail_log.state = 'sending' AND (mail_log.owner IS NULL OR mail_log.owner = EXCLUDED.owner OR mail_log.lease_until < now())
+		RETURNING state`, c.MessageID, c.EnvelopeID, c.Kind, c.To, c.Owner, c.Lease.Seconds()).Scan(&state)
+	if err == nil {
+		return state, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("claim mail %s: %w", c.MessageID, err)
+	}
+	var leased bool
+	if err := s.pool.QueryRow(ctx, `SELECT state, coalesce(lease_until > now(), false) FROM mail_log WHERE message_id = $1`,
+		c.MessageID).Scan(&state, &leased); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return MailHeld, nil // claimed by an attempt not yet committed: try later
+		}
+		return "", fmt.Errorf("read the claim of mail %s: %w", c.MessageID, err)
+	}
+	if state == MailSending || (state == MailTransmitting && leased) {
+		return MailHeld, nil
 	}
 	return state, nil
 }
 
-// MailTransmitting records that the mail messageID is being handed to the relay.
-func (s *Store) MailTransmitting(ctx context.Context, messageID string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'transmitting' WHERE message_id = $1`, messageID); err != nil {
+// MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost
+// when owner no longer holds its claim.
+func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'`, messageID, owner)
+	if err != nil {
 		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("mail %s: %w", messageID, ErrClaimLost)
 	}
 	return nil
 }
 
-// MailNotTransmitted puts a mail marked transmitting back to sending: the relay refused it before
-// its content was handed over (MAIL FROM, RCPT TO or the DATA command), so it was not delivered
-// and a retry may send it.
-func (s *Store) MailNotTransmitted(ctx context.Context, messageID string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sending' WHERE message_id = $1 AND state = 'transmitting'`, messageID); err != nil {
+// MailNotTransmitted gives back owner's claim on a mail the relay did not take (it refused it
+// for now, or the content never reached it): the mail is back to sending, and its next attempt
+// need not wait for the lease.
+func (s *Store) MailNotTransmitted(ctx context.Context, messageID, owner string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sending', lease_until = now() WHERE message_id = $1 AND owner = $2`, messageID, owner); err != nil {
 		return fmt.Errorf("record mail %s not transmitted: %w", messageID, err)
 	}
 	return nil
 }
 
-// MailSent records that the mail messageID was handed to the relay.
-func (s *Store) MailSent(ctx context.Context, messageID string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sent', sent_at = now() WHERE message_id = $1`, messageID); err != nil {
-		return fmt.Errorf("record mail %s sent: %w", messageID, err)
-	}
-	return nil
+// MailSent records that the mail messageID was handed to the relay and, in the same
+// transaction, what sending it means (mark, for a request or a reminder: the recipient SENT and
+// EMAIL_SENT). A mail recorded sent already records nothing again, so EMAIL_SENT is written once.
+// unconfirmed, when not empty, says why the mail is only taken as sent (an attempt that was
+// handing it over ended).
+func (s *Store) MailSent(ctx context.Context, messageID string, mark *envelope.Sent, unconfirmed string) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		if mark != nil {
+			if err := tx.lockEnvelopeRow(ctx, mark.EnvelopeID); err != nil {
+				return err
+			}
+		}
+		tag, err := tx.q.Exec(ctx, `UPDATE mail_log SET state = 'sent', sent_at = now(), answer = nullif($2, '')
+			WHERE message_id = $1 AND state IN ('sending', 'transmitting')`, messageID, unconfirmed)
+		if err != nil {
+			return fmt.Errorf("record mail %s sent: %w", messageID, err)
+		}
+		if tag.RowsAffected() == 0 || mark == nil {
+			return nil
+		}
+		return tx.markSent(ctx, *mark)
+	})
 }
 
-// CheckMailQuota refuses (TOO_MANY_REQUESTS, with the wait) what would have Sobre send need more
-// mails for team teamID when its mails of the last window, and need, pass quota.
-func (s *Store) CheckMailQuota(ctx context.Context, teamID int64, quota, need int, window time.Duration) error {
-	return checkMailQuota(ctx, s.pool, teamID, quota, need, window)
+// MailRefusal is a mail the relay refused for good.
+type MailRefusal struct {
+	MessageID  string
+	EnvelopeID string
+	// RecipientID is the recipient it was for; 0 for a mail to the owner or to someone no longer
+	// a recipient.
+	RecipientID int64
+	EmailType   string // EMAIL_SENT's emailType for a request or reminder, the mail's kind otherwise
+	Resending   bool
+	Answer      string // the relay's answer
 }
 
-// CheckMailQuota is Store.CheckMailQuota inside the transaction: a request that holds a
-// transaction never asks the pool for a second connection, which a few such requests at once
-// would wait for each other to give back.
-func (tx *Tx) CheckMailQuota(ctx context.Context, teamID int64, quota, need int, window time.Duration) error {
-	return checkMailQuota(ctx, tx.q, teamID, quota, need, window)
-}
-
-func checkMailQuota(ctx context.Context, q querier, teamID int64, quota, need int, window time.Duration) error {
-	var used int
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval`,
-		teamID, window.String()).Scan(&used); err != nil {
-		return fmt.Errorf("count the mails of team %d: %w", teamID, err)
-	}
-	if used+need <= quota {
-		return nil
-	}
-	hours := int(window.Hours())
-	if need > quota {
-		return envelope.Errorf(envelope.CodeTooManyRequests,
-			"This would send %d mails, more than this team's quota of %d in %d hours; send to fewer recipients at a time", need, quota, hours)
-	}
-	// The wait: until the oldest mails that must leave the window to make room have left it.
-	var seconds float64
-	if err := q.QueryRow(ctx, `SELECT extract(epoch FROM created_at + $3::interval - now())::float8 FROM mail_log
-		WHERE team_id = $1 AND created_at > now() - $3::interval ORDER BY created_at OFFSET $2 - 1 LIMIT 1`,
-		teamID, used+need-quota, window.String()).Scan(&seconds); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("read the mails of team %d: %w", teamID, err)
-	}
-	wait := time.Duration(math.Ceil(seconds)) * time.Second
-	return &envelope.Error{Code: envelope.CodeTooManyRequests, RetryAfter: max(wait, time.Second),
-		Message: fmt.Sprintf("This team's mail quota is used up: %d of %d mails in the last %d hours, and this would send %d more; nothing was sent, try again later",
-			used, quota, hours, need)}
+// MailRefused records, in one transaction and once, a mail the relay refused for good: the mail
+// log's row failed with the relay's answer, the answer on the recipient it was for (shown to the
+// envelope's owner until a later mail to them is sent), and EMAIL_REFUSED in the audit log.
+func (s *Store) MailRefused(ctx context.Context, m MailRefusal) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.lockEnvelopeRow(ctx, m.EnvelopeID); err != nil {
+			return err
+		}
+		tag, err := tx.q.Exec(ctx, `UPDATE mail_log SET state = 'failed', answer = $2 WHERE message_id = $1 AND state IN ('sending', 'transmitting')`,
+			m.MessageID, m.Answer)
+		if err != nil {
+			return fmt.Errorf("record mail %s refused: %w", m.MessageID, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		var to *envelope.Recipient
+		if m.RecipientID != 0 {
+			r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET delivery_error = $3 WHERE r.id = $1 AND r.envelope_id = $2
+				RETURNING `+recipientColumns, m.RecipientID, m.EnvelopeID, m.Answer), nil)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("record mail %s refused for recipient %d: %w", m.MessageID, m.RecipientID, err)
+			}
+			if err == nil {
+				to = &r
+			}
+		}
+		return tx.Record(ctx, envelope.MailRefusedEvent(m.EnvelopeID, to, m.EmailType, m.Resending, m.Answer, time.Now()), envelope.SystemActor())
+	})
 }

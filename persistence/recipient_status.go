@@ -22,16 +22,23 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 		if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
 			return err
 		}
-		r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()),
-			expires_at = COALESCE(expires_at, $3) WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, rid, envelopeID, expiresAt), nil)
-		if err != nil {
-			return notFound(err, "Recipient")
-		}
-		if !mailed {
-			return nil
-		}
-		return tx.Record(ctx, envelope.MailedEvent(r, emailType, resending, time.Now()), envelope.SystemActor())
+		return tx.markSent(ctx, envelope.Sent{EnvelopeID: envelopeID, RecipientID: rid, EmailType: emailType, Mailed: mailed, Resending: resending, ExpiresAt: expiresAt})
 	})
+}
+
+// markSent is MarkSent in tx, which holds the envelope's row. A mailed recipient's delivery
+// error, if any, is cleared: the mail reached the relay.
+func (tx *Tx) markSent(ctx context.Context, in envelope.Sent) error {
+	r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()),
+		expires_at = COALESCE(expires_at, $3), delivery_error = CASE WHEN $4 THEN NULL ELSE delivery_error END
+		WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, in.RecipientID, in.EnvelopeID, in.ExpiresAt, in.Mailed), nil)
+	if err != nil {
+		return notFound(err, "Recipient")
+	}
+	if !in.Mailed {
+		return nil
+	}
+	return tx.Record(ctx, envelope.MailedEvent(r, in.EmailType, in.Resending, time.Now()), envelope.SystemActor())
 }
 
 // ViewEvery is how often DOCUMENT_VIEWED is recorded at most for one signing session, and for

@@ -15,6 +15,7 @@ const (
 	actRenewDeadlines    = "RenewDeadlines"
 	actHardDelete        = "HardDelete"
 	actSendNotice        = "SendNotice"
+	actMailUndeliverable = "MailUndeliverable"
 	actSealEnvelope      = "SealEnvelope"
 	actPurgeExpired      = "PurgeExpired"
 )
@@ -23,5 +24,5 @@ const (
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSealEnvelope, actPurgeExpired}
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired}
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"slices"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -81,7 +82,8 @@ func (r *run) drain(ctx workflow.Context) (bool, error) {
 
 // continueAsNew ends this run and starts the next with its state.
 func (r *run) continueAsNew(ctx workflow.Context) error {
-	c := Continuation{Snapshot: r.snap, Reminders: r.reminders, Outbox: r.outbox, Resends: r.resends,
+	// The mails in flight go to the next run too: it sends each at most once (SendNotice's claim).
+	c := Continuation{Snapshot: r.snap, Reminders: r.reminders, Outbox: append(slices.Clip(r.outbox), r.delivering...), Resends: r.resends,
 		Notified: r.notified, Requested: r.requested, CodeLocks: r.codeLocks, Mismatches: r.mismatches,
 		SealAttempts: r.sealAttempts, SealWait: r.sealWait, Runs: r.runs + 1}
 	if e := r.end; e != nil {

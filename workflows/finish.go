@@ -66,6 +66,12 @@ func (r *run) endingEvent(runID string, now time.Time) envelope.Event {
 func (r *run) remove(ctx workflow.Context, ev envelope.Event) error {
 	r.queueNotices(ev)
 	r.flush(ctx)
+	if r.async {
+		// The mails read the envelope: it is removed once they are done, or after removalMailWait.
+		if _, err := workflow.AwaitWithTimeout(ctx, removalMailWait, r.delivered); err != nil {
+			return err
+		}
+	}
 	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 type outgoing struct {
 	Notice envelope.Mailing
 	Mark   *envelope.Sent
+	// Ref numbers a mail being delivered (deliver), so that its coroutine finds it again.
+	Ref int `json:",omitempty"`
 }
 
 // queue adds a mail to the outbox; mark, when set, is recorded once it is sent.
@@ -122,10 +124,19 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 	return nil
 }
 
-// flush sends the queued mails in parallel, then records the requests and reminders among them
-// as sent. A mail that cannot be sent within its activity's retries is logged and given up: it
-// never fails the envelope.
+// flush sends the queued mails. In a run that delivers asynchronously (r.async) each goes out
+// on its own (deliver) and flush returns at once: the envelope's progress never waits for a
+// mail. Otherwise (runs started before "async-mail") it sends them in parallel, waits, then
+// records the requests and reminders among them as sent; a mail that cannot be sent within its
+// activity's retries is logged and given up: it never fails the envelope.
 func (r *run) flush(ctx workflow.Context) {
+	if r.async {
+		for _, o := range r.outbox {
+			r.deliver(ctx, o)
+		}
+		r.outbox = nil
+		return
+	}
 	out := r.outbox
 	r.outbox = nil
 	futures := make([]workflow.Future, len(out))

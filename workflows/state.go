@@ -56,6 +56,11 @@ type run struct {
 	sealAttempts int    // the seal's first attempt number in this run (attempts given up before)
 	sealWait     string // how the seal waits before its next attempt (sealNoWait: it does not)
 	runs         int    // runs before this one
+	// async: started after "async-mail": mails go out without the envelope waiting for them
+	// (delivery.go); delivering holds those in flight, numbered by deliveries.
+	async      bool
+	delivering []outgoing
+	deliveries int
 }
 
 // bump records an event (not a refresh signal) for the main loop to act on.

@@ -73,6 +73,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	}
 	r.legacy = workflow.GetVersion(ctx, "mail-outside-lock", workflow.DefaultVersion, 1) == workflow.DefaultVersion
 	r.bounded = workflow.GetVersion(ctx, "bounded-history", workflow.DefaultVersion, 1) == 1
+	r.async = workflow.GetVersion(ctx, "async-mail", workflow.DefaultVersion, 1) == 1
 	if in.Continued != nil {
 		r.resume(*in.Continued)
 		return r.loop(ctx)
@@ -158,7 +159,7 @@ func (r *run) loop(ctx workflow.Context) error {
 			return err
 		}
 	}
-	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && r.delivered() })
 }
 
 // coalesce, when only refresh signals are waiting, waits refreshDelay (or until another event
