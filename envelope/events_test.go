@@ -44,6 +44,7 @@ func TestEventKinds(t *testing.T) {
 		{"a signing request", MailedEvent(r, "SIGNING_REQUEST", false, now), EventRecipientMailed},
 		{"a resent request", MailedEvent(r, "SIGNING_REQUEST", true, now), EventRecipientMailed},
 		{"a reminder", MailedEvent(r, EmailTypeReminder, true, now), EventReminderSent},
+		{"a refused mail", MailRefusedEvent(r.EnvelopeID, &r, "SIGNING_REQUEST", false, "550 no", now), EventMailRefused},
 		{"opened", OpenedEvent(r, now), EventOpened},
 		{"field inserted", FieldInsertedEvent(r, Field{}, "", now), EventFieldInserted},
 		{"completed", RecipientCompletedEvent(r, Completion{}, false, now), EventRecipientCompleted},

@@ -40,8 +40,13 @@ type fakeBackend struct {
 	// attempt's.
 	failMarkSent int
 	mailErr      func(n envelope.Mailing) error
-	sealErr      func() error
-	sealAttempts int
+	// mailedAt is when each of mails was sent, by the test's clock.
+	mailedAt []time.Time
+	// undeliverable lists the mails recorded undeliverable after their retries.
+	undeliverable    []envelope.Mailing
+	undeliverableWhy []string
+	sealErr          func() error
+	sealAttempts     int
 }
 
 // acts names the activities for the fake: their names and signatures are the worker's.
@@ -94,25 +99,27 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 				return err
 			}
 		}
+		// The store records a request's or reminder's mark with the mail, in one transaction.
+		if n.Mark != nil {
+			if err := b.markSent(*n.Mark); err != nil {
+				return err
+			}
+		}
 		b.mails = append(b.mails, n)
+		b.mailedAt = append(b.mailedAt, env.Now())
+		return nil
+	})
+	env.OnActivity(acts.MailUndeliverable, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing, reason string) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.undeliverable = append(b.undeliverable, n)
+		b.undeliverableWhy = append(b.undeliverableWhy, reason)
 		return nil
 	})
 	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Sent) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.failMarkSent > 0 {
-			b.failMarkSent--
-			return errors.New("connection refused: the database is down")
-		}
-		for i := range b.snap.Recipients {
-			if b.snap.Recipients[i].ID == in.RecipientID {
-				b.snap.Recipients[i].SendStatus = envelope.SendStatusSent
-			}
-		}
-		if in.EmailType != envelope.EmailTypeReminder {
-			b.sent = append(b.sent, in.RecipientID)
-		}
-		return nil
+		return b.markSent(in)
 	})
 	env.OnActivity(acts.CompleteRecipient, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.RecipientCompletion) (envelope.Progress, error) {
 		b.mu.Lock()
@@ -529,4 +536,22 @@ func TestFailingSealRetriesHourly(t *testing.T) {
 	if got := b.mailsOf(envelope.MailOwnerSealFailed); !slices.Equal(got, []int64{0}) {
 		t.Errorf("seal-failure mails to %v, want the owner once", got)
 	}
+}
+
+// markSent records in as the store does: the recipient SENT; MarkSent fails its first
+// failMarkSent calls. The caller holds b.mu.
+func (b *fakeBackend) markSent(in envelope.Sent) error {
+	if b.failMarkSent > 0 {
+		b.failMarkSent--
+		return errors.New("connection refused: the database is down")
+	}
+	for i := range b.snap.Recipients {
+		if b.snap.Recipients[i].ID == in.RecipientID {
+			b.snap.Recipients[i].SendStatus = envelope.SendStatusSent
+		}
+	}
+	if in.EmailType != envelope.EmailTypeReminder {
+		b.sent = append(b.sent, in.RecipientID)
+	}
+	return nil
 }

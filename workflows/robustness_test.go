@@ -17,7 +17,9 @@ import (
 // A database that refuses writes for minutes delays the envelope; it does not fail its workflow.
 func TestDatabaseOutageIsWaitedOut(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
-	b.failMarkSent = 25 // about five minutes of retries
+	// About four minutes of retries: the requests' records fail 8 times each (the test
+	// environment caps a retry policy without a maximum at 10 attempts).
+	b.failMarkSent = 16
 	env := newEnv(t, b)
 	update(t, env, 2*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
 	update(t, env, 3*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
@@ -30,16 +32,17 @@ func TestDatabaseOutageIsWaitedOut(t *testing.T) {
 	}
 	slices.Sort(b.sent)
 	if !slices.Equal(b.sent, []int64{1, 2}) {
-		t.Fatalf("recorded as sent: %v", b.sent)
+		t.Fatalf("recorded as sent: %v (undeliverable: %v)", b.sent, b.undeliverableWhy)
 	}
 }
 
-// A mail the relay refuses for good is given up and logged; the envelope goes on and completes.
+// A mail the relay refuses for good is recorded by SendNotice and not retried; the envelope goes
+// on and completes.
 func TestMailRefusedForGoodDoesNotFailTheEnvelope(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
 	b.mailErr = func(n envelope.Mailing) error {
 		if n.Kind == envelope.MailSigningRequest && n.RecipientID == 1 {
-			return temporal.NewNonRetryableApplicationError("550 no such mailbox", "SMTP", nil)
+			return temporal.NewNonRetryableApplicationError("550 no such mailbox", envelope.MailRefusedType, nil)
 		}
 		return nil
 	}
@@ -55,6 +58,49 @@ func TestMailRefusedForGoodDoesNotFailTheEnvelope(t *testing.T) {
 	}
 	if slices.Contains(b.sent, 1) {
 		t.Error("a request that was never sent was recorded as sent")
+	}
+	if len(b.undeliverable) != 0 {
+		t.Errorf("a refusal SendNotice recorded was recorded again as undeliverable: %v", b.undeliverable)
+	}
+}
+
+// In sequential order, a first signer whose request the relay keeps refusing for now (4xx, for
+// days) still signs by the link they were given, and the second signer's request goes out at
+// once: no step of the envelope waits for a mail. The mail that never went out is recorded
+// undeliverable once its retries end, and the workflow ends only then.
+func TestAMailThatKeepsFailingDelaysNothing(t *testing.T) {
+	b := newBackend(envelope.SigningOrderSequential, rec(1, envelope.RoleSigner, order(1)), rec(2, envelope.RoleSigner, order(2)))
+	b.mailErr = func(n envelope.Mailing) error {
+		if n.Kind == envelope.MailSigningRequest && n.RecipientID == 1 {
+			return errors.New("451 4.3.0 try again later")
+		}
+		return nil
+	}
+	env := newEnv(t, b)
+	update(t, env, time.Minute, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow failed: %v", err)
+	}
+	if !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
+		t.Fatalf("finished %v", b.finished)
+	}
+	var secondAt time.Time
+	for i, n := range b.mails {
+		if n.Kind == envelope.MailSigningRequest && n.RecipientID == 2 {
+			secondAt = b.mailedAt[i]
+			break
+		}
+	}
+	if secondAt.IsZero() || secondAt.Sub(b.start) > 2*time.Minute {
+		t.Errorf("the second request went out %v after the start, want right after the first signer signed (1 min)", secondAt.Sub(b.start))
+	}
+	if len(b.undeliverable) != 1 || b.undeliverable[0].RecipientID != 1 || b.undeliverable[0].Mark == nil {
+		t.Errorf("recorded undeliverable: %+v, want the first request, with its mark", b.undeliverable)
+	}
+	if slices.Contains(b.sent, 1) {
+		t.Error("a request that never went out was recorded as sent")
 	}
 }
 

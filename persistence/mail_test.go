@@ -1,0 +1,156 @@
+package persistence_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+)
+
+// A mail's claim belongs to one attempt while its lease runs: another attempt is held off, the
+// same attempt keeps it, and a claim whose lease passed before its mail was handed over goes to
+// the next attempt, whose predecessor can then no longer hand it to the relay. A mail whose
+// handing over outlived its lease is found transmitting: maybe delivered, never sent again.
+func TestMailClaimHasOneOwnerAtATime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := pgtest.New(t)
+	id := draftWithOneSigner(t, store, "claims")
+	claim := func(msg, owner string, lease time.Duration) persistence.MailState {
+		t.Helper()
+		st, err := store.ClaimMail(ctx, persistence.MailClaim{MessageID: msg, EnvelopeID: id, Kind: "reminder", To: "zoe@example.com", Owner: owner, Lease: lease})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	steps := []struct {
+		name  string
+		got   func() any
+		want  any
+		after func()
+	}{
+		{"a new mail is claimed", func() any { return claim("m1", "a", time.Minute) }, persistence.MailSending, nil},
+		{"another attempt is held off", func() any { return claim("m1", "b", time.Minute) }, persistence.MailHeld, nil},
+		{"the owner claims it again", func() any { return claim("m1", "a", time.Minute) }, persistence.MailSending, nil},
+		{"a claim with a lease passed is taken over", func() any { claim("m2", "a", -time.Second); return claim("m2", "b", time.Minute) }, persistence.MailSending, nil},
+		{"the attempt that lost it cannot hand it over", func() any { return errors.Is(store.MailTransmitting(ctx, "m2", "a"), persistence.ErrClaimLost) }, true, nil},
+		{"its new owner can", func() any { return store.MailTransmitting(ctx, "m2", "b") }, nil, nil},
+		{"a mail being handed over holds off others", func() any { return claim("m2", "c", time.Minute) }, persistence.MailHeld, nil},
+		{"a mail handed over by an attempt whose lease passed is maybe delivered", func() any {
+			claim("m3", "a", -time.Second)
+			if err := store.MailTransmitting(ctx, "m3", "a"); err != nil {
+				t.Fatal(err)
+			}
+			return claim("m3", "b", time.Minute)
+		}, persistence.MailTransmitting, nil},
+		{"a mail the relay did not take is given back at once", func() any {
+			claim("m4", "a", time.Hour)
+			if err := store.MailTransmitting(ctx, "m4", "a"); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.MailNotTransmitted(ctx, "m4", "a"); err != nil {
+				t.Fatal(err)
+			}
+			return claim("m4", "b", time.Minute)
+		}, persistence.MailSending, nil},
+		{"a sent mail stays sent", func() any {
+			if err := store.MailSent(ctx, "m1", nil, ""); err != nil {
+				t.Fatal(err)
+			}
+			return claim("m1", "z", time.Minute)
+		}, persistence.MailSent, nil},
+	}
+	for _, s := range steps {
+		if got := s.got(); got != s.want {
+			t.Errorf("%s: got %v, want %v", s.name, got, s.want)
+		}
+	}
+}
+
+// A request's record (the recipient SENT, EMAIL_SENT) is written with the mail's, once however
+// often it is recorded; a refusal for good is written once too, with the relay's answer on the
+// recipient (until a later mail to them is sent) and EMAIL_REFUSED in the audit log.
+func TestMailSentAndRefusedAreRecordedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := pgtest.New(t)
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := draftWithOneSigner(t, store, "sent once")
+	if _, err := store.MarkPending(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	e, err := store.GetEnvelope(ctx, persistence.ScopeOf(m), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid := e.Recipients[0].ID
+	claim := func(msg string) {
+		t.Helper()
+		if _, err := store.ClaimMail(ctx, persistence.MailClaim{MessageID: msg, EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com", Owner: "a", Lease: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(typ string) int {
+		t.Helper()
+		types, err := store.AuditTypes(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, ty := range types {
+			if ty == typ {
+				n++
+			}
+		}
+		return n
+	}
+	recipient := func() envelope.Recipient {
+		t.Helper()
+		e, err := store.GetEnvelope(ctx, persistence.ScopeOf(m), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Recipients[0]
+	}
+
+	claim("refused")
+	refusal := persistence.MailRefusal{MessageID: "refused", EnvelopeID: id, RecipientID: rid, EmailType: "SIGNING_REQUEST", Answer: "550 5.1.1 no such mailbox"}
+	for range 2 {
+		if err := store.MailRefused(ctx, refusal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count("EMAIL_REFUSED"); n != 1 {
+		t.Errorf("EMAIL_REFUSED written %d times, want once", n)
+	}
+	if r := recipient(); r.DeliveryError == nil || *r.DeliveryError != refusal.Answer || r.SendStatus != envelope.SendStatusNotSent {
+		t.Errorf("recipient after the refusal: delivery error %v, %s; want %q, NOT_SENT", r.DeliveryError, r.SendStatus, refusal.Answer)
+	}
+
+	claim("sent")
+	mark := &envelope.Sent{EnvelopeID: id, RecipientID: rid, EmailType: "SIGNING_REQUEST", Mailed: true}
+	for range 2 {
+		if err := store.MailSent(ctx, "sent", mark, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count("EMAIL_SENT"); n != 1 {
+		t.Errorf("EMAIL_SENT written %d times, want once", n)
+	}
+	if r := recipient(); r.DeliveryError != nil || r.SendStatus != envelope.SendStatusSent {
+		t.Errorf("recipient after a mail sent: delivery error %v, %s; want none, SENT", r.DeliveryError, r.SendStatus)
+	}
+	types, _ := store.AuditTypes(ctx, id)
+	if !slices.Contains(types, "EMAIL_REFUSED") || slices.Index(types, "EMAIL_REFUSED") > slices.Index(types, "EMAIL_SENT") {
+		t.Errorf("audit types %v: want EMAIL_REFUSED before EMAIL_SENT", types)
+	}
+}
