@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,10 +38,10 @@ const (
 )
 
 // claimant names the attempt running in ctx and how long its claim on a mail should hold: to its
-// deadline, and claimLease more.
+// deadline, and claimLease more. A call outside an activity is an attempt of its own.
 func claimant(ctx context.Context) (owner string, lease time.Duration) {
 	if !activity.IsActivity(ctx) {
-		return "local", defaultLease
+		return "call/" + rand.Text(), defaultLease
 	}
 	info := activity.GetInfo(ctx)
 	owner = fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)

@@ -51,10 +51,16 @@ func smtpURL(t testing.TB) string {
 
 func newStack(t testing.TB) *stack {
 	t.Helper()
+	return newStackMailingTo(t, smtpURL(t))
+}
+
+// newStackMailingTo is newStack with its mails sent through the relay at relayURL.
+func newStackMailingTo(t testing.TB, relayURL string) *stack {
+	t.Helper()
 	store := pgtest.New(t)
 	c := temporaltest.Client(t, nil)
 	queue := temporaltest.TaskQueue(t)
-	sender, err := mail.NewSender(smtpURL(t), "Sobre <no-reply@sobre.test>")
+	sender, err := mail.NewSender(relayURL, "Sobre <no-reply@sobre.test>")
 	if err != nil {
 		t.Fatal(err)
 	}
