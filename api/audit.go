@@ -41,11 +41,13 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.Add("orderByDirection", `must be "asc" or "desc", got %q`, dir)
 	}
+	// Sobre's own entry types only when asked: Documenso's clients refuse a page with others.
+	extensions := q.boolean("includeExtensions")
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	list, count, err := s.store.AuditPage(r.Context(), scope(r), id, page, perPage, ascending)
+	list, count, err := s.store.AuditPage(r.Context(), scope(r), id, page, perPage, ascending, extensions != nil && *extensions)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

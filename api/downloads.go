@@ -96,7 +96,7 @@ func (s *Server) downloadAuditLog(w http.ResponseWriter, r *http.Request) {
 	if limit == 0 {
 		limit = MaxAuditPDFEntries
 	}
-	entries, count, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, limit, true)
+	entries, count, err := s.store.AuditPage(r.Context(), scope(r), e.ID, 1, limit, true, true)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

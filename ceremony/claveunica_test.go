@@ -245,7 +245,7 @@ func TestTheCompleterIsWhoSigns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), e.ID, 1, 100, true)
+	log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), e.ID, 1, 100, true, true)
 	if err != nil {
 		t.Fatal(err)
 	}

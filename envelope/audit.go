@@ -1,5 +1,7 @@
 package envelope
 
+import "slices"
+
 // AuditType names an audit entry, as Documenso's audit log does.
 type AuditType string
 
@@ -43,6 +45,17 @@ const (
 	AuditRecipientAuthFailed      = AuditType("DOCUMENT_RECIPIENT_AUTH_FAILED")
 	AuditRecipientIdentityRefused = AuditType("RECIPIENT_IDENTITY_REFUSED")
 )
+
+// Extension reports whether t is Sobre's own, not one of Documenso's types. Documenso's clients
+// read the audit log as a union of Documenso's types and refuse a page holding any other (the
+// official SDK fails to parse it), so the API lists these only when asked
+// (includeExtensions=true); the audit trail PDF and the hash chain hold them all.
+func (t AuditType) Extension() bool { return slices.Contains(ExtensionAuditTypes(), t) }
+
+// ExtensionAuditTypes lists the types for which Extension is true.
+func ExtensionAuditTypes() []AuditType {
+	return []AuditType{AuditAccessCodeLocked, AuditRecipientAuthFailed, AuditRecipientIdentityRefused, AuditEmailRefused}
+}
 
 // Audit is one entry to write to an envelope's audit log: its type and its data, which is
 // stored as its JSON encoding. The data's bytes are part of the entry's chained hash and of what

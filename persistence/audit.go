@@ -82,13 +82,20 @@ func (tx *Tx) lockEnvelopeRow(ctx context.Context, envelopeID string) error {
 	return nil
 }
 
-// AuditPage is one page of an envelope's audit log, with the total count.
-func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page, perPage int, ascending bool) ([]envelope.AuditEntry, int, error) {
+// AuditPage is one page of an envelope's audit log, with the total count; without Sobre's own
+// entry types (envelope.AuditType.Extension) unless extensions.
+func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page, perPage int, ascending, extensions bool) ([]envelope.AuditEntry, int, error) {
 	if _, err := s.EnvelopeRef(ctx, sc, envelopeID); err != nil {
 		return nil, 0, err
 	}
+	hidden := []string{}
+	if !extensions {
+		for _, t := range envelope.ExtensionAuditTypes() {
+			hidden = append(hidden, string(t))
+		}
+	}
 	var count int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE envelope_id = $1`, envelopeID).Scan(&count); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM audit_logs WHERE envelope_id = $1 AND NOT type = ANY($2)`, envelopeID, hidden).Scan(&count); err != nil {
 		return nil, 0, fmt.Errorf("count audit entries of %s: %w", envelopeID, err)
 	}
 	order := "DESC"
@@ -96,8 +103,8 @@ func (s *Store) AuditPage(ctx context.Context, sc Scope, envelopeID string, page
 		order = "ASC"
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, created_at, envelope_id, type, data, name, email, user_id, user_agent, ip_address
-		FROM audit_logs WHERE envelope_id = $1 ORDER BY created_at `+order+`, seq `+order+` LIMIT $2 OFFSET $3`,
-		envelopeID, perPage, (page-1)*perPage)
+		FROM audit_logs WHERE envelope_id = $1 AND NOT type = ANY($4) ORDER BY created_at `+order+`, seq `+order+` LIMIT $2 OFFSET $3`,
+		envelopeID, perPage, (page-1)*perPage, hidden)
 	if err != nil {
 		return nil, 0, fmt.Errorf("load audit entries of %s: %w", envelopeID, err)
 	}

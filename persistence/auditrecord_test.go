@@ -62,7 +62,7 @@ func TestRecordWritesTheEventsEntry(t *testing.T) {
 			t.Errorf("%s was written", c.name)
 		}
 	}
-	log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), id, 1, 100, false)
+	log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), id, 1, 100, false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestFinishEnvelopeRecordsItsEvent(t *testing.T) {
 			if e.Status != tt.status || e.CompletedAt == nil || !e.CompletedAt.Equal(now) {
 				t.Errorf("envelope %s, completed at %v; want %s at %s", e.Status, e.CompletedAt, tt.status, now)
 			}
-			log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), id, 1, 100, false)
+			log, _, err := store.AuditPage(ctx, persistence.ScopeOf(m), id, 1, 100, false, true)
 			if err != nil {
 				t.Fatal(err)
 			}

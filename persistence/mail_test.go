@@ -149,6 +149,17 @@ func TestMailSentAndRefusedAreRecordedOnce(t *testing.T) {
 	if r := recipient(); r.DeliveryError != nil || r.SendStatus != envelope.SendStatusSent {
 		t.Errorf("recipient after a mail sent: delivery error %v, %s; want none, SENT", r.DeliveryError, r.SendStatus)
 	}
+	// Documenso's clients get the log without Sobre's own types unless they ask.
+	for _, ext := range []bool{false, true} {
+		list, n, err := store.AuditPage(ctx, persistence.ScopeOf(m), id, 1, 100, true, ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := slices.ContainsFunc(list, func(e envelope.AuditEntry) bool { return e.Type == "EMAIL_REFUSED" })
+		if listed != ext || n != len(list) {
+			t.Errorf("extensions %v: EMAIL_REFUSED listed %v, count %d for %d entries", ext, listed, n, len(list))
+		}
+	}
 	types, _ := store.AuditTypes(ctx, id)
 	if !slices.Contains(types, "EMAIL_REFUSED") || slices.Index(types, "EMAIL_REFUSED") > slices.Index(types, "EMAIL_SENT") {
 		t.Errorf("audit types %v: want EMAIL_REFUSED before EMAIL_SENT", types)

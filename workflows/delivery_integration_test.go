@@ -245,4 +245,3 @@ func count(list []string, s string) int {
 	}
 	return n
 }
-

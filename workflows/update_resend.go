@@ -28,7 +28,12 @@ func (r *run) onResend(ctx workflow.Context, req ResendRequest) error {
 	if r.legacy {
 		return r.legacyOnResend(ctx, req)
 	}
-	return r.act(ctx, func() (int, error) { return r.resend(ctx, req) })
+	start := workflow.Now(ctx)
+	if err := r.act(ctx, func() (int, error) { return r.resend(ctx, req) }); err != nil {
+		return err
+	}
+	r.waitMailed(ctx, start)
+	return nil
 }
 
 // resend renews the recipients' deadlines and queues their requests; the caller holds the lock.

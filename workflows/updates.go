@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"errors"
+	"slices"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -100,6 +102,7 @@ func (r *run) wait(ctx workflow.Context, v int) {
 }
 
 func (r *run) onDistribute(ctx workflow.Context) error {
+	start := workflow.Now(ctx)
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
@@ -109,7 +112,26 @@ func (r *run) onDistribute(ctx workflow.Context) error {
 	r.refresh = true
 	r.bump()
 	r.wait(ctx, r.version)
+	r.waitMailed(ctx, start)
 	return nil
+}
+
+// waitMailed, after wait, also waits for the mails queued until then (a distribute's or a
+// resend's requests), so that their caller reads them recorded as sent; within handlerWaitLimit
+// from start in all. Only distribute and resend wait so: a completion never waits for a mail
+// (a burst of them behind a slow relay would pass Temporal's limit of Updates in flight).
+func (r *run) waitMailed(ctx workflow.Context, start time.Time) {
+	if !r.async {
+		return
+	}
+	upto := r.deliveries
+	left := handlerWaitLimit - workflow.Now(ctx).Sub(start)
+	if left <= 0 {
+		return
+	}
+	_, _ = workflow.AwaitWithTimeout(ctx, left, func() bool {
+		return !slices.ContainsFunc(r.delivering, func(d outgoing) bool { return d.Ref <= upto })
+	})
 }
 
 func (r *run) validateCancel(ctx workflow.Context, req CancelRequest) error {

@@ -133,7 +133,7 @@ async function signTyped(page, name, lang = "en") {
 // recipient's DOCUMENT_RECIPIENT_COMPLETED audit entry, and the whole audit log.
 async function completedProofs(key, id) {
   await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
-  const audit = await raw("GET", `/envelope/${id}/audit-log?perPage=100`, { key });
+  const audit = await raw("GET", `/envelope/${id}/audit-log?perPage=100&includeExtensions=true`, { key });
   assert.equal(audit.status, 200, audit.text);
   const done = audit.json.data.find((e) => e.type === "DOCUMENT_RECIPIENT_COMPLETED");
   assert.ok(done, "a DOCUMENT_RECIPIENT_COMPLETED entry");
