@@ -17,11 +17,12 @@ const (
 	actSendNotice        = "SendNotice"
 	actSealEnvelope      = "SealEnvelope"
 	actPurgeExpired      = "PurgeExpired"
+	actLoadPickup        = "LoadPickup"
 )
 
 // ActivityNames lists every activity the workflows call: a worker that runs them registers an
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSealEnvelope, actPurgeExpired}
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSealEnvelope, actPurgeExpired, actLoadPickup}
 }
