@@ -18,11 +18,12 @@ const (
 	actMailUndeliverable = "MailUndeliverable"
 	actSealEnvelope      = "SealEnvelope"
 	actPurgeExpired      = "PurgeExpired"
+	actLoadPickup        = "LoadPickup"
 )
 
 // ActivityNames lists every activity the workflows call: a worker that runs them registers an
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired}
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup}
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -38,40 +36,39 @@ func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc)
 // Distribute starts the envelope's workflow (or finds the running one) and waits until it has
 // marked the envelope PENDING and sent what is due. Starting and the first step are one
 // Update-With-Start: a crash of the caller after it leaves a running workflow that finishes the
-// job, and calling again is harmless.
+// job, and calling again is harmless. A PENDING envelope whose workflow ended or was lost gets a
+// new run, which picks it up from PostgreSQL (pickup.go).
 func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	start := c.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       envelopeID,
-		TaskQueue:                c.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			AttrEnvelopeID.ValueSet(envelopeID),
-			AttrTeamID.ValueSet(strconv.FormatInt(teamID, 10)),
-			AttrStatus.ValueSet(string(envelope.StatusDraft)),
-		),
-	}, EnvelopeWorkflow, Input{EnvelopeID: envelopeID, TeamID: teamID})
-	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{
-			WorkflowID:   envelopeID,
-			UpdateName:   UpdateDistribute,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		},
-	})
+	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, TeamID: teamID}, UpdateDistribute, nil)
+}
+
+// updateWithStart runs the named Update (with arg, when not nil) on the envelope's running
+// workflow, or starts one with in (startOptions) to run it, and waits for its result.
+func (c *Client) updateWithStart(ctx context.Context, in Input, name string, arg any) error {
+	id := in.EnvelopeID
+	start := c.Temporal.NewWithStartWorkflowOperation(c.startOptions(in), EnvelopeWorkflow, in)
+	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
+	if arg != nil {
+		opts.Args = []any{arg}
+	}
+	h, err := c.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{StartWorkflowOperation: start, UpdateOptions: opts})
 	if err != nil {
-		return fromError(fmt.Errorf("distribute %s: %w", envelopeID, err))
+		return fromError(fmt.Errorf("%s %s: %w", name, id, err))
 	}
 	if err := h.Get(ctx, nil); err != nil {
-		return fromError(fmt.Errorf("distribute %s: %w", envelopeID, err))
+		return fromError(fmt.Errorf("%s %s: %w", name, id, err))
 	}
 	return nil
 }
 
 // update runs the named Update of the envelope's workflow (with arg, when not nil) and waits for
-// its result.
+// its result. When the workflow is closed or missing (closedOrMissing) the Update is run once
+// more with a start (Update-With-Start of a pickup run, Input.Pickup): a PENDING envelope whose
+// run ended or was lost gets a new one, which picks it up from PostgreSQL; any other envelope
+// is left as it is and the Update answered as its status says (a finished one as finished, a
+// draft as ENVELOPE_DRAFT).
 func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
@@ -84,10 +81,13 @@ func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) e
 		opts.Args = []any{arg}
 	}
 	h, err := c.Temporal.UpdateWorkflow(ctx, opts)
-	if err != nil {
-		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))
+	if err == nil {
+		err = h.Get(ctx, nil)
 	}
-	if err := h.Get(ctx, nil); err != nil {
+	if closedOrMissing(err) {
+		return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, name, arg)
+	}
+	if err != nil {
 		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))
 	}
 	return nil
@@ -128,15 +128,16 @@ func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendReques
 }
 
 // Refresh tells a running workflow that the envelope's recipients changed, or that a
-// recipient's access-code entry locked (the workflow then mails the owner). An envelope without
-// a running workflow (a draft, a finished envelope) needs no telling.
+// recipient's access-code entry locked (the workflow then mails the owner). An envelope whose
+// workflow never ran, or whose runs were deleted (a draft, an old finished envelope), needs no
+// telling; one whose workflow is closed gets a pickup run (Input.Pickup), which acts on the
+// change when the envelope is PENDING (its run ended abandoned) and does nothing otherwise.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	err := c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return nil
+	if closedOrMissing(err) {
+		err = c.refreshClosed(ctx, envelopeID)
 	}
 	if err != nil {
 		return fromError(fmt.Errorf("refresh %s: %w", envelopeID, err))

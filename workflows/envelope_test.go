@@ -333,27 +333,41 @@ func TestRemindersOverWeeks(t *testing.T) {
 	}
 }
 
-func TestExpiryKeepsTheEnvelopePending(t *testing.T) {
+// Once everyone whose turn it is has expired, the envelope stays PENDING and its run ends
+// (abandoned.go): at the deadline, not later, with the owner told once.
+func TestExpiryKeepsTheEnvelopePendingAndEndsTheRun(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
 	b.snap.Meta.EnvelopeExpirationPeriod = &envelope.ExpirationPeriod{Duration: envelope.Duration{Unit: envelope.UnitWeek, Amount: 1}}
+	b.snap.Meta.ReminderSettings = &envelope.ReminderSettings{SendAfter: envelope.Duration{Unit: envelope.UnitDay, Amount: 2}, RepeatEvery: envelope.Duration{Unit: envelope.UnitDay, Amount: 2}}
 	env := newEnv(t, b)
 	update(t, env, 24*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
-	update(t, env, 8*24*time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, true) // expired
-	env.RegisterDelayedCallback(func() {
-		if !slices.Equal(b.expired, []int64{2}) {
-			t.Errorf("expired %v, want [2]", b.expired)
-		}
-		if got := b.mailsOf(envelope.MailOwnerExpired); len(got) != 1 {
-			t.Errorf("owner expiry mails %v", got)
-		}
-		if len(b.finished) != 0 {
-			t.Errorf("expiry finished the envelope: %v", b.finished)
-		}
-	}, 9*24*time.Hour)
-	update(t, env, 10*24*time.Hour, UpdateCancel, CancelRequest{Reason: "expired"}, false)
 	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
-	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCancelled}) {
-		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
+	if err := env.GetWorkflowError(); err != nil || !env.IsWorkflowCompleted() {
+		t.Fatalf("the run of an abandoned envelope: completed %v, error %v", env.IsWorkflowCompleted(), err)
+	}
+	if !slices.Equal(b.expired, []int64{2}) || len(b.finished) != 0 || b.snap.Status != envelope.StatusPending {
+		t.Errorf("expired %v, finished %v, status %s: want [2], none, PENDING", b.expired, b.finished, b.snap.Status)
+	}
+	if got := b.mailsOf(envelope.MailOwnerExpired); len(got) != 1 {
+		t.Errorf("owner expiry mails %v, want one", got)
+	}
+	if ran := env.Now().Sub(b.start); ran != 7*24*time.Hour {
+		t.Errorf("the run ended after %s, want at the deadline (168h)", ran)
+	}
+}
+
+// A run whose envelope still has someone in time never ends on its own: a signer without a
+// deadline keeps it waiting while the other's expiry is noted.
+func TestARunWithSomeoneInTimeDoesNotEnd(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
+	b.snap.Meta.EnvelopeExpirationPeriod = &envelope.ExpirationPeriod{Disabled: true} // recipient 2 never expires
+	env := newEnv(t, b)
+	week := b.start.Add(7 * 24 * time.Hour)
+	b.snap.Recipients[0].ExpiresAt = &week
+	update(t, env, 30*24*time.Hour, UpdateCancel, CancelRequest{Reason: "still open after a month"}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCancelled}) || !slices.Equal(b.expired, []int64{1}) {
+		t.Fatalf("error %v, finished %v, expired %v", env.GetWorkflowError(), b.finished, b.expired)
 	}
 }
 

@@ -52,6 +52,7 @@ type run struct {
 	// bounded: started after "bounded-history": refresh signals are coalesced and the run
 	// continues as new when its history grows (continue.go).
 	bounded      bool
+	ends         bool   // started after "end-when-abandoned": the run ends once the envelope is abandoned (abandoned.go)
 	urgent       int    // the version of the last event that is not a refresh signal
 	sealAttempts int    // the seal's first attempt number in this run (attempts given up before)
 	sealWait     string // how the seal waits before its next attempt (sealNoWait: it does not)

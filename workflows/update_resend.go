@@ -52,7 +52,7 @@ func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 	for _, rec := range renewed {
 		r.resends++
 		if envelope.ResendMailed(m, rec) {
-			n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: 100 + r.resends}
+			n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, Seq: resendSeq + r.resends}
 			r.queue(n, &envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true})
 			if !slices.Contains(r.requested, rec.ID) {
 				r.requested = append(r.requested, rec.ID)

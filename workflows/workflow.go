@@ -43,6 +43,9 @@ type Input struct {
 	// ContinueAsNewAt is the history length, in events, at which a run continues as new even if
 	// Temporal does not suggest it yet; 0 is continueAsNewAt. Tests lower it.
 	ContinueAsNewAt int `json:",omitempty"`
+	// Pickup starts a run for an envelope that must be PENDING already (its run before ended
+	// or was lost): a draft is left a draft (pickup.go).
+	Pickup bool `json:",omitempty"`
 }
 
 // localCtx runs the short PostgreSQL writes. They are retried for up to a week: a database that
@@ -74,6 +77,8 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	r.legacy = workflow.GetVersion(ctx, "mail-outside-lock", workflow.DefaultVersion, 1) == workflow.DefaultVersion
 	r.bounded = workflow.GetVersion(ctx, "bounded-history", workflow.DefaultVersion, 1) == 1
 	r.async = workflow.GetVersion(ctx, "async-mail", workflow.DefaultVersion, 1) == 1
+	r.ends = workflow.GetVersion(ctx, "end-when-abandoned", workflow.DefaultVersion, 1) == 1
+	pickup := workflow.GetVersion(ctx, "pickup-from-store", workflow.DefaultVersion, 1) == 1
 	if in.Continued != nil {
 		r.resume(*in.Continued)
 		return r.loop(ctx)
@@ -85,7 +90,9 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 		return err
 	}
 	expiresAt := envelope.Deadline(current.Meta.EnvelopeExpirationPeriod, workflow.Now(ctx))
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkPending, envelope.Distribution{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
+	if pickup && leftAlone(in, current) {
+		r.snap = current
+	} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkPending, envelope.Distribution{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
 		return err
 	}
 	r.initialized = true
@@ -96,6 +103,11 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet(string(envelope.StatusPending))); err != nil {
 		return err
+	}
+	if pickup && current.Status == envelope.StatusPending {
+		if err := r.pickup(ctx); err != nil {
+			return err
+		}
 	}
 	return r.loop(ctx)
 }
@@ -130,6 +142,12 @@ func (r *run) loop(ctx workflow.Context) error {
 				return r.continueAsNew(ctx)
 			}
 			continue // an event came first: act on it, then try again
+		}
+		if ended, err := r.endIfAbandoned(ctx); err != nil || ended {
+			if err != nil {
+				return err
+			}
+			return workflow.Await(ctx, r.delivered)
 		}
 		cond := func() bool { return r.version > r.processed }
 		deadline := r.nextDeadline()

@@ -36,6 +36,10 @@ Usage:
   sobre audit verify ENVELOPE_ID
                               recompute the envelope's audit hash chain and check its HMACs (SOBRE_AUDIT_KEY_FILE);
                               exit 1 naming the first broken entry
+  sobre repair ENVELOPE_ID | --all-stuck
+                              start a new workflow run for a PENDING envelope whose workflow is closed or
+                              missing (a stuck envelope); it picks the envelope up from PostgreSQL and mails
+                              nothing twice; prints what it did, and does nothing to an envelope not stuck
   sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
   sobre codec-server          serve Temporal's codec-server protocol on SOBRE_CODEC_ADDR, so that the Temporal
                               Web UI and CLI show the encrypted payloads decoded (never expose it publicly)
@@ -85,6 +89,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return admin(ctx, cfg, log, args[1:], stdout)
 	case "audit":
 		return audit(ctx, cfg, log, args[1:], stdout)
+	case "repair":
+		return repair(ctx, cfg, log, args[1:], stdout)
 	case "keygen":
 		id := time.Now().UTC().Format("k20060102")
 		if len(args) > 1 {

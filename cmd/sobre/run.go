@@ -292,8 +292,13 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err := worker.EnsurePurgeSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.PurgeInterval, workflows.DefaultPurge); err != nil {
 		p.log.Error("purge schedule not set up", "err", err)
 	}
+	watched := make(chan error, 1)
+	go func() { watched <- p.watchStuck(ctx) }()
 	<-ctx.Done()
 	w.Stop()
+	if err := <-watched; err != nil {
+		return err
+	}
 	p.log.Info("worker stopped")
 	return nil
 }
