@@ -34,7 +34,7 @@ func (r *run) finish(ctx workflow.Context) error {
 		return r.remove(ctx, ev)
 	}
 	r.queueNotices(ev)
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actFinishEnvelope, envelope.EndingOf(ev, e.actor)).Get(ctx, nil); err != nil {
+	if err := r.db(ctx, actFinishEnvelope, envelope.EndingOf(ev, e.actor)).Get(ctx, nil); err != nil {
 		return err
 	}
 	r.snap.Status = e.status
@@ -66,7 +66,7 @@ func (r *run) endingEvent(runID string, now time.Time) envelope.Event {
 func (r *run) remove(ctx workflow.Context, ev envelope.Event) error {
 	r.queueNotices(ev)
 	r.flush(ctx)
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+	if err := r.db(ctx, actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet("DELETED")); err != nil {

@@ -96,7 +96,7 @@ func (r *run) checked(req interface{ check() error }) (ready bool, err error) {
 // wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
 // relay never holds an API call for long).
 func (r *run) wait(ctx workflow.Context, v int) {
-	_, _ = workflow.AwaitWithTimeout(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
+	_, _ = r.awaitWithin(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
 }
 
 func (r *run) onDistribute(ctx workflow.Context) error {
