@@ -45,14 +45,20 @@ func boundedLocalCtx(ctx workflow.Context) workflow.Context {
 }
 
 // storeCtx runs a store call, once its local attempts failed, as a regular activity retried for
-// up to storeRetryFor, backing off to five minutes between attempts.
+// up to storeRetryFor, backing off to storeRetryEvery between attempts. Its attempts are bounded
+// beyond what storeRetryFor allows, so that the week ends them (Temporal's test environment, not
+// the server, retries 10 times when no bound is set).
 func storeCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    30 * time.Second,
 		ScheduleToCloseTimeout: storeRetryFor,
-		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute},
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: storeRetryEvery,
+			MaximumAttempts: int32(2 * storeRetryFor / storeRetryEvery)},
 	})
 }
+
+// storeRetryEvery is the longest wait between two attempts of a store call.
+const storeRetryEvery = 5 * time.Minute
 
 // retryable reports whether a store call that failed is worth trying again: not when the store
 // refused it for good (a domain error, which the activities make non-retryable) nor when the
