@@ -14,6 +14,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -49,7 +50,9 @@ func smtpURL(t testing.TB) string {
 	return u
 }
 
-func newStack(t testing.TB) *stack {
+// newStack starts the worker; each of override registers, over its real activities, what the
+// test puts in their place.
+func newStack(t testing.TB, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
 	t.Helper()
 	store := pgtest.New(t)
 	c := temporaltest.Client(t, nil)
@@ -59,10 +62,13 @@ func newStack(t testing.TB) *stack {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}})
+	acts := &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}
+	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: acts})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range override {
+		o(w, acts)
 	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -204,7 +210,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v2.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v3.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
