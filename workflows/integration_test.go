@@ -206,13 +206,19 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	// SOBRE_RECORD_HISTORY=1 records the history for the replay test, its payloads decrypted
 	// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v3.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeHistory(t, hist, "sequential-approver-two-signers-v3.json")
+	}
+}
+
+// writeHistory records hist under testdata as file, its payloads decrypted.
+func writeHistory(t *testing.T, hist *historypb.History, file string) {
+	t.Helper()
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", file), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	sdkworker "go.temporal.io/sdk/worker"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
@@ -108,12 +106,6 @@ func TestStoreOutageOnTheRealServer(t *testing.T) {
 		t.Fatalf("today's code does not replay the history it just wrote: %v", err)
 	}
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "store-outage-handover.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeHistory(t, hist, "store-outage-handover.json")
 	}
 }
