@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -86,13 +84,7 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 			t.Fatalf("run %d does not replay: %v", n, err)
 		}
 		if record && n == 0 {
-			b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join("testdata", "continue-as-new-after-edits.json"), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeHistory(t, hist, "continue-as-new-after-edits.json")
 		}
 		runID = ""
 		if last := hist.Events[len(hist.Events)-1]; last.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW {

@@ -4,8 +4,9 @@
 // Updates and Signals, and ends the envelope COMPLETED, REJECTED or CANCELLED.
 //
 // A run's history is bounded: Update validators refuse oversized requests, a burst of refresh
-// signals is read with one reload, and a long run continues as new with its whole state
-// (continue.go).
+// signals is read with one reload, a store call that keeps failing retries as a regular
+// activity (local.go), waits cancel their timers (await.go), and a long run continues as new with
+// its whole state (continue.go).
 //
 // Workflow code is deterministic: no clock, randomness, map iteration or I/O outside the
 // workflow package's own calls and activities. It calls its activities by name

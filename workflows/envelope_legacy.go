@@ -31,7 +31,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 	now := workflow.Now(ctx)
 	in := envelope.Renewal{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(r.snap.Meta.EnvelopeExpirationPeriod, now)}
 	var renewed []envelope.ProgressRecipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
+	if err := r.db(ctx, actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return err
 	}
 	m := r.snap.Meta
@@ -43,7 +43,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 				return err
 			}
 			mi := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rec.ID, EmailType: envelope.RequestEmailType(rec.Role), Mailed: true, Resending: true}
-			if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, mi).Get(ctx, nil); err != nil {
+			if err := r.db(ctx, actMarkSent, mi).Get(ctx, nil); err != nil {
 				return err
 			}
 			if !slices.Contains(r.requested, rec.ID) {
@@ -57,7 +57,7 @@ func (r *run) legacyOnResend(ctx workflow.Context, req ResendRequest) error {
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
 	var snap envelope.Progress
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+	if err := r.db(ctx, actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		return err
 	}
 	r.snap = snap
@@ -76,7 +76,7 @@ func (r *run) legacyStep(ctx workflow.Context) error {
 	if r.refresh {
 		r.refresh = false
 		var snap envelope.Progress
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		if err := r.db(ctx, actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
 		r.noticeRemoved(snap)
@@ -122,7 +122,7 @@ func (r *run) legacySendRequests(ctx workflow.Context) error {
 			}
 		}
 		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: id, EmailType: envelope.RequestEmailType(rec.Role), Mailed: mailed}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, in).Get(ctx, nil); err != nil {
+		if err := r.db(ctx, actMarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent
@@ -159,7 +159,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 	m := r.snap.Meta
 	if expired := r.overdue(now); len(expired) > 0 {
 		var list []envelope.ProgressRecipient
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+		if err := r.db(ctx, actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 			return err
 		}
 		r.notified = append(r.notified, expired...)
@@ -181,7 +181,7 @@ func (r *run) legacyTimersDue(ctx workflow.Context) error {
 			return err
 		}
 		in := envelope.Sent{EnvelopeID: r.in.EnvelopeID, RecipientID: rm.RecipientID, EmailType: envelope.EmailTypeReminder, Mailed: true, Resending: true}
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, in).Get(ctx, nil); err != nil {
+		if err := r.db(ctx, actMarkSent, in).Get(ctx, nil); err != nil {
 			return err
 		}
 		rm.Next = envelope.NextReminder(m.ReminderSettings, envelope.Reminding{SentAt: rm.SentAt, Count: rm.Count}, now)

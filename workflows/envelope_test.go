@@ -210,11 +210,16 @@ func (b *fakeBackend) mailsOf(kind envelope.Mail) []int64 {
 	return out
 }
 
-func newEnv(t *testing.T, b *fakeBackend) *testsuite.TestWorkflowEnvironment {
+// newEnv is a test environment whose activities b plays; the mocks of first, registered before
+// b's, answer the calls they match.
+func newEnv(t *testing.T, b *fakeBackend, first ...func(*testsuite.TestWorkflowEnvironment)) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := suite.NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(EnvelopeWorkflow)
+	for _, f := range first {
+		f(env)
+	}
 	b.register(env)
 	b.start = env.Now()
 	return env

@@ -34,7 +34,7 @@ func (r *run) finish(ctx workflow.Context) error {
 		return r.remove(ctx, ev)
 	}
 	r.queueNotices(ev)
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actFinishEnvelope, envelope.EndingOf(ev, e.actor)).Get(ctx, nil); err != nil {
+	if err := r.db(ctx, actFinishEnvelope, envelope.EndingOf(ev, e.actor)).Get(ctx, nil); err != nil {
 		return err
 	}
 	r.snap.Status = e.status
@@ -68,11 +68,11 @@ func (r *run) remove(ctx workflow.Context, ev envelope.Event) error {
 	r.flush(ctx)
 	if r.async {
 		// The mails read the envelope: it is removed once they are done, or after removalMailWait.
-		if _, err := workflow.AwaitWithTimeout(ctx, removalMailWait, r.delivered); err != nil {
+		if _, err := r.awaitWithin(ctx, removalMailWait, r.delivered); err != nil {
 			return err
 		}
 	}
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+	if err := r.db(ctx, actHardDelete, r.in.EnvelopeID).Get(ctx, nil); err != nil {
 		return err
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, AttrStatus.ValueSet("DELETED")); err != nil {

@@ -14,6 +14,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -49,13 +50,15 @@ func smtpURL(t testing.TB) string {
 	return u
 }
 
-func newStack(t testing.TB) *stack {
+// newStack starts the worker; each of override registers, over its real activities, what the
+// test puts in their place.
+func newStack(t testing.TB, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
 	t.Helper()
-	return newStackMailingTo(t, smtpURL(t))
+	return newStackMailingTo(t, smtpURL(t), override...)
 }
 
 // newStackMailingTo is newStack with its mails sent through the relay at relayURL.
-func newStackMailingTo(t testing.TB, relayURL string) *stack {
+func newStackMailingTo(t testing.TB, relayURL string, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
 	t.Helper()
 	store := pgtest.New(t)
 	c := temporaltest.Client(t, nil)
@@ -65,10 +68,13 @@ func newStackMailingTo(t testing.TB, relayURL string) *stack {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}})
+	acts := &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}
+	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: acts})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range override {
+		o(w, acts)
 	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -206,13 +212,19 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	// SOBRE_RECORD_HISTORY=1 records the history for the replay test, its payloads decrypted
 	// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v2.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeHistory(t, hist, "sequential-approver-two-signers-v3.json")
+	}
+}
+
+// writeHistory records hist under testdata as file, its payloads decrypted.
+func writeHistory(t *testing.T, hist *historypb.History, file string) {
+	t.Helper()
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(decrypted(t, hist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", file), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

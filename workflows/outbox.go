@@ -112,7 +112,7 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 		if mailed {
 			mark.Mailed = true
 			r.queue(envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: r.in.EnvelopeID, RecipientID: id}, mark)
-		} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkSent, *mark).Get(ctx, nil); err != nil {
+		} else if err := r.db(ctx, actMarkSent, *mark).Get(ctx, nil); err != nil {
 			return err
 		}
 		rec.SendStatus = envelope.SendStatusSent

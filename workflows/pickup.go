@@ -45,7 +45,7 @@ func leftAlone(in Input, current envelope.Progress) bool {
 // run's team, unknown to a caller that starts it from an Update, is set with it.
 func (r *run) pickup(ctx workflow.Context) error {
 	var p envelope.Pickup
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadPickup, r.in.EnvelopeID).Get(ctx, &p); err != nil {
+	if err := r.db(ctx, actLoadPickup, r.in.EnvelopeID).Get(ctx, &p); err != nil {
 		return err
 	}
 	if r.in.TeamID == 0 && p.TeamID != 0 {

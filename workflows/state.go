@@ -53,6 +53,8 @@ type run struct {
 	// continues as new when its history grows (continue.go).
 	bounded      bool
 	ends         bool   // started after "end-when-abandoned": the run ends once the envelope is abandoned (abandoned.go)
+	boundedLocal bool   // started after "bounded-local": store calls hand over to a regular activity (local.go)
+	cancelTimers bool   // started after "cancel-timers": a wait's timer is cancelled once it is met (await.go)
 	urgent       int    // the version of the last event that is not a refresh signal
 	sealAttempts int    // the seal's first attempt number in this run (attempts given up before)
 	sealWait     string // how the seal waits before its next attempt (sealNoWait: it does not)

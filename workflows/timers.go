@@ -101,7 +101,7 @@ func (r *run) expire(ctx workflow.Context) error {
 		return nil
 	}
 	var list []envelope.ProgressRecipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
+	if err := r.db(ctx, actExpireRecipients, r.in.EnvelopeID, now).Get(ctx, &list); err != nil {
 		return err
 	}
 	r.notified = append(r.notified, expired...)

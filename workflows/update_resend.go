@@ -46,7 +46,7 @@ func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 	m := r.snap.Meta
 	in := envelope.Renewal{EnvelopeID: r.in.EnvelopeID, RecipientIDs: req.RecipientIDs, ExpiresAt: envelope.Deadline(m.EnvelopeExpirationPeriod, now)}
 	var renewed []envelope.ProgressRecipient
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
+	if err := r.db(ctx, actRenewDeadlines, in).Get(ctx, &renewed); err != nil {
 		return 0, err
 	}
 	for _, rec := range renewed {
@@ -62,7 +62,7 @@ func (r *run) resend(ctx workflow.Context, req ResendRequest) (int, error) {
 		r.notified = slices.DeleteFunc(r.notified, func(id int64) bool { return id == rec.ID })
 	}
 	var snap envelope.Progress
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+	if err := r.db(ctx, actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
 	// The requests just queued mail each renewed recipient's current link, replaced or not.

@@ -57,7 +57,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
 	var snap envelope.Progress
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actCompleteRecipient, in).Get(ctx, &snap); err != nil {
+	if err := r.db(ctx, actCompleteRecipient, in).Get(ctx, &snap); err != nil {
 		return 0, err
 	}
 	r.replaceSnapshot(snap)
@@ -105,7 +105,7 @@ func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 		in := envelope.RecipientRejection{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
 			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
 		var snap envelope.Progress
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actRejectRecipient, in).Get(ctx, &snap); err != nil {
+		if err := r.db(ctx, actRejectRecipient, in).Get(ctx, &snap); err != nil {
 			return 0, err
 		}
 		r.replaceSnapshot(snap)

@@ -98,7 +98,7 @@ func (r *run) checked(req interface{ check() error }) (ready bool, err error) {
 // wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
 // relay never holds an API call for long).
 func (r *run) wait(ctx workflow.Context, v int) {
-	_, _ = workflow.AwaitWithTimeout(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
+	_, _ = r.awaitWithin(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
 }
 
 func (r *run) onDistribute(ctx workflow.Context) error {
@@ -129,7 +129,7 @@ func (r *run) waitMailed(ctx workflow.Context, start time.Time) {
 	if left <= 0 {
 		return
 	}
-	_, _ = workflow.AwaitWithTimeout(ctx, left, func() bool {
+	_, _ = r.awaitWithin(ctx, left, func() bool {
 		return !slices.ContainsFunc(r.delivering, func(d outgoing) bool { return d.Ref <= upto })
 	})
 }

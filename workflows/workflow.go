@@ -48,16 +48,6 @@ type Input struct {
 	Pickup bool `json:",omitempty"`
 }
 
-// localCtx runs the short PostgreSQL writes. They are retried for up to a week: a database that
-// is down for minutes or hours delays the envelope, it never fails the workflow.
-func localCtx(ctx workflow.Context) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout:    15 * time.Second,
-		ScheduleToCloseTimeout: 7 * 24 * time.Hour,
-		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second},
-	})
-}
-
 func mailCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    time.Minute,
@@ -79,6 +69,8 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	r.async = workflow.GetVersion(ctx, "async-mail", workflow.DefaultVersion, 1) == 1
 	r.ends = workflow.GetVersion(ctx, "end-when-abandoned", workflow.DefaultVersion, 1) == 1
 	pickup := workflow.GetVersion(ctx, "pickup-from-store", workflow.DefaultVersion, 1) == 1
+	r.boundedLocal = workflow.GetVersion(ctx, "bounded-local", workflow.DefaultVersion, 1) == 1
+	r.cancelTimers = workflow.GetVersion(ctx, "cancel-timers", workflow.DefaultVersion, 1) == 1
 	if in.Continued != nil {
 		r.resume(*in.Continued)
 		return r.loop(ctx)
@@ -86,13 +78,13 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	log := workflow.GetLogger(ctx)
 
 	var current envelope.Progress
-	if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
+	if err := r.db(ctx, actLoadSnapshot, in.EnvelopeID).Get(ctx, &current); err != nil {
 		return err
 	}
 	expiresAt := envelope.Deadline(current.Meta.EnvelopeExpirationPeriod, workflow.Now(ctx))
 	if pickup && leftAlone(in, current) {
 		r.snap = current
-	} else if err := workflow.ExecuteLocalActivity(localCtx(ctx), actMarkPending, envelope.Distribution{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
+	} else if err := r.db(ctx, actMarkPending, envelope.Distribution{EnvelopeID: in.EnvelopeID, ExpiresAt: expiresAt}).Get(ctx, &r.snap); err != nil {
 		return err
 	}
 	r.initialized = true
@@ -162,7 +154,7 @@ func (r *run) loop(ctx workflow.Context) error {
 		}
 		wait := deadline.Sub(workflow.Now(ctx))
 		if wait > 0 {
-			ok, err := workflow.AwaitWithTimeout(ctx, wait, cond)
+			ok, err := r.awaitWithin(ctx, wait, cond)
 			if err != nil {
 				return err
 			}
@@ -186,7 +178,7 @@ func (r *run) coalesce(ctx workflow.Context) error {
 	if !r.bounded || r.urgent > r.processed {
 		return nil
 	}
-	_, err := workflow.AwaitWithTimeout(ctx, refreshDelay, func() bool { return r.urgent > r.processed })
+	_, err := r.awaitWithin(ctx, refreshDelay, func() bool { return r.urgent > r.processed })
 	return err
 }
 
@@ -219,7 +211,7 @@ func (r *run) collect(ctx workflow.Context) error {
 	if r.refresh {
 		r.refresh = false
 		var snap envelope.Progress
-		if err := workflow.ExecuteLocalActivity(localCtx(ctx), actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
+		if err := r.db(ctx, actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
 		r.noticeRemoved(snap)
