@@ -1,9 +1,7 @@
 package faulttest
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -158,23 +156,10 @@ func recipientTokens(distributed map[string]any) []string {
 // error fails the test.
 func (s *system) request(method, url string, body any, auth bool) (int, http.Header, []byte) {
 	s.t.Helper()
-	var raw []byte
-	if body != nil {
-		raw, _ = json.Marshal(body)
-	}
-	req, _ := http.NewRequest(method, url, bytes.NewReader(raw))
-	if auth {
-		req.Header.Set("Authorization", s.key)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
+	res, b, err := s.send(method, url, body, auth)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, url, err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, res.Header, b
 }
 

@@ -241,23 +241,35 @@ func (s *system) adminKey() string {
 
 var httpClient = &http.Client{Timeout: 60 * time.Second}
 
-// call sends a JSON request and decodes the JSON answer; it retries on a connection error (a
-// process being restarted), as a client would.
-func (s *system) call(method, path string, body any, auth bool) (int, map[string]any) {
-	s.t.Helper()
+// send sends one request to url, with body as JSON when not nil and the admin key when auth,
+// and reads the answer.
+func (s *system) send(method, url string, body any, auth bool) (*http.Response, []byte, error) {
 	var raw []byte
 	if body != nil {
 		raw, _ = json.Marshal(body)
 	}
+	req, _ := http.NewRequest(method, url, bytes.NewReader(raw))
+	if auth {
+		req.Header.Set("Authorization", s.key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := httpClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// call sends a JSON request and decodes the JSON answer; it retries on a connection error (a
+// process being restarted), as a client would.
+func (s *system) call(method, path string, body any, auth bool) (int, map[string]any) {
+	s.t.Helper()
 	for attempt := 0; ; attempt++ {
-		req, _ := http.NewRequest(method, "http://"+s.apiAddr+path, bytes.NewReader(raw))
-		if auth {
-			req.Header.Set("Authorization", s.key)
-		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := httpClient.Do(req)
+		res, b, err := s.send(method, "http://"+s.apiAddr+path, body, auth)
 		if err != nil {
 			if attempt < 200 {
 				time.Sleep(100 * time.Millisecond)
@@ -265,8 +277,6 @@ func (s *system) call(method, path string, body any, auth bool) (int, map[string
 			}
 			s.t.Fatalf("%s %s: %v", method, path, err)
 		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
 		var out map[string]any
 		_ = json.Unmarshal(b, &out)
 		if out == nil {
