@@ -90,15 +90,23 @@ type system struct {
 	logDir  string
 	mu      sync.Mutex
 	procs   map[string]*exec.Cmd
+	ops     map[string]string // each process's operations listener (health, readiness, metrics)
 	key     string
 	starts  int
 }
 
 func newSystem(t *testing.T) *system {
+	return newSystemOn(t, temporaltest.Address(t))
+}
+
+// newSystemOn is newSystem with its processes on the Temporal server at temporalAddr and with
+// extraEnv (NAME=value) added to their environment.
+func newSystemOn(t *testing.T, temporalAddr string, extraEnv ...string) *system {
 	dbURL := pgtest.NewURL(t)
 	s := &system{
 		t: t, bin: sobreBinary(t), apiAddr: freeAddr(t), mailpit: envOr(t, "SOBRE_TEST_MAILPIT_URL"),
 		domain: "fault-" + random(4) + ".test", logDir: t.TempDir(), procs: map[string]*exec.Cmd{},
+		ops: map[string]string{"api": freeAddr(t), "worker": freeAddr(t)},
 	}
 	// The processes get exactly these services, whatever the caller's environment says.
 	for _, kv := range os.Environ() {
@@ -111,7 +119,7 @@ func newSystem(t *testing.T) *system {
 	}
 	s.env = append(s.env,
 		"DATABASE_URL="+dbURL,
-		"TEMPORAL_ADDRESS="+temporaltest.Address(t),
+		"TEMPORAL_ADDRESS="+temporalAddr,
 		"SMTP_URL="+envOr(t, "SOBRE_TEST_SMTP_URL"),
 		"SOBRE_TASK_QUEUE="+temporaltest.TaskQueue(t),
 		"SOBRE_PUBLIC_URL=http://"+s.apiAddr,
@@ -119,6 +127,7 @@ func newSystem(t *testing.T) *system {
 		"SOBRE_SHUTDOWN_TIMEOUT=2s",
 		"SOBRE_SEAL_DEV_DIR="+t.TempDir(), // one development seal, shared by the worker's restarts
 	)
+	s.env = append(s.env, extraEnv...)
 	out, err := s.command("migrate").CombinedOutput()
 	if err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
@@ -143,10 +152,10 @@ func (s *system) start(name string) {
 	switch name {
 	case "api":
 		cmd = s.command("serve")
-		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apiAddr, "SOBRE_METRICS_ADDR="+freeAddr(s.t))
+		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apiAddr, "SOBRE_METRICS_ADDR="+s.ops[name])
 	case "worker":
 		cmd = s.command("worker")
-		cmd.Env = append(cmd.Env, "SOBRE_METRICS_ADDR="+freeAddr(s.t))
+		cmd.Env = append(cmd.Env, "SOBRE_METRICS_ADDR="+s.ops[name])
 	}
 	logFile, err := os.Create(filepath.Join(s.logDir, fmt.Sprintf("%s-%d.log", name, s.starts)))
 	if err != nil {
@@ -232,23 +241,35 @@ func (s *system) adminKey() string {
 
 var httpClient = &http.Client{Timeout: 60 * time.Second}
 
-// call sends a JSON request and decodes the JSON answer; it retries on a connection error (a
-// process being restarted), as a client would.
-func (s *system) call(method, path string, body any, auth bool) (int, map[string]any) {
-	s.t.Helper()
+// send sends one request to url, with body as JSON when not nil and the admin key when auth,
+// and reads the answer.
+func (s *system) send(method, url string, body any, auth bool) (*http.Response, []byte, error) {
 	var raw []byte
 	if body != nil {
 		raw, _ = json.Marshal(body)
 	}
+	req, _ := http.NewRequest(method, url, bytes.NewReader(raw))
+	if auth {
+		req.Header.Set("Authorization", s.key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := httpClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// call sends a JSON request and decodes the JSON answer; it retries on a connection error (a
+// process being restarted), as a client would.
+func (s *system) call(method, path string, body any, auth bool) (int, map[string]any) {
+	s.t.Helper()
 	for attempt := 0; ; attempt++ {
-		req, _ := http.NewRequest(method, "http://"+s.apiAddr+path, bytes.NewReader(raw))
-		if auth {
-			req.Header.Set("Authorization", s.key)
-		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := httpClient.Do(req)
+		res, b, err := s.send(method, "http://"+s.apiAddr+path, body, auth)
 		if err != nil {
 			if attempt < 200 {
 				time.Sleep(100 * time.Millisecond)
@@ -256,8 +277,6 @@ func (s *system) call(method, path string, body any, auth bool) (int, map[string
 			}
 			s.t.Fatalf("%s %s: %v", method, path, err)
 		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
 		var out map[string]any
 		_ = json.Unmarshal(b, &out)
 		if out == nil {
@@ -376,6 +395,17 @@ func (s *system) auditCount(id, typ string) int {
 	return n
 }
 
+// crashes lets one crash test run at a time: each times its kills against its own load.
+var crashes sync.Mutex
+
+// crashTest marks t as a crash test: it runs beside the tests that mostly wait (the Temporal
+// outage), and alone among crash tests.
+func crashTest(t *testing.T) {
+	t.Parallel()
+	crashes.Lock()
+	t.Cleanup(crashes.Unlock)
+}
+
 func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -392,6 +422,7 @@ func waitFor(t *testing.T, what string, timeout time.Duration, ok func() bool) {
 // again: every envelope reaches COMPLETED, every signature is recorded once, and no mail is
 // sent twice.
 func TestWorkerKilledMidBatch(t *testing.T) {
+	crashTest(t)
 	s := newSystem(t)
 	s.start("api")
 	s.start("worker")
@@ -457,6 +488,7 @@ func TestWorkerKilledMidBatch(t *testing.T) {
 // the seal, about a second of work here), then started again: the seal is retried, the envelope
 // ends COMPLETED with its sealed PDF, and each recipient gets one completion mail.
 func TestWorkerKilledWhileSealing(t *testing.T) {
+	crashTest(t)
 	s := newSystem(t)
 	s.start("api")
 	s.start("worker")
@@ -538,6 +570,7 @@ func (s *system) completionMails(address string) int {
 // (no worker is running, so the workflow cannot have answered yet). The envelope still goes
 // PENDING once a worker runs, and a second distribute is harmless.
 func TestAPIKilledBetweenStartAndReply(t *testing.T) {
+	crashTest(t)
 	s := newSystem(t)
 	s.start("api")
 	s.key = s.adminKey()
