@@ -37,6 +37,8 @@ type ProgressRecipient struct {
 	SendStatus    SendStatus    `json:"sendStatus"`
 	SigningOrder  *int          `json:"signingOrder"`
 	ExpiresAt     *time.Time    `json:"expiresAt"`
+	// CompletedBy names the request that completed the recipient (Recipient.CompletionRequest).
+	CompletedBy string `json:"completedBy,omitempty"`
 }
 
 // CodeLock is one lock of a recipient's access-code entry; Lock numbers the locks of the
@@ -55,8 +57,12 @@ type IdentityMismatch struct {
 
 // ProgressOf is r as the workflow holds it.
 func ProgressOf(r Recipient) ProgressRecipient {
-	return ProgressRecipient{ID: r.ID, Email: r.Email, Name: r.Name, Role: r.Role, SigningStatus: r.SigningStatus,
+	p := ProgressRecipient{ID: r.ID, Email: r.Email, Name: r.Name, Role: r.Role, SigningStatus: r.SigningStatus,
 		SendStatus: r.SendStatus, SigningOrder: r.SigningOrder, ExpiresAt: r.ExpiresAt}
+	if r.CompletionRequest != nil {
+		p.CompletedBy = *r.CompletionRequest
+	}
+	return p
 }
 
 // ProgressOfAll is list as the workflow holds it (nil for nil).

@@ -52,6 +52,9 @@ type RecipientCompletion struct {
 	// LinkVersion is the version of the signing link the completion came through: a link
 	// replaced since completes nothing. Nil (a request of an older release) is not checked.
 	LinkVersion *int
+	// RequestID names the request (the workflow Update's id): recorded with the completion, so
+	// that the same request delivered again is recognised as done.
+	RequestID string `json:",omitempty"`
 }
 
 // RecipientRejection is a recipient's rejection as the workflow asks for it.

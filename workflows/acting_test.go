@@ -3,8 +3,10 @@ package workflows
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -45,5 +47,39 @@ func TestActingRefusedOnceEnded(t *testing.T) {
 				t.Errorf("acting() = %s %q, want %s %q", app.Type(), app.Message(), tt.wantCode, tt.wantMsg)
 			}
 		})
+	}
+}
+
+// A completion Temporal aborted after its signature was recorded (a workflow task lost under
+// load), delivered again by the client with the same Update id, is answered as done; another
+// request for the same recipient is refused as already signed.
+func TestAnAbortedCompletionDeliveredAgainIsDone(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
+	first := "completion-1"
+	b.snap.Recipients[0].SigningStatus, b.snap.Recipients[0].CompletionRequest = envelope.SigningStatusSigned, &first
+	env := newEnv(t, b)
+	outcome := map[string]error{}
+	deliver := func(delay time.Duration, id string) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateComplete, id, &testsuite.TestUpdateCallback{
+				OnReject:   func(err error) { outcome[id] = err },
+				OnAccept:   func() {},
+				OnComplete: func(_ interface{}, err error) { outcome[id] = err },
+			}, CompleteRequest{RecipientID: 1})
+		}, delay)
+	}
+	deliver(time.Minute, first)
+	deliver(2*time.Minute, "completion-2")
+	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if err, ok := outcome[first]; !ok || err != nil {
+		t.Errorf("the same completion delivered again: %v (answered %v), want done", err, ok)
+	}
+	var app *temporal.ApplicationError
+	if err := outcome["completion-2"]; !errors.As(err, &app) || app.Type() != string(envelope.CodeRecipientAlreadySigned) {
+		t.Errorf("another completion of the same recipient: %v, want RECIPIENT_ALREADY_SIGNED", err)
 	}
 }

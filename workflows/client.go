@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -41,15 +42,15 @@ func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc)
 func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, TeamID: teamID}, UpdateDistribute, nil)
+	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, TeamID: teamID}, "", UpdateDistribute, nil)
 }
 
 // updateWithStart runs the named Update (with arg, when not nil) on the envelope's running
 // workflow, or starts one with in (startOptions) to run it, and waits for its result.
-func (c *Client) updateWithStart(ctx context.Context, in Input, name string, arg any) error {
+func (c *Client) updateWithStart(ctx context.Context, in Input, updateID, name string, arg any) error {
 	id := in.EnvelopeID
 	start := c.Temporal.NewWithStartWorkflowOperation(c.startOptions(in), EnvelopeWorkflow, in)
-	opts := client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
+	opts := client.UpdateWorkflowOptions{UpdateID: updateID, WorkflowID: id, UpdateName: name, WaitForStage: client.WorkflowUpdateStageCompleted}
 	if arg != nil {
 		opts.Args = []any{arg}
 	}
@@ -72,7 +73,10 @@ func (c *Client) updateWithStart(ctx context.Context, in Input, name string, arg
 func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
+	// One id for every delivery of this call's Update: Temporal answers a repeat with the first's
+	// outcome, and a completion recorded by a delivery it aborted is recognised (completedByThis).
 	opts := client.UpdateWorkflowOptions{
+		UpdateID:     rand.Text(),
 		WorkflowID:   envelopeID,
 		UpdateName:   name,
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -85,7 +89,7 @@ func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) e
 		err = h.Get(ctx, nil)
 	}
 	if closedOrMissing(err) {
-		return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, name, arg)
+		return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, opts.UpdateID, name, arg)
 	}
 	if err != nil {
 		return fromError(fmt.Errorf("%s %s: %w", name, envelopeID, err))

@@ -109,5 +109,5 @@ func Stuck(status envelope.Status, run Run, abandoned bool) bool {
 func (c *Client) Repair(ctx context.Context, envelopeID string) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, UpdateDistribute, nil)
+	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, "", UpdateDistribute, nil)
 }

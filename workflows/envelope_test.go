@@ -133,6 +133,9 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 					return envelope.Progress{}, err
 				}
 				r.SigningStatus = envelope.SigningStatusSigned
+				if in.RequestID != "" {
+					r.CompletionRequest = &in.RequestID
+				}
 			}
 			if in.NextSigner != nil && r.ID == in.NextID {
 				r.Email, r.Name = in.NextSigner.Email, in.NextSigner.Name

@@ -33,6 +33,9 @@ type RejectRequest struct {
 }
 
 func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
+	if r.completedByThis(ctx, req.RecipientID) {
+		return nil
+	}
 	if ready, err := r.checked(req); !ready {
 		return err
 	}
@@ -43,8 +46,21 @@ func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
 	return r.act(ctx, func() (int, error) { return r.complete(ctx, req) })
 }
 
+// completedByThis reports whether recipient id was completed by the running Update itself: a
+// delivery of it that Temporal aborted (a workflow task lost under load) recorded the signature,
+// and the client delivered it again with the same id. It is answered as done, not as "already
+// signed" or "the envelope is COMPLETED".
+func (r *run) completedByThis(ctx workflow.Context, id int64) bool {
+	info := workflow.GetCurrentUpdateInfo(ctx)
+	rec := r.snap.Recipient(id)
+	return info != nil && info.ID != "" && rec != nil && rec.CompletedBy == info.ID
+}
+
 // complete records a completion; the caller holds r.mu. It returns the version to wait for.
 func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
+	if r.completedByThis(ctx, req.RecipientID) {
+		return r.version, nil
+	}
 	if err := r.acting(); err != nil {
 		return 0, err
 	}
@@ -53,6 +69,9 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	}
 	in := envelope.RecipientCompletion{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
 		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
+	if info := workflow.GetCurrentUpdateInfo(ctx); info != nil {
+		in.RequestID = info.ID
+	}
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
