@@ -508,12 +508,16 @@ func TestRefusedSealWaitsForRetrySignal(t *testing.T) {
 }
 
 // A seal that keeps failing for a reason that may pass (the database, say) gives up after its
-// retries, tells the owner, and tries again by itself an hour later.
+// retries (the activity gives up as SEAL_FAILED on its eighth attempt), tells the owner, and
+// tries again by itself an hour later.
 func TestFailingSealRetriesHourly(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 	b.sealErr = func() error {
-		if b.sealAttempts <= 8 {
+		switch {
+		case b.sealAttempts < 8:
 			return errors.New("connection refused: the database is down")
+		case b.sealAttempts == 8:
+			return temporal.NewNonRetryableApplicationError("connection refused: the database is down", string(envelope.SealFailed), nil)
 		}
 		return nil
 	}
