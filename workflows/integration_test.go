@@ -51,7 +51,12 @@ func smtpURL(t testing.TB) string {
 
 func newStack(t testing.TB) *stack {
 	t.Helper()
-	store := pgtest.New(t)
+	return newStackWith(t, pgtest.New(t), nil)
+}
+
+// newStackWith is newStack on store, its worker's activities changed by tune when set.
+func newStackWith(t testing.TB, store *persistence.Store, tune func(*activities.Activities)) *stack {
+	t.Helper()
 	c := temporaltest.Client(t, nil)
 	queue := temporaltest.TaskQueue(t)
 	sender, err := mail.NewSender(smtpURL(t), "Sobre <no-reply@sobre.test>")
@@ -59,8 +64,11 @@ func newStack(t testing.TB) *stack {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}})
+	acts := &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}
+	if tune != nil {
+		tune(acts)
+	}
+	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: acts})
 	if err != nil {
 		t.Fatal(err)
 	}
