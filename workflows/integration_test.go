@@ -212,7 +212,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v2.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", "sequential-approver-two-signers-v3.json"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
