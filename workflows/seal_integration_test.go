@@ -16,7 +16,6 @@ import (
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -130,12 +129,7 @@ func TestSealFailuresOnTheRealServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			url := pgtest.NewURL(t)
-			store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(store.Close)
+			store, url := pgtest.NewWithURL(t)
 			outages, err := activities.NewTSAOutages(nil)
 			if err != nil {
 				t.Fatal(err)

@@ -42,11 +42,12 @@ func TestSealGaveUp(t *testing.T) {
 }
 
 // A seal refused because it can never succeed as things stand (no seal configured, an audit log
-// that does not verify, a document that cannot be read) is tried once, the owner is mailed
+// that does not verify, a sealed document that would not show what was signed, a document that
+// cannot be read) is tried once, the owner is mailed
 // once, the envelope stays PENDING, and only the retry-seal signal tries again; meanwhile a
 // cancel is refused at once (the envelope is complete), not held behind the seal.
 func TestRefusedSealsWaitForTheRetrySignal(t *testing.T) {
-	for _, f := range []envelope.SealFailure{envelope.SealNotConfigured, envelope.SealChainBroken, envelope.SealUnreadable} {
+	for _, f := range []envelope.SealFailure{envelope.SealNotConfigured, envelope.SealChainBroken, envelope.SealNotShown, envelope.SealUnreadable} {
 		t.Run(string(f), func(t *testing.T) {
 			b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 			refuse := true
