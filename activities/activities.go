@@ -26,6 +26,7 @@ type Activities struct {
 	Seal      *seal.Signer // the certificate and key that seal completed envelopes
 	// SealRefusals counts seals given up for good (NewSealRefusals); nil counts nothing.
 	SealRefusals *prometheus.CounterVec
+	SealTSA      TSAPolicy // how the seal treats an unavailable timestamp authority
 	// ProofMaxAge is how old a signer's action proof may be when they complete
 	// (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration

@@ -21,10 +21,13 @@ import (
 // SealEnvelope produces the sealed PDF of each item of an envelope whose recipients have all
 // acted, and its certificate of completion, and stores them. It runs before the envelope is
 // marked COMPLETED and is idempotent: a seal already stored is kept, a retried attempt replaces
-// a partial one. Its progress is reported as heartbeats (visible in the Temporal UI).
+// a partial one. Its progress is reported as heartbeats (visible in the Temporal UI), and it
+// stops when its context is cancelled. A failure is returned as nextSealStep decides: retried,
+// sealed again without a timestamp, or given up as a non-retryable error whose type is an
+// envelope.SealFailure.
 func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error {
 	if a.Seal == nil {
-		return temporal.NewApplicationError("no seal certificate is configured", "SEAL_NOT_CONFIGURED")
+		return a.sealGivenUp(ctx, envelopeID, envelope.SealNotConfigured, errors.New("no seal certificate is configured"))
 	}
 	done, err := a.Store.Sealed(ctx, envelopeID)
 	if err != nil {
@@ -34,7 +37,8 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 		return nil
 	}
 	// Heartbeats every few seconds while the seal works, so that a worker that dies is noticed
-	// (and the seal retried elsewhere) within the heartbeat timeout, however long the document.
+	// (and the seal retried elsewhere) within the heartbeat timeout, however long the document,
+	// and a cancellation reaches ctx.
 	stage := make(chan string, 8)
 	defer close(stage)
 	go func() {
@@ -56,22 +60,46 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 	}()
 	stage <- "loading"
 	src, err := a.Store.LoadSealSource(ctx, envelopeID)
+	var br *persistence.ChainBreak
+	if errors.As(err, &br) {
+		return a.sealGivenUp(ctx, envelopeID, envelope.SealChainBroken, err)
+	}
 	if err != nil {
 		return err
 	}
 	in := sealInput(src, time.Now())
 	start := time.Now()
 	stage <- fmt.Sprintf("sealing %d items", len(in.Documents))
-	sealed, cert, err := sealSafely(in, a.Seal)
-	if err != nil {
-		if reason := refusal(err); reason != "" {
-			if a.SealRefusals != nil {
-				a.SealRefusals.WithLabelValues(reason).Inc()
-			}
-			a.Log.ErrorContext(ctx, "seal refused", "envelope", envelopeID, "reason", reason, "err", err)
-			return temporal.NewNonRetryableApplicationError(err.Error(), "SEAL_REFUSED_"+strings.ToUpper(reason), nil)
+	signer := a.Seal
+	sealed, cert, err := sealSafely(ctx, in, signer)
+	for err != nil {
+		if ctx.Err() != nil {
+			return err
 		}
-		return err
+		f := sealFailureOf(err)
+		info := activity.GetInfo(ctx)
+		switch nextSealStep(f, info.Attempt, time.Since(info.ScheduledTime), a.SealTSA) {
+		case retrySeal:
+			if f == envelope.SealTSAUnavailable {
+				a.SealTSA.count("retried")
+				a.Log.WarnContext(ctx, "seal waits for the timestamp authority", "envelope", envelopeID, "attempt", info.Attempt, "err", err)
+				return temporal.NewApplicationErrorWithCause(err.Error(), string(f), err)
+			}
+			return err
+		case sealUnstamped:
+			a.SealTSA.count("unstamped")
+			a.Log.WarnContext(ctx, "sealing without a timestamp: the timestamp authority stayed unavailable", "envelope", envelopeID,
+				"tsa", signer.TSAURL, "for", time.Since(info.ScheduledTime).Round(time.Second), "err", err)
+			unstamped := *signer
+			unstamped.TSAURL, in.UnstampedTSA = "", signer.TSAURL
+			signer = &unstamped
+			sealed, cert, err = sealSafely(ctx, in, signer)
+		default:
+			if f == "" {
+				f = envelope.SealFailed
+			}
+			return a.sealGivenUp(ctx, envelopeID, f, err)
+		}
 	}
 	items := make([]persistence.SealedItem, 0, len(sealed))
 	for _, s := range sealed {
@@ -80,8 +108,22 @@ func (a *Activities) SealEnvelope(ctx context.Context, envelopeID string) error 
 	if err := a.Store.SaveSealed(ctx, envelopeID, items, cert); err != nil {
 		return err
 	}
-	a.Log.InfoContext(ctx, "envelope sealed", "envelope", envelopeID, "items", len(items), "duration", time.Since(start))
+	a.Log.InfoContext(ctx, "envelope sealed", "envelope", envelopeID, "items", len(items), "duration", time.Since(start),
+		"timestamped", signer.TSAURL != "")
 	return nil
+}
+
+// sealGivenUp logs and counts a seal given up for f, and returns it as the non-retryable error
+// of type f the workflow reads.
+func (a *Activities) sealGivenUp(ctx context.Context, envelopeID string, f envelope.SealFailure, err error) error {
+	switch {
+	case f == envelope.SealTSAUnavailable:
+		a.SealTSA.count("waiting")
+	case !f.RetriesByItself() && a.SealRefusals != nil:
+		a.SealRefusals.WithLabelValues(refusalReason(f)).Inc()
+	}
+	a.Log.ErrorContext(ctx, "seal given up", "envelope", envelopeID, "failure", string(f), "err", err)
+	return temporal.NewNonRetryableApplicationError(err.Error(), string(f), err)
 }
 
 // errSealPanic is a panic inside the seal, returned as an error.
@@ -89,51 +131,64 @@ var errSealPanic = errors.New("the seal failed")
 
 // sealSafely seals every item and makes the certificate; a panic is returned as an error
 // wrapping errSealPanic.
-func sealSafely(in seal.Input, s *seal.Signer) (items []seal.Sealed, cert []byte, err error) {
+func sealSafely(ctx context.Context, in seal.Input, s *seal.Signer) (items []seal.Sealed, cert []byte, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			items, cert, err = nil, nil, fmt.Errorf("%w: %v", errSealPanic, v)
 		}
 	}()
-	if items, err = seal.Seal(in, s); err != nil {
+	if items, err = seal.Seal(ctx, in, s); err != nil {
 		return nil, nil, err
 	}
-	cert, err = seal.Certificate(in, s)
+	cert, err = seal.Certificate(ctx, in, s)
 	return items, cert, err
 }
 
-// refusal names why a seal can never succeed as things stand, or is "" for a failure that a
-// retry may overcome: "not_shown" (it would not show what the signers were shown, or a document
-// is not the one they completed on), "unreadable" (a stored document cannot be read within the
-// limits) or "panic".
-func refusal(err error) string {
+// sealFailureOf names what a failed seal attempt ran into: a refusal (it can never succeed as
+// things stand: it would not show what the signers were shown, or a document is not the one they
+// completed on; a stored document cannot be read within the limits; its signature cannot be
+// laid out; the seal panicked), an unavailable timestamp authority, or "" for a failure that a
+// retry may overcome.
+func sealFailureOf(err error) envelope.SealFailure {
 	switch {
 	case errors.Is(err, seal.ErrNotShown):
-		return "not_shown"
+		return envelope.SealNotShown
 	case errors.Is(err, pdf.ErrNotPDF), errors.Is(err, pdf.ErrLimit), errors.Is(err, seal.ErrNoPages):
-		return "unreadable"
+		return envelope.SealUnreadable
 	case errors.Is(err, seal.ErrSignatureLayout):
-		return "signature_layout"
+		return envelope.SealSignatureLayout
 	case errors.Is(err, errSealPanic):
-		return "panic"
+		return envelope.SealPanic
+	case errors.Is(err, seal.ErrTSAUnavailable):
+		return envelope.SealTSAUnavailable
 	}
 	return ""
 }
 
+// refusalReason is f as sobre_seal_refusals_total's reason label: SEAL_REFUSED_NOT_SHOWN is
+// not_shown, SEAL_NOT_CONFIGURED not_configured.
+func refusalReason(f envelope.SealFailure) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(string(f), "SEAL_REFUSED_"), "SEAL_"))
+}
+
 // NewSealRefusals registers sobre_seal_refusals_total{reason}: seals given up because they can
-// never succeed as things stand (see refusal).
+// never succeed as things stand (see sealFailureOf).
 func NewSealRefusals(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sobre_seal_refusals_total",
-		Help: "Seals refused: the sealed document would not show what the signers were shown (not_shown), a document cannot be read (unreadable), its signature cannot be laid out (signature_layout), or the seal panicked (panic).",
+		Help: "Seals refused, each waiting for the retry-seal signal: no seal certificate is configured (not_configured), the audit log does not verify (chain), the sealed document would not show what the signers were shown (not_shown), a document cannot be read (unreadable), its signature cannot be laid out (signature_layout), or the seal panicked (panic).",
 	}, []string{"reason"})
+	return c, register(reg, c)
+}
+
+func register(reg prometheus.Registerer, c prometheus.Collector) error {
 	if reg == nil {
-		return c, nil
+		return nil
 	}
 	if err := reg.Register(c); err != nil {
-		return nil, fmt.Errorf("register seal metrics: %w", err)
+		return fmt.Errorf("register seal metrics: %w", err)
 	}
-	return c, nil
+	return nil
 }
 
 // sealInput turns what PostgreSQL holds into what the seal draws.

@@ -64,6 +64,11 @@ type Config struct {
 	SealKeyFile     string // SOBRE_SEAL_KEY_FILE
 	SealDevDir      string // SOBRE_SEAL_DEV_DIR: where a self-signed development seal is kept when no seal is given
 	TSAURL          string // SOBRE_TSA_URL
+	// TSARetryFor is how long an unavailable TSA is retried (SOBRE_TSA_RETRY_FOR); past it, the
+	// seal waits when TSARequired (SOBRE_TSA_REQUIRED), or seals without a timestamp.
+	TSARetryFor     time.Duration
+	TSARequired     bool
+	SealConcurrency int // SOBRE_SEAL_CONCURRENCY: seals a worker runs at once
 
 	// PayloadKeysFile is the key file of the secrets only Sobre reads (Temporal payloads, signing
 	// tokens kept for their owners); empty: a development key file in SealDevDir.
@@ -278,6 +283,15 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.PurgeInterval, err = time.ParseDuration(get("SOBRE_PURGE_INTERVAL")); err != nil || c.PurgeInterval < time.Minute {
 		errs = append(errs, fmt.Sprintf("SOBRE_PURGE_INTERVAL: want a duration of at least 1m like 1h, got %q", get("SOBRE_PURGE_INTERVAL")))
+	}
+	if c.TSARetryFor, err = time.ParseDuration(get("SOBRE_TSA_RETRY_FOR")); err != nil || c.TSARetryFor < 0 || c.TSARetryFor > 12*time.Hour {
+		errs = append(errs, fmt.Sprintf("SOBRE_TSA_RETRY_FOR: want a duration from 0 to 12h like 1h, got %q", get("SOBRE_TSA_RETRY_FOR")))
+	}
+	if c.TSARequired, err = strconv.ParseBool(get("SOBRE_TSA_REQUIRED")); err != nil {
+		errs = append(errs, fmt.Sprintf("SOBRE_TSA_REQUIRED: want true or false, got %q", get("SOBRE_TSA_REQUIRED")))
+	}
+	if c.SealConcurrency, err = strconv.Atoi(get("SOBRE_SEAL_CONCURRENCY")); err != nil || c.SealConcurrency < 1 || c.SealConcurrency > 64 {
+		errs = append(errs, fmt.Sprintf("SOBRE_SEAL_CONCURRENCY: want a whole number from 1 to 64, got %q", get("SOBRE_SEAL_CONCURRENCY")))
 	}
 	if c.TemporalCallTimeout, err = time.ParseDuration(get("SOBRE_TEMPORAL_CALL_TIMEOUT")); err != nil || c.TemporalCallTimeout <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_TEMPORAL_CALL_TIMEOUT: want a positive duration like 10s, got %q", get("SOBRE_TEMPORAL_CALL_TIMEOUT")))

@@ -1,6 +1,7 @@
 package seal_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -44,7 +45,7 @@ func BenchmarkSeal(b *testing.B) {
 				b.ResetTimer()
 				for b.Loop() {
 					start := time.Now()
-					out, err := seal.Seal(in, s)
+					out, err := seal.Seal(context.Background(), in, s)
 					if err != nil {
 						b.Fatal(err)
 					}

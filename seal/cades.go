@@ -2,6 +2,7 @@ package seal
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/sha256"
 	"encoding/asn1"
@@ -36,7 +37,7 @@ var ErrSignatureLayout = errors.New("seal: unexpected signature layout")
 // signRoom signs a document prepared by pdf.SignatureRoom: the bytes around its /Contents, at
 // the offsets SignatureRoom wrote it at (never searched for: the file also holds the upload's own
 // strings), with the seal's CMS written into /Contents.
-func (s *Signer) signRoom(p pdf.Prepared) ([]byte, error) {
+func (s *Signer) signRoom(ctx context.Context, p pdf.Prepared) ([]byte, error) {
 	doc := p.Data
 	br := [4]int{0, p.ContentsStart, p.ContentsEnd, len(doc) - p.ContentsEnd}
 	if br[1] <= 0 || br[2] <= br[1]+2 || br[2] > len(doc) || doc[br[1]] != '<' || doc[br[2]-1] != '>' {
@@ -51,7 +52,7 @@ func (s *Signer) signRoom(p pdf.Prepared) ([]byte, error) {
 	signed := make([]byte, 0, br[1]+br[3])
 	signed = append(signed, out[:br[1]]...)
 	signed = append(signed, out[br[2]:]...)
-	cms, err := s.cms(signed)
+	cms, err := s.cms(ctx, signed)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,7 @@ func (s *Signer) signRoom(p pdf.Prepared) ([]byte, error) {
 }
 
 // cms is the detached CAdES signature of content.
-func (s *Signer) cms(content []byte) ([]byte, error) {
+func (s *Signer) cms(ctx context.Context, content []byte) ([]byte, error) {
 	sd, err := pkcs7.NewSignedData(content)
 	if err != nil {
 		return nil, fmt.Errorf("new signed data: %w", err)
@@ -91,7 +92,7 @@ func (s *Signer) cms(content []byte) ([]byte, error) {
 	sd.Detach()
 	if s.TSAURL != "" {
 		info := &sd.GetSignedData().SignerInfos[0]
-		token, err := s.timestampToken(info.EncryptedDigest)
+		token, err := s.timestampToken(ctx, info.EncryptedDigest)
 		if err != nil {
 			return nil, err
 		}
@@ -106,24 +107,39 @@ func (s *Signer) cms(content []byte) ([]byte, error) {
 	return sd.Finish()
 }
 
-// tsaClient asks the timestamp authority; a TSA that does not answer in time fails the seal,
-// which its caller retries.
+// tsaClient asks the timestamp authority; a TSA that does not answer in time is unavailable.
 var tsaClient = &http.Client{Timeout: 30 * time.Second}
 
+// ErrTSAUnavailable is wrapped by the errors of a seal whose timestamp authority could not be
+// reached, did not answer in time, or answered 5xx or 429: an outage that may pass, unlike an
+// answer the TSA gives and means (a 4xx, a token over another message).
+var ErrTSAUnavailable = errors.New("seal: the timestamp authority is unavailable")
+
 // timestampToken asks the TSA for an RFC 3161 token over the signature value.
-func (s *Signer) timestampToken(signature []byte) ([]byte, error) {
+func (s *Signer) timestampToken(ctx context.Context, signature []byte) ([]byte, error) {
 	req, err := timestamp.CreateRequest(bytes.NewReader(signature), &timestamp.RequestOptions{Hash: crypto.SHA256, Certificates: true})
 	if err != nil {
 		return nil, fmt.Errorf("timestamp request: %w", err)
 	}
-	resp, err := tsaClient.Post(s.TSAURL, "application/timestamp-query", bytes.NewReader(req))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.TSAURL, bytes.NewReader(req))
 	if err != nil {
-		return nil, fmt.Errorf("timestamp authority: %w", err)
+		return nil, fmt.Errorf("timestamp request: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/timestamp-query")
+	resp, err := tsaClient.Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("timestamp authority: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("%w: %w", ErrTSAUnavailable, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, fmt.Errorf("timestamp authority: %w", err)
+		return nil, fmt.Errorf("%w: reading its answer: %w", ErrTSAUnavailable, err)
+	}
+	if resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests {
+		return nil, fmt.Errorf("%w: it answered %s", ErrTSAUnavailable, resp.Status)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("timestamp authority answered %s", resp.Status)

@@ -14,6 +14,7 @@ type certText struct {
 	Title, Envelope, ID, Documents, Uploaded, Shown, Recipients, Role, Sent, Opened, Signed, Rejected, IP, Agent, Auth string
 	ClaveUnica, Certificate, Revocation, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection       string
 	Account, Password, TOTP, Passkey                                                                                   string
+	Unstamped                                                                                                          string
 }
 
 var certTexts = map[envelope.Language]certText{
@@ -23,14 +24,16 @@ var certTexts = map[envelope.Language]certText{
 		Agent: "Browser", Auth: "Authentication", ClaveUnica: "ClaveÚnica", Certificate: "Advanced e-signature certificate",
 		Revocation: "Revocation", Signature: "Signature", Audit: "Audit trail", AuditHelp: "SHA-256 chain of the audit log when sealed (sobre audit verify recomputes it):",
 		SealedAt: "Sealed", Page: "Page", None: "none (signing link)", AuthEmail: "mailed access code",
-		Account: "Signed in to the account of", Password: "password typed again", TOTP: "authenticator app code", Passkey: "passkey"},
+		Account: "Signed in to the account of", Password: "password typed again", TOTP: "authenticator app code", Passkey: "passkey",
+		Unstamped: "Timestamp: none; the timestamp authority was unavailable when sealed"},
 	envelope.LanguageSpanish: {Title: "Certificado de finalización", Envelope: "Sobre", ID: "Id", Documents: "Documentos (SHA-256)",
 		Uploaded: "subido", Shown: "mostrado y sellado",
 		Recipients: "Destinatarios", Role: "Rol", Sent: "Enviado", Opened: "Abierto", Signed: "Completado", Rejected: "Rechazado", IP: "Dirección IP",
 		Agent: "Navegador", Auth: "Autenticación", ClaveUnica: "ClaveÚnica", Certificate: "Certificado de firma electrónica avanzada",
 		Revocation: "Revocación", Signature: "Firma", Audit: "Registro de auditoría", AuditHelp: "Cadena SHA-256 del registro de auditoría al sellar (sobre audit verify la recalcula):",
 		SealedAt: "Sellado", Page: "Página", None: "ninguna (enlace de firma)", AuthEmail: "código enviado por correo",
-		Account: "Con sesión iniciada en la cuenta de", Password: "contraseña ingresada de nuevo", TOTP: "código de app autenticadora", Passkey: "llave de acceso"},
+		Account: "Con sesión iniciada en la cuenta de", Password: "contraseña ingresada de nuevo", TOTP: "código de app autenticadora", Passkey: "llave de acceso",
+		Unstamped: "Sello de tiempo: ninguno; la autoridad de sellado de tiempo no estaba disponible al sellar"},
 }
 
 var roleNames = map[envelope.Language]map[envelope.Role]string{
@@ -112,8 +115,11 @@ func certificatePages(pdf *gopdf.GoPdf, in Input) error {
 		func() error { wr.gap(6); return wr.line("bold", 12, t.Envelope+": "+in.Title) },
 		func() error { return wr.line("regular", 10, t.ID+": "+in.EnvelopeID) },
 		func() error { return wr.line("regular", 10, t.SealedAt+": "+when(&in.SealedAt)) },
-		func() error { wr.gap(8); return wr.line("bold", 12, t.Documents) },
 	}
+	if in.UnstampedTSA != "" {
+		steps = append(steps, func() error { return wr.line("regular", 10, t.Unstamped+": "+in.UnstampedTSA) })
+	}
+	steps = append(steps, func() error { wr.gap(8); return wr.line("bold", 12, t.Documents) })
 	for _, d := range in.Documents {
 		steps = append(steps,
 			func() error { return wr.line("regular", 9, d.Title) },

@@ -3,6 +3,7 @@ package seal_test
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -120,7 +121,7 @@ func TestHostileDocuments(t *testing.T) {
 				in.Documents[0].Pages = append(in.Documents[0].Pages, seal.Size{Width: p.Width, Height: p.Height})
 			}
 			in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 60, Y: 90, W: 30, H: 4, Type: envelope.FieldText, Text: "STAMPED VALUE"}}
-			out, err := seal.Seal(in, s)
+			out, err := seal.Seal(context.Background(), in, s)
 			if err != nil {
 				t.Fatalf("Seal: %v", err)
 			}
@@ -166,7 +167,7 @@ func TestProofRefusesAnAlteredStamp(t *testing.T) {
 	in := input(t)
 	in.Documents = []seal.Document{{ItemID: "item1", Title: "clean.pdf", PDF: norm.Data, Pages: []seal.Size{{Width: norm.Pages[0].Width, Height: norm.Pages[0].Height}}}}
 	in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 60, Y: 90, W: 30, H: 4, Type: envelope.FieldText, Text: "VALUE"}}
-	out, err := seal.Seal(in, signer(t))
+	out, err := seal.Seal(context.Background(), in, signer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestProofRefusesAnAlteredStamp(t *testing.T) {
 	}
 	// An item whose recipients were shown another document.
 	in.Documents[0].ShownSHA256 = strings.Repeat("0", 64)
-	if _, err := seal.Seal(in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
+	if _, err := seal.Seal(context.Background(), in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
 		t.Errorf("Seal of a document other than the shown one = %v, want ErrNotShown", err)
 	}
 }
@@ -261,7 +262,7 @@ func TestFoundByReview(t *testing.T) {
 	in := input(t)
 	in.Documents = []seal.Document{{ItemID: "item1", Title: "qleak.pdf", PDF: q.Data, Pages: []seal.Size{{Width: q.Pages[0].Width, Height: q.Pages[0].Height}}}}
 	in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 30, Y: 40, W: 40, H: 6, Type: envelope.FieldText, Text: "VALUE THAT MUST SHOW"}}
-	if _, err := seal.Seal(in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
+	if _, err := seal.Seal(context.Background(), in, signer(t)); !errors.Is(err, seal.ErrNotShown) {
 		t.Errorf("seal of a page that hides its stamp = %v, want ErrNotShown", err)
 	}
 }
@@ -315,7 +316,7 @@ func TestSignatureMarkersInTheDocument(t *testing.T) {
 	in := input(t)
 	in.Documents = []seal.Document{{ItemID: "item1", Title: "decoy.pdf", PDF: norm.Data, Pages: []seal.Size{{Width: norm.Pages[0].Width, Height: norm.Pages[0].Height}}}}
 	in.Marks = []seal.Mark{{ItemID: "item1", Page: 1, X: 10, Y: 80, W: 30, H: 4, Type: envelope.FieldText, Text: "VALUE"}}
-	out, err := seal.Seal(in, signer(t))
+	out, err := seal.Seal(context.Background(), in, signer(t))
 	if err != nil {
 		t.Fatal(err)
 	}

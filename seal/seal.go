@@ -21,6 +21,7 @@ package seal
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/sha256"
 	"crypto/x509"
@@ -109,6 +110,10 @@ type Input struct {
 	Parties    []Party
 	AuditHash  string // the audit chain's hash when the envelope was sealed
 	SealedAt   time.Time
+	// UnstampedTSA, when set, is the timestamp authority (its URL) that was unavailable: the
+	// signature carries no timestamp although a TSA is configured, and the certificate of
+	// completion says so.
+	UnstampedTSA string
 }
 
 // Signer is the seal's certificate and key, and the timestamp authority if any.
@@ -136,10 +141,13 @@ var ErrNotShown = pdf.ErrNotShown
 
 // Seal stamps, certifies and signs every item of in. Each signed item is proved against the
 // document as distributed (pdf.Prove) before it is returned; a difference is an error wrapping
-// ErrNotShown.
-func Seal(in Input, s *Signer) ([]Sealed, error) {
+// ErrNotShown. It stops between items, and in the TSA's request, once ctx is done.
+func Seal(ctx context.Context, in Input, s *Signer) ([]Sealed, error) {
 	var out []Sealed
 	for _, d := range in.Documents {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("seal: %w", err)
+		}
 		if d.ShownSHA256 != "" && d.ShownSHA256 != sha256Hex(d.PDF) {
 			return nil, fmt.Errorf("%w: item %s is not the document its recipients completed on", ErrNotShown, d.ItemID)
 		}
@@ -147,7 +155,7 @@ func Seal(in Input, s *Signer) ([]Sealed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seal item %s: %w", d.ItemID, err)
 		}
-		signed, err := s.sign(doc, in)
+		signed, err := s.sign(ctx, doc, in)
 		if err != nil {
 			return nil, fmt.Errorf("sign item %s: %w", d.ItemID, err)
 		}
@@ -165,12 +173,12 @@ func sha256Hex(b []byte) string {
 }
 
 // Certificate is the certificate of completion alone, signed.
-func Certificate(in Input, s *Signer) ([]byte, error) {
+func Certificate(ctx context.Context, in Input, s *Signer) ([]byte, error) {
 	pdf := newDoc()
 	if err := certificatePages(pdf, in); err != nil {
 		return nil, err
 	}
-	return s.sign(pdf.GetBytesPdf(), in)
+	return s.sign(ctx, pdf.GetBytesPdf(), in)
 }
 
 func newDoc() *gopdf.GoPdf {
@@ -320,7 +328,7 @@ func drawImage(pdf *gopdf.GoPdf, png []byte, x, y, w, h float64) error {
 // sign adds the PAdES signature over the whole file as an incremental update: pdf.SignatureRoom
 // (the engine that normalised and stamped the document) writes the signature dictionary, field
 // and certification permissions, and signRoom fills its /Contents.
-func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
+func (s *Signer) sign(ctx context.Context, doc []byte, in Input) ([]byte, error) {
 	name := s.Name
 	if name == "" {
 		name = s.Cert.Subject.CommonName
@@ -338,5 +346,5 @@ func (s *Signer) sign(doc []byte, in Input) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the signature: %w", err)
 	}
-	return s.signRoom(prepared)
+	return s.signRoom(ctx, prepared)
 }

@@ -2,6 +2,7 @@ package seal_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"image"
@@ -125,7 +126,7 @@ var placeholderBox = func() pdf.Match {
 func placeholderCovered(t *testing.T, in seal.Input, sealed []byte) {
 	t.Helper()
 	clean := inputFrom(t, testpdf.Minimal("CONTRATO"))
-	ref, err := seal.Seal(clean, signer(t))
+	ref, err := seal.Seal(context.Background(), clean, signer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func signer(t *testing.T) *seal.Signer {
 
 func TestSealedPDFIsValidAndShowsEveryValue(t *testing.T) {
 	in := input(t)
-	out, err := seal.Seal(in, signer(t))
+	out, err := seal.Seal(context.Background(), in, signer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestSealedPDFIsValidAndShowsEveryValue(t *testing.T) {
 }
 
 func TestCertificateAlone(t *testing.T) {
-	cert, err := seal.Certificate(input(t), signer(t))
+	cert, err := seal.Certificate(context.Background(), input(t), signer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestCertificateAlone(t *testing.T) {
 
 func sealOnce(t *testing.T) ([]byte, error) {
 	t.Helper()
-	out, err := seal.Seal(input(t), signer(t))
+	out, err := seal.Seal(context.Background(), input(t), signer(t))
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func TestUnreadableImageDoesNotStopTheSeal(t *testing.T) {
 	in.Marks[0].PNG = []byte("\x89PNG\r\n\x1a\n broken")
 	in.Marks[0].Text = ""
 	in.Parties[0].SignaturePNG = in.Marks[0].PNG
-	out, err := seal.Seal(in, signer(t))
+	out, err := seal.Seal(context.Background(), in, signer(t))
 	if err != nil {
 		t.Fatalf("seal with an unreadable image: %v", err)
 	}
@@ -270,7 +271,7 @@ func TestLongTextInASmallFieldSeals(t *testing.T) {
 	in := input(t)
 	in.Marks = append(in.Marks, seal.Mark{ItemID: "item1", Page: 1, X: 70, Y: 20, W: 2, H: 0.8,
 		Type: envelope.FieldSignature, Text: "Bartolomé Undurraga Firmante de la Fuente y Errázuriz"})
-	if _, err := seal.Seal(in, signer(t)); err != nil {
+	if _, err := seal.Seal(context.Background(), in, signer(t)); err != nil {
 		t.Fatalf("a long name in a small field: %v", err)
 	}
 }

@@ -18,10 +18,19 @@ type Options struct {
 	StopTimeout time.Duration // how long Stop waits for running activities
 	Activities  *activities.Activities
 	Log         *slog.Logger
+	// SealConcurrency is how many seals the worker runs at once, on the seal's own task queue
+	// (workflows.SealQueue); 0 is DefaultSealConcurrency.
+	SealConcurrency int
 }
 
+// DefaultSealConcurrency is how many seals a worker runs at once unless told
+// (SOBRE_SEAL_CONCURRENCY): a seal keeps a core busy for seconds to minutes.
+const DefaultSealConcurrency = 2
+
 // New returns a worker for the envelope task queue with the envelope workflow and its
-// activities registered (when Activities is set). Start it with Start, stop it with Stop.
+// activities registered (when Activities is set), and, beside it, one for the seal's task queue
+// (workflows.SealQueue) running at most SealConcurrency seals at once. Start it with Start, stop
+// it with Stop: both start and stop together.
 func New(c client.Client, o Options) (worker.Worker, error) {
 	if o.TaskQueue == "" {
 		return nil, fmt.Errorf("new worker: no task queue")
@@ -33,10 +42,57 @@ func New(c client.Client, o Options) (worker.Worker, error) {
 		MaxConcurrentActivityTaskPollers: 4,
 		WorkerStopTimeout:                o.StopTimeout,
 	})
-	if o.Activities != nil {
-		w.RegisterWorkflow(workflows.EnvelopeWorkflow)
-		w.RegisterWorkflow(workflows.PurgeWorkflow)
-		w.RegisterActivity(o.Activities)
+	if o.Activities == nil {
+		return w, nil
 	}
-	return w, nil
+	w.RegisterWorkflow(workflows.EnvelopeWorkflow)
+	w.RegisterWorkflow(workflows.PurgeWorkflow)
+	// Workflows that started before the seal had its queue seal on this one.
+	w.RegisterActivity(o.Activities)
+	concurrency := o.SealConcurrency
+	if concurrency <= 0 {
+		concurrency = DefaultSealConcurrency
+	}
+	seals := worker.New(c, workflows.SealQueue(o.TaskQueue), worker.Options{
+		DisableWorkflowWorker:              true,
+		MaxConcurrentActivityExecutionSize: concurrency,
+		WorkerStopTimeout:                  o.StopTimeout,
+	})
+	seals.RegisterActivity(o.Activities.SealEnvelope) // registered under its name, as the workflow calls it
+	return &pair{Worker: w, seals: seals}, nil
+}
+
+// pair is the envelope worker and the seal worker beside it, started and stopped together.
+// Registrations go to the envelope worker.
+type pair struct {
+	worker.Worker
+	seals worker.Worker
+}
+
+// Start starts both workers; when the second fails, the first is stopped.
+func (p *pair) Start() error {
+	if err := p.Worker.Start(); err != nil {
+		return err
+	}
+	if err := p.seals.Start(); err != nil {
+		p.Worker.Stop()
+		return fmt.Errorf("start the seal worker: %w", err)
+	}
+	return nil
+}
+
+// Run starts both workers and stops them when interruptCh delivers.
+func (p *pair) Run(interruptCh <-chan any) error {
+	if err := p.Start(); err != nil {
+		return err
+	}
+	<-interruptCh
+	p.Stop()
+	return nil
+}
+
+// Stop stops both workers, waiting for their running activities (each within its stop timeout).
+func (p *pair) Stop() {
+	p.seals.Stop()
+	p.Worker.Stop()
 }

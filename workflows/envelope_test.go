@@ -498,51 +498,17 @@ func TestRemovedRecipientIsToldAndEarlyOpenerStillMailed(t *testing.T) {
 	}
 }
 
-// A seal that is refused (it would not show what was signed) is never retried by itself: the
-// envelope stays PENDING, the owner is mailed once, and the retry-seal signal tries again.
-func TestRefusedSealWaitsForRetrySignal(t *testing.T) {
-	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
-	refuse := true
-	b.sealErr = func() error {
-		if refuse {
-			return temporal.NewNonRetryableApplicationError("page 1: 40 pixels differ outside the stamped fields", "SEAL_REFUSED_NOT_SHOWN", nil)
-		}
-		return nil
-	}
-	env := newEnv(t, b)
-	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)
-	env.RegisterDelayedCallback(func() {
-		b.mu.Lock()
-		attempts, finished := b.sealAttempts, len(b.finished)
-		b.mu.Unlock()
-		if attempts != 1 || finished != 0 {
-			t.Errorf("two days after a refusal: %d seal attempts, %d endings; want 1 and 0", attempts, finished)
-		}
-		if got := b.mailsOf(envelope.MailOwnerSealFailed); !slices.Equal(got, []int64{0}) {
-			t.Errorf("seal-failure mails to %v, want the owner once", got)
-		}
-		if got := b.mailsOf(envelope.MailDocumentCompleted); len(got) != 0 {
-			t.Errorf("completion mails before a seal: %v", got)
-		}
-		refuse = false
-		env.SignalWorkflow(SignalRetrySeal, nil)
-	}, 49*time.Hour)
-	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
-	if env.GetWorkflowError() != nil || !slices.Equal(b.finished, []envelope.Status{envelope.StatusCompleted}) {
-		t.Fatalf("error %v, finished %v", env.GetWorkflowError(), b.finished)
-	}
-	if b.sealAttempts != 2 || b.sealed != 1 {
-		t.Errorf("%d seal attempts, %d seals; want 2 and 1", b.sealAttempts, b.sealed)
-	}
-}
-
 // A seal that keeps failing for a reason that may pass (the database, say) gives up after its
-// retries, tells the owner, and tries again by itself an hour later.
+// retries (the activity gives up as SEAL_FAILED on its eighth attempt), tells the owner, and
+// tries again by itself an hour later.
 func TestFailingSealRetriesHourly(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 	b.sealErr = func() error {
-		if b.sealAttempts <= 8 {
+		switch {
+		case b.sealAttempts < 8:
 			return errors.New("connection refused: the database is down")
+		case b.sealAttempts == 8:
+			return temporal.NewNonRetryableApplicationError("connection refused: the database is down", string(envelope.SealFailed), nil)
 		}
 		return nil
 	}

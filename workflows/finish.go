@@ -22,9 +22,9 @@ type ending struct {
 func (r *run) finish(ctx workflow.Context) error {
 	e := r.end
 	now := workflow.Now(ctx)
-	if e.status == envelope.StatusCompleted && !r.legacy {
+	if r.sealsInFinish(ctx) {
 		// The sealed PDFs exist before the envelope is COMPLETED and before the completion
-		// mails, which attach them.
+		// mails, which attach them (sealUnlocked sealed them already, unless finish seals).
 		if err := r.seal(ctx); err != nil {
 			return err
 		}

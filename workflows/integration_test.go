@@ -60,7 +60,20 @@ func newStack(t testing.TB, override ...func(sdkworker.Registry, *activities.Act
 // newStackMailingTo is newStack with its mails sent through the relay at relayURL.
 func newStackMailingTo(t testing.TB, relayURL string, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
 	t.Helper()
-	store := pgtest.New(t)
+	return newStackOn(t, pgtest.New(t), relayURL, nil, override...)
+}
+
+// newStackWith is newStack on store, its worker's activities changed by tune when set.
+func newStackWith(t testing.TB, store *persistence.Store, tune func(*activities.Activities)) *stack {
+	t.Helper()
+	return newStackOn(t, store, smtpURL(t), tune)
+}
+
+// newStackOn starts the worker on store, mailing through relayURL, its activities changed by
+// tune when set and then by each of override.
+func newStackOn(t testing.TB, store *persistence.Store, relayURL string, tune func(*activities.Activities),
+	override ...func(sdkworker.Registry, *activities.Activities)) *stack {
+	t.Helper()
 	c := temporaltest.Client(t, nil)
 	queue := temporaltest.TaskQueue(t)
 	sender, err := mail.NewSender(relayURL, "Sobre <no-reply@sobre.test>")
@@ -69,6 +82,9 @@ func newStackMailingTo(t testing.TB, relayURL string, override ...func(sdkworker
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	acts := &activities.Activities{Store: store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(t)}
+	if tune != nil {
+		tune(acts)
+	}
 	w, err := sobreworker.New(c, sobreworker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: acts})
 	if err != nil {
 		t.Fatal(err)

@@ -184,7 +184,7 @@ func (r *run) coalesce(ctx workflow.Context) error {
 
 // step acts on everything that changed: reloads recipients if asked, decides completion and
 // queues what is due under the lock, then sends the mails without it, and, when the envelope
-// ends, finishes it.
+// ends, seals it if it completed (without the lock) and finishes it.
 func (r *run) step(ctx workflow.Context) error {
 	var v int
 	err := r.locked(ctx, func() error {
@@ -196,6 +196,9 @@ func (r *run) step(ctx workflow.Context) error {
 	}
 	r.flush(ctx)
 	if r.end != nil {
+		if err := r.sealUnlocked(ctx); err != nil {
+			return err
+		}
 		if err := r.locked(ctx, func() error { return r.finish(ctx) }); err != nil {
 			return err
 		}

@@ -264,10 +264,15 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tsaOutages, err := activities.NewTSAOutages(p.registry)
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
-		TaskQueue:   p.cfg.TaskQueue,
-		StopTimeout: p.cfg.ShutdownTimeout,
-		Log:         p.log,
+		TaskQueue:       p.cfg.TaskQueue,
+		StopTimeout:     p.cfg.ShutdownTimeout,
+		Log:             p.log,
+		SealConcurrency: p.cfg.SealConcurrency,
 		Activities: &activities.Activities{
 			Store:     p.store,
 			Mail:      sender,
@@ -277,6 +282,7 @@ func (p *process) runWorker(ctx context.Context) error {
 			Seal:      signer,
 
 			SealRefusals: refusals,
+			SealTSA:      activities.TSAPolicy{RetryFor: p.cfg.TSARetryFor, Optional: !p.cfg.TSARequired, Outages: tsaOutages},
 			ProofMaxAge:  p.cfg.ActionProofMaxAge,
 		},
 	})
@@ -286,7 +292,8 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %s: %w", p.cfg.TaskQueue, err)
 	}
-	p.log.Info("worker started", "task_queue", p.cfg.TaskQueue, "temporal", p.cfg.TemporalAddress)
+	p.log.Info("worker started", "task_queue", p.cfg.TaskQueue, "seal_task_queue", workflows.SealQueue(p.cfg.TaskQueue),
+		"seal_concurrency", p.cfg.SealConcurrency, "temporal", p.cfg.TemporalAddress)
 	// The purge of expired ceremony records runs on a Temporal Schedule; a worker that cannot
 	// set it up still runs envelopes (the next worker to start tries again).
 	if err := worker.EnsurePurgeSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.PurgeInterval, workflows.DefaultPurge); err != nil {

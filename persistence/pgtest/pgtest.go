@@ -129,10 +129,19 @@ func Keyring(t testing.TB) *keyring.Ring {
 // at the end of the test.
 func New(t testing.TB) *persistence.Store {
 	t.Helper()
-	store, err := persistence.Open(context.Background(), NewURL(t), persistence.WithKeyring(Keyring(t)))
+	store, _ := NewWithURL(t)
+	return store
+}
+
+// NewWithURL is New, and the database's URL, for a test that also reaches the database behind
+// the store's back.
+func NewWithURL(t testing.TB) (*persistence.Store, string) {
+	t.Helper()
+	url := NewURL(t)
+	store, err := persistence.Open(context.Background(), url, persistence.WithKeyring(Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	return store
+	return store, url
 }
