@@ -84,7 +84,7 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 			t.Fatalf("run %d does not replay: %v", n, err)
 		}
 		if record && n == 0 {
-			writeHistory(t, hist, "continue-as-new-after-edits.json")
+			writeHistory(t, hist, "continue-as-new-after-edits-v3.json")
 		}
 		runID = ""
 		if last := hist.Events[len(hist.Events)-1]; last.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW {
@@ -96,9 +96,10 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 	}
 	// Signals keep arriving while a run waits for its handlers, and the loop checks the length
 	// between steps, so a run passes the threshold by what arrives in the meantime (130 to 300
-	// events at the pace of this test): bounded, not exact.
+	// events at the pace of this test): bounded, not exact. A recording's 120 edits arrive within
+	// one coalescing wait, so its threshold says nothing.
 	for i, l := range lengths {
-		if l > 2*at {
+		if !record && l > 2*at {
 			t.Errorf("run %d has %d events, past twice the threshold %d", i, l, at)
 		}
 	}
