@@ -80,6 +80,18 @@ func (d *reported) refresh() {
 	d.status, d.checked, d.checking = status, time.Now(), false
 }
 
+// Away returns a function that reports whether the reported dependency name was found
+// unavailable by its last check (not while unknown); nil when the server reports no such
+// dependency. Reading it starts a check when the last result is stale, as /healthz does.
+func (s *Server) Away(name string) func() bool {
+	for _, d := range s.reported {
+		if d.check.Name == name {
+			return func() bool { return d.Status() == depUnavailable }
+		}
+	}
+	return nil
+}
+
 // newReported returns the reported dependencies of checks, their gauges registered in reg.
 func newReported(checks []Check, log *slog.Logger, reg prometheus.Registerer) ([]*reported, error) {
 	var out []*reported

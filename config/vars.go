@@ -16,7 +16,7 @@ func Vars() []Var {
 		{"DATABASE_URL", "postgres://sobre@127.0.0.1:5433/sobre?sslmode=disable", "PostgreSQL connection URL"},
 		{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 		{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
-		{"SOBRE_TEMPORAL_CALL_TIMEOUT", "30s", "longest one call of the API to Temporal may take (a distribute, a completion, a query); past it, or when Temporal is unavailable or busy, the caller is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After`. A completion waits for the workflow's step, its mails included, so the default leaves room for a slow mail relay"},
+		{"SOBRE_TEMPORAL_CALL_TIMEOUT", "10s", "longest one call of the API to Temporal may take (a distribute, a completion, a query); past it, or when Temporal is unavailable or busy, the caller is answered 503 `SERVICE_UNAVAILABLE` with `Retry-After`. While the health check finds Temporal away, such calls are answered 503 at once. An Update answers within 8 s of reaching the workflow and never waits for a mail beyond that, so the default leaves it room"},
 		{"SOBRE_TASK_QUEUE", "sobre-envelopes", "Temporal task queue of the envelope workflows"},
 		{"TEMPORAL_TLS_CERT_FILE", "", "PEM client certificate for mutual TLS to Temporal (with `TEMPORAL_TLS_KEY_FILE`); any `TEMPORAL_TLS_*` turns TLS on"},
 		{"TEMPORAL_TLS_KEY_FILE", "", "PEM private key of `TEMPORAL_TLS_CERT_FILE`"},

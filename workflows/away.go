@@ -13,9 +13,9 @@ import (
 )
 
 // DefaultCallTimeout is the deadline of one call to Temporal when Client.CallTimeout is zero. An
-// Update answers once the workflow's step is done, its mails included, so it leaves room for a
-// slow mail relay.
-const DefaultCallTimeout = 30 * time.Second
+// Update answers within handlerWaitLimit of reaching the workflow (no mail is waited for beyond
+// it), so the deadline leaves it room.
+const DefaultCallTimeout = 10 * time.Second
 
 // AwayRetryAfter is how long a caller is told to wait (Retry-After) when Temporal is away.
 const AwayRetryAfter = 5 * time.Second

@@ -62,3 +62,26 @@ func TestFromErrorAway(t *testing.T) {
 		t.Errorf("cause lost from %v", err)
 	}
 }
+
+// While the last health check found Temporal away, every call of the client answers
+// SERVICE_UNAVAILABLE with Retry-After at once, without reaching Temporal (the client here has
+// none: a call that tried would panic).
+func TestCallsRefusedAtOnceWhileAway(t *testing.T) {
+	c := &Client{Away: func() bool { return true }}
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"distribute": func() error { return c.Distribute(ctx, "envelope_x", 1) },
+		"complete":   func() error { return c.Complete(ctx, "envelope_x", CompleteRequest{RecipientID: 1}) },
+		"cancel":     func() error { return c.Cancel(ctx, "envelope_x", CancelRequest{}) },
+		"refresh":    func() error { return c.Refresh(ctx, "envelope_x") },
+		"state":      func() error { _, err := c.State(ctx, "envelope_x"); return err },
+		"run":        func() error { _, err := c.RunOf(ctx, "envelope_x"); return err },
+	}
+	for name, call := range calls {
+		err := call()
+		var de *envelope.Error
+		if !errors.As(err, &de) || de.Code != envelope.CodeUnavailable || de.RetryAfter != AwayRetryAfter {
+			t.Errorf("%s while away: %v, want SERVICE_UNAVAILABLE with Retry-After", name, err)
+		}
+	}
+}

@@ -23,15 +23,27 @@ type Client struct {
 	// CallTimeout is the longest one call may take (SOBRE_TEMPORAL_CALL_TIMEOUT);
 	// DefaultCallTimeout when zero.
 	CallTimeout time.Duration
+	// Away, when set, reports whether the last check of Temporal found it unavailable (the API's
+	// health check, api.Server.Away): calls are then refused at once, without waiting out their
+	// deadline against a server that does not answer.
+	Away func() bool
 }
 
-// call returns ctx bounded by the call deadline (CallTimeout).
-func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc) {
+// errAwayChecked is why a call refused at once was refused.
+var errAwayChecked = errors.New("the last check found Temporal unavailable")
+
+// call returns ctx bounded by the call deadline (CallTimeout), or SERVICE_UNAVAILABLE at once
+// while Away says so.
+func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if c.Away != nil && c.Away() {
+		return ctx, func() {}, awayError(errAwayChecked)
+	}
 	d := c.CallTimeout
 	if d <= 0 {
 		d = DefaultCallTimeout
 	}
-	return context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
 }
 
 // Distribute starts the envelope's workflow (or finds the running one) and waits until it has
@@ -40,8 +52,11 @@ func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc)
 // job, and calling again is harmless. A PENDING envelope whose workflow ended or was lost gets a
 // new run, which picks it up from PostgreSQL (pickup.go).
 func (c *Client) Distribute(ctx context.Context, envelopeID string, teamID int64) error {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
+	if err != nil {
+		return err
+	}
 	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, TeamID: teamID}, "", UpdateDistribute, nil)
 }
 
@@ -71,8 +86,11 @@ func (c *Client) updateWithStart(ctx context.Context, in Input, updateID, name s
 // is left as it is and the Update answered as its status says (a finished one as finished, a
 // draft as ENVELOPE_DRAFT).
 func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) error {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
+	if err != nil {
+		return err
+	}
 	// One id for every delivery of this call's Update: Temporal answers a repeat with the first's
 	// outcome, and a completion recorded by a delivery it aborted is recognised (completedByThis).
 	opts := client.UpdateWorkflowOptions{
@@ -137,9 +155,12 @@ func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendReques
 // telling; one whose workflow is closed gets a pickup run (Input.Pickup), which acts on the
 // change when the envelope is PENDING (its run ended abandoned) and does nothing otherwise.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
-	err := c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
+	if err != nil {
+		return err
+	}
+	err = c.Temporal.SignalWorkflow(ctx, envelopeID, "", SignalRefresh, nil)
 	if closedOrMissing(err) {
 		err = c.refreshClosed(ctx, envelopeID)
 	}
@@ -151,8 +172,11 @@ func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
 
 // State asks the running workflow for its view.
 func (c *Client) State(ctx context.Context, envelopeID string) (State, error) {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
+	if err != nil {
+		return State{}, err
+	}
 	var s State
 	v, err := c.Temporal.QueryWorkflow(ctx, envelopeID, "", QueryState)
 	if err != nil {

@@ -72,8 +72,11 @@ const (
 
 // RunOf asks Temporal how the envelope's workflow stands (its latest run).
 func (c *Client) RunOf(ctx context.Context, envelopeID string) (Run, error) {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
+	if err != nil {
+		return "", err
+	}
 	d, err := c.Temporal.DescribeWorkflowExecution(ctx, envelopeID, "")
 	if closedOrMissing(err) {
 		return RunMissing, nil
@@ -107,7 +110,10 @@ func Stuck(status envelope.Status, run Run, abandoned bool) bool {
 // (Input.Pickup), and waits for its first step; a running workflow is only asked to read the
 // envelope again. An envelope that is not PENDING is left as it is.
 func (c *Client) Repair(ctx context.Context, envelopeID string) error {
-	ctx, cancel := c.call(ctx)
+	ctx, cancel, err := c.call(ctx)
 	defer cancel()
+	if err != nil {
+		return err
+	}
 	return c.updateWithStart(ctx, Input{EnvelopeID: envelopeID, Pickup: true}, "", UpdateDistribute, nil)
 }

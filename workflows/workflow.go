@@ -30,8 +30,11 @@ var (
 	AttrStatus     = temporal.NewSearchAttributeKeyKeyword("EnvelopeStatus")
 )
 
-// handlerWaitLimit is how long an Update handler waits for the main loop to act on its event.
-const handlerWaitLimit = 15 * time.Second
+// handlerWaitLimit is how long an Update handler waits for the main loop to act on its event
+// (and a distribute or resend for its requests' mails): a completion whose step seals the
+// envelope answers when the signature is recorded even if the seal takes longer. It stays under
+// DefaultCallTimeout.
+const handlerWaitLimit = 8 * time.Second
 
 // Input starts an envelope's workflow.
 type Input struct {

@@ -140,8 +140,11 @@ func (p *process) postgresql() api.Check { return api.Check{Name: "postgresql", 
 // temporalCheck is the check of Temporal: the worker needs it to be ready; the API (and `sobre
 // dev`) only reports it, in /healthz and sobre_temporal_up, and its routes that need Temporal
 // answer 503 while it is away.
+// temporalCheckName names Temporal's check in /healthz and its gauge (sobre_temporal_up).
+const temporalCheckName = "temporal"
+
 func (p *process) temporalCheck() api.Check {
-	return api.Check{Name: "temporal", Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, p.temporal) }}
+	return api.Check{Name: temporalCheckName, Run: func(ctx context.Context) error { return worker.CheckHealth(ctx, p.temporal) }}
 }
 
 // httpServer serves h on addr until ctx ends, then drains; name tells the listeners apart in
@@ -200,7 +203,7 @@ func (p *process) apiServer() (*api.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return api.NewServer(api.Deps{
+	srv, err := api.NewServer(api.Deps{
 		Ceremony:  cer,
 		Config:    p.cfg,
 		Log:       p.log,
@@ -210,6 +213,12 @@ func (p *process) apiServer() (*api.Server, error) {
 		Checks:    []api.Check{p.postgresql()},
 		Reported:  []api.Check{p.temporalCheck()},
 	})
+	if err != nil {
+		return nil, err
+	}
+	// While the health check finds Temporal away, calls that need it answer 503 at once.
+	flows.Away = srv.Away(temporalCheckName)
+	return srv, nil
 }
 
 // opsHandler is what a worker-only process serves on SOBRE_METRICS_ADDR: health, readiness and
