@@ -20,12 +20,7 @@ func TestDeliveryErrorClearedWhenTheEmailChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := draftWithOneSigner(t, store, "email change")
-	snap, err := store.MarkPending(ctx, id, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rid := snap.Recipients[0].ID
+	id, rid := pendingWithOneSigner(t, store, "email change")
 	if _, err := store.ClaimMail(ctx, persistence.MailClaim{MessageID: "refused", EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com", Owner: "a", Lease: time.Minute}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,7 @@ func TestMailSentStaysSentWhenALateAttemptGivesItBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := pgtest.New(t)
-	id := draftWithOneSigner(t, store, "late attempt")
-	snap, err := store.MarkPending(ctx, id, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rid := snap.Recipients[0].ID
+	id, rid := pendingWithOneSigner(t, store, "late attempt")
 	mark := &envelope.Sent{EnvelopeID: id, RecipientID: rid, EmailType: "SIGNING_REQUEST", Mailed: true}
 	claim := func(owner string, lease time.Duration) persistence.MailState {
 		t.Helper()
@@ -71,4 +66,15 @@ func countOf(list []string, s string) int {
 		}
 	}
 	return n
+}
+
+// pendingWithOneSigner is draftWithOneSigner's envelope made PENDING, and its signer's id.
+func pendingWithOneSigner(t testing.TB, store *persistence.Store, text string) (id string, rid int64) {
+	t.Helper()
+	id = draftWithOneSigner(t, store, text)
+	snap, err := store.MarkPending(context.Background(), id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, snap.Recipients[0].ID
 }

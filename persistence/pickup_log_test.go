@@ -18,12 +18,7 @@ func TestLoggedRequestsListRefusedMails(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := pgtest.New(t)
-	id := draftWithOneSigner(t, store, "refused resend")
-	snap, err := store.MarkPending(ctx, id, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rid := snap.Recipients[0].ID
+	id, rid := pendingWithOneSigner(t, store, "refused resend")
 	msg := "signing_request.x.1.101@h"
 	if _, err := store.ClaimMail(ctx, persistence.MailClaim{MessageID: msg, EnvelopeID: id, Kind: string(envelope.MailSigningRequest), To: "zoe@example.com", Owner: "a", Lease: time.Minute}); err != nil {
 		t.Fatal(err)
