@@ -87,9 +87,11 @@ func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) e
 
 // MailNotTransmitted gives back owner's claim on a mail the relay did not take (it refused it
 // for now, or the content never reached it): the mail is back to sending, and its next attempt
-// need not wait for the lease.
+// need not wait for the lease. A mail another attempt recorded sent or failed meanwhile (owner's
+// lease passed while it was handing the mail over) stays as that attempt recorded it.
 func (s *Store) MailNotTransmitted(ctx context.Context, messageID, owner string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sending', lease_until = now() WHERE message_id = $1 AND owner = $2`, messageID, owner); err != nil {
+	if _, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'sending', lease_until = now()
+		WHERE message_id = $1 AND owner = $2 AND state IN ('sending', 'transmitting')`, messageID, owner); err != nil {
 		return fmt.Errorf("record mail %s not transmitted: %w", messageID, err)
 	}
 	return nil

@@ -111,15 +111,17 @@ func (tx *Tx) RequireUnacted(ctx context.Context, id int64, change envelope.Froz
 
 // UpdateRecipient writes r's person members (email, name, role, order, auth, expected RUN). When
 // the change replaces its signing link (envelope.ReplacesLink against what is stored), the link
-// is replaced in the same transaction (ReplaceLink); replaced reports it.
+// is replaced in the same transaction (ReplaceLink); replaced reports it. A new email address
+// clears the recipient's delivery error, which was the relay's answer about the old one.
 func (tx *Tx) UpdateRecipient(ctx context.Context, r envelope.Recipient) (replaced bool, err error) {
 	old, err := scanRecipient(tx.q.QueryRow(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.id = $1 FOR UPDATE`, r.ID), tx.ring)
 	if err != nil {
 		return false, notFound(err, "Recipient")
 	}
 	_, err = tx.q.Exec(ctx, `UPDATE recipients SET email = $2, name = $3, role = $4, signing_order = $5,
-		access_auth = $6, action_auth = $7, expected_rut = $8, updated_at = now() WHERE id = $1`, r.ID, r.Email, r.Name, r.Role,
-		r.SigningOrder, fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth), r.ExpectedRUT)
+		access_auth = $6, action_auth = $7, expected_rut = $8, delivery_error = CASE WHEN $9 THEN NULL ELSE delivery_error END,
+		updated_at = now() WHERE id = $1`, r.ID, r.Email, r.Name, r.Role,
+		r.SigningOrder, fromEnums(r.AuthOptions.AccessAuth), fromEnums(r.AuthOptions.ActionAuth), r.ExpectedRUT, !envelope.SameEmail(old.Email, r.Email))
 	if err != nil {
 		return false, fmt.Errorf("update recipient %d: %w", r.ID, err)
 	}

@@ -40,3 +40,15 @@ func (r *run) awaitsAnyExpiry() bool {
 	}
 	return false
 }
+
+// endOnceDelivered, in a run that ends abandoned, waits for its mails in flight before it ends
+// (since version "abandoned-acts-until-it-ends"). An event that arrives meanwhile (a redistribute,
+// a cancel, a recipient change) is acted on, as at any other time, and acted reports it: the
+// main loop goes on. Runs before that version ended once their mails were done, and an Update
+// they accepted meanwhile was answered without being acted on.
+func (r *run) endOnceDelivered(ctx workflow.Context) (acted bool, err error) {
+	err = workflow.Await(ctx, func() bool {
+		return r.version > r.processed || (r.delivered() && workflow.AllHandlersFinished(ctx))
+	})
+	return err == nil && r.version > r.processed, err
+}

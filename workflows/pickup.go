@@ -16,8 +16,8 @@ import (
 // "pickup-from-store" it reads that from PostgreSQL (envelope.Pickup) and goes on without mailing
 // anything twice:
 //
-//   - requested: a recipient whose signing request the mail log holds as handed to the relay,
-//     and a SENT recipient who gets no request mail (RequestMailed), was sent their request. A
+//   - requested: a recipient whose signing request the mail log holds as handed to the relay
+//     (or refused by it, as the run that sent it counted it), and a SENT recipient who gets no request mail (RequestMailed), was sent their request. A
 //     request only claimed in the mail log is queued again under its Message-ID, which the mail
 //     log sends once; a recipient SENT only because they opened their link early still gets it.
 //   - notified: a recipient whose expiry the store noted.

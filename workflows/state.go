@@ -52,13 +52,16 @@ type run struct {
 	// bounded: started after "bounded-history": refresh signals are coalesced and the run
 	// continues as new when its history grows (continue.go).
 	bounded      bool
-	ends         bool   // started after "end-when-abandoned": the run ends once the envelope is abandoned (abandoned.go)
-	boundedLocal bool   // started after "bounded-local": store calls hand over to a regular activity (local.go)
-	cancelTimers bool   // started after "cancel-timers": a wait's timer is cancelled once it is met (await.go)
-	urgent       int    // the version of the last event that is not a refresh signal
-	sealAttempts int    // the seal's first attempt number in this run (attempts given up before)
-	sealWait     string // how the seal waits before its next attempt (sealNoWait: it does not)
-	runs         int    // runs before this one
+	ends         bool // started after "end-when-abandoned": the run ends once the envelope is abandoned (abandoned.go)
+	boundedLocal bool // started after "bounded-local": store calls hand over to a regular activity (local.go)
+	cancelTimers bool // started after "cancel-timers": a wait's timer is cancelled once it is met (await.go)
+	// endsAfterMail: started after "abandoned-acts-until-it-ends": a run that ends abandoned acts
+	// on the events that arrive while its mails are in flight (abandoned.go).
+	endsAfterMail bool
+	urgent        int    // the version of the last event that is not a refresh signal
+	sealAttempts  int    // the seal's first attempt number in this run (attempts given up before)
+	sealWait      string // how the seal waits before its next attempt (sealNoWait: it does not)
+	runs          int    // runs before this one
 	// async: started after "async-mail": mails go out without the envelope waiting for them
 	// (delivery.go); delivering holds those in flight, numbered by deliveries.
 	async      bool

@@ -74,6 +74,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	pickup := workflow.GetVersion(ctx, "pickup-from-store", workflow.DefaultVersion, 1) == 1
 	r.boundedLocal = workflow.GetVersion(ctx, "bounded-local", workflow.DefaultVersion, 1) == 1
 	r.cancelTimers = workflow.GetVersion(ctx, "cancel-timers", workflow.DefaultVersion, 1) == 1
+	r.endsAfterMail = workflow.GetVersion(ctx, "abandoned-acts-until-it-ends", workflow.DefaultVersion, 1) == 1
 	if in.Continued != nil {
 		r.resume(*in.Continued)
 		return r.loop(ctx)
@@ -142,7 +143,13 @@ func (r *run) loop(ctx workflow.Context) error {
 			if err != nil {
 				return err
 			}
-			return workflow.Await(ctx, r.delivered)
+			if !r.endsAfterMail {
+				return workflow.Await(ctx, r.delivered)
+			}
+			if acted, err := r.endOnceDelivered(ctx); err != nil || !acted {
+				return err
+			}
+			continue
 		}
 		cond := func() bool { return r.version > r.processed }
 		deadline := r.nextDeadline()
