@@ -37,18 +37,20 @@ const (
 	defaultLease = 2 * time.Minute
 )
 
-// claimant names the attempt running in ctx and how long its claim on a mail should hold: to its
-// deadline, and claimLease more. A call outside an activity is an attempt of its own.
+// claimant names the attempt running in ctx and how long its claim on a mail should hold: its
+// time limit, and claimLease more. A call outside an activity is an attempt of its own.
 func claimant(ctx context.Context) (owner string, lease time.Duration) {
 	if !activity.IsActivity(ctx) {
 		return "call/" + rand.Text(), defaultLease
 	}
 	info := activity.GetInfo(ctx)
 	owner = fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
-	if info.Deadline.IsZero() {
+	// The attempt's own time limit, not its deadline: the deadline is the server's clock read
+	// with the worker's, and the lease runs on PostgreSQL's from the claim.
+	if info.StartToCloseTimeout <= 0 {
 		return owner, defaultLease
 	}
-	return owner, time.Until(info.Deadline) + claimLease
+	return owner, info.StartToCloseTimeout + claimLease
 }
 
 // SendNotice renders and sends a notice once, and records it: for a request or a reminder
@@ -226,7 +228,7 @@ const maxAnswer = 300
 // refusalOf is notice n, whose Message-ID is id, refused with answer: named as EMAIL_SENT would
 // name it for a request or a reminder, and on no recipient when it was for someone no longer one.
 func refusalOf(n envelope.Mailing, id, answer string) persistence.MailRefusal {
-	refusal := persistence.MailRefusal{MessageID: id, EnvelopeID: n.EnvelopeID, RecipientID: n.RecipientID, EmailType: string(n.Kind), Answer: answer}
+	refusal := persistence.MailRefusal{MessageID: id, EnvelopeID: n.EnvelopeID, RecipientID: n.RecipientID, EmailType: string(n.Kind), Answer: answer, Kind: string(n.Kind)}
 	if m := n.Mark; m != nil {
 		refusal.EmailType, refusal.Resending = m.EmailType, m.Resending
 	}

@@ -131,18 +131,24 @@ type MailRefusal struct {
 	EmailType   string // EMAIL_SENT's emailType for a request or reminder, the mail's kind otherwise
 	Resending   bool
 	Answer      string // the relay's answer
+	// Kind is the mail's kind, for a mail log row written here: a mail that never reached its
+	// claim (it could not be composed, say) gets its row with the refusal.
+	Kind string
 }
 
-// MailRefused records, in one transaction and once, a mail the relay refused for good: the mail
-// log's row failed with the relay's answer, the answer on the recipient it was for (shown to the
+// MailRefused records, in one transaction and once, a mail the relay refused for good (or that
+// could not be sent within its retries): the mail log's row failed with the answer (written
+// here when the mail never reached its claim), the answer on the recipient it was for (shown to the
 // envelope's owner until a later mail to them is sent), and EMAIL_REFUSED in the audit log.
 func (s *Store) MailRefused(ctx context.Context, m MailRefusal) error {
 	return s.InTx(ctx, func(tx *Tx) error {
 		if err := tx.lockEnvelopeRow(ctx, m.EnvelopeID); err != nil {
 			return err
 		}
-		tag, err := tx.q.Exec(ctx, `UPDATE mail_log SET state = 'failed', answer = $2 WHERE message_id = $1 AND state IN ('sending', 'transmitting')`,
-			m.MessageID, m.Answer)
+		tag, err := tx.q.Exec(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, answer)
+			VALUES ($1, $3, $4, '', 'failed', (SELECT team_id FROM envelopes WHERE id = $3), $2)
+			ON CONFLICT (message_id) DO UPDATE SET state = 'failed', answer = EXCLUDED.answer WHERE mail_log.state IN ('sending', 'transmitting')`,
+			m.MessageID, m.Answer, m.EnvelopeID, m.Kind)
 		if err != nil {
 			return fmt.Errorf("record mail %s refused: %w", m.MessageID, err)
 		}

@@ -165,3 +165,37 @@ func TestMailSentAndRefusedAreRecordedOnce(t *testing.T) {
 		t.Errorf("audit types %v: want EMAIL_REFUSED before EMAIL_SENT", types)
 	}
 }
+
+// A mail that never reached its claim (it could not be composed, or PostgreSQL was away while
+// claiming) and is given up is still recorded: its mail log row is written failed, once, and a
+// later attempt at it finds it failed.
+func TestMailRefusedWithoutAClaimIsRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := pgtest.New(t)
+	id := draftWithOneSigner(t, store, "unclaimed")
+	refusal := persistence.MailRefusal{MessageID: "never-claimed", EnvelopeID: id, EmailType: "owner_completed", Kind: "owner_completed",
+		Answer: "not delivered: the template failed"}
+	for range 2 {
+		if err := store.MailRefused(ctx, refusal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	types, err := store.AuditTypes(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ty := range types {
+		if ty == "EMAIL_REFUSED" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("EMAIL_REFUSED written %d times, want once", n)
+	}
+	st, err := store.ClaimMail(ctx, persistence.MailClaim{MessageID: "never-claimed", EnvelopeID: id, Kind: "owner_completed", To: "o@x", Owner: "a", Lease: time.Minute})
+	if err != nil || st != persistence.MailFailed {
+		t.Errorf("a later attempt finds it %s (%v), want failed", st, err)
+	}
+}
