@@ -1,76 +1,25 @@
 package mail
 
 import (
-	"bufio"
 	"context"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/smtptest"
 )
 
-// refusingRelay is an SMTP peer that greets, accepts MAIL FROM and answers RCPT TO with code.
+// refusingRelay is an SMTP relay that answers RCPT TO with code.
 func refusingRelay(t *testing.T, code string) string {
-	return scriptedRelay(t, code+" not now", "250 ok")
+	return scriptedRelay(t, code+" not now", "")
 }
 
-// scriptedRelay is an SMTP peer that answers RCPT TO with rcpt and the end of the message's
-// content with dataEnd (after taking the content).
+// scriptedRelay is an SMTP relay that answers RCPT TO with rcpt and the end of the message's
+// content with dataEnd ("" accepts).
 func scriptedRelay(t *testing.T, rcpt, dataEnd string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func(c net.Conn) {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				write := func(s string) { _, _ = c.Write([]byte(s + "\r\n")) }
-				write("220 relay ready")
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					cmd := strings.ToUpper(strings.TrimSpace(line))
-					switch {
-					case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-						write("250 relay")
-					case strings.HasPrefix(cmd, "MAIL FROM"):
-						write("250 ok")
-					case strings.HasPrefix(cmd, "RCPT TO"):
-						write(rcpt)
-					case cmd == "DATA":
-						write("354 go ahead")
-						for {
-							l, err := r.ReadString('\n')
-							if err != nil {
-								return
-							}
-							if l == ".\r\n" {
-								break
-							}
-						}
-						write(dataEnd)
-					case strings.HasPrefix(cmd, "QUIT"):
-						write("221 bye")
-						return
-					default:
-						write("250 ok")
-					}
-				}
-			}(conn)
-		}
-	}()
-	return ln.Addr().String()
+	r := &smtptest.Relay{Rcpt: func(string) string { return rcpt }, DataEnd: func(string, int) string { return dataEnd }}
+	r.Start(t)
+	return strings.TrimPrefix(r.URL(), "smtp://")
 }
 
 // A relay that refuses the recipient never got the message: Undelivered says so, so the
@@ -109,10 +58,10 @@ func TestRefused(t *testing.T) {
 		permanent           bool
 		answer              string
 	}{
-		{"no such mailbox", "550 5.1.1 no such mailbox", "250 ok", 550, true, "550 5.1.1 no such mailbox"},
-		{"greylisted", "451 4.7.1 greylisted", "250 ok", 451, false, "451 4.7.1 greylisted"},
-		{"refused after DATA, for now", "250 ok", "451 4.3.0 queue full", 451, false, "451 4.3.0 queue full"},
-		{"refused after DATA, for good", "250 ok", "554 5.7.1 message refused", 554, true, "554 5.7.1 message refused"},
+		{"no such mailbox", "550 5.1.1 no such mailbox", "", 550, true, "550 5.1.1 no such mailbox"},
+		{"greylisted", "451 4.7.1 greylisted", "", 451, false, "451 4.7.1 greylisted"},
+		{"refused after DATA, for now", "", "451 4.3.0 queue full", 451, false, "451 4.3.0 queue full"},
+		{"refused after DATA, for good", "", "554 5.7.1 message refused", 554, true, "554 5.7.1 message refused"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
