@@ -245,3 +245,27 @@ func count(list []string, s string) int {
 	}
 	return n
 }
+
+// A cancel tells every recipient who was sent the envelope, even though the workflow no longer
+// waits for a request's mail before reading the envelope again (which then still said NOT_SENT).
+func TestCancelTellsTheRecipientsWhoWereSentIt(t *testing.T) {
+	relay := &smtptest.Relay{}
+	relay.Start(t)
+	s := newStackMailingTo(t, relay.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
+	if err := s.flows.Distribute(ctx, id, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.flows.Cancel(ctx, id, workflows.CancelRequest{Reason: "ya no"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both told of the cancel", func() bool {
+		told := 0
+		for _, r := range rs {
+			told += relay.AcceptedTo(activities.MessageID(envelope.Mailing{Kind: envelope.MailEnvelopeCancelled, EnvelopeID: id, RecipientID: r.ID}, "sobre.test"))
+		}
+		return told == len(rs)
+	})
+}

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -76,11 +77,21 @@ func (r *run) bump() {
 }
 
 // replaceSnapshot takes snap as the envelope's state, first queuing the "removed" mail for
-// recipients it no longer holds (workflows of the first release did not, on this path).
+// recipients it no longer holds (workflows of the first release did not, on this path). In a run
+// that delivers asynchronously, a recipient whose request the run sent is SENT in its view even
+// when the store has not recorded the mail yet: the plans that tell recipients waiting to act
+// (a cancel, a rejection, a deletion) count them, as they did when the run waited for its mails.
 func (r *run) replaceSnapshot(snap envelope.Progress) {
 	if !r.legacy {
 		r.noticeRemoved(snap)
 		r.noticeReplacedLinks(snap)
+	}
+	if r.async {
+		for i := range snap.Recipients {
+			if rec := &snap.Recipients[i]; slices.Contains(r.requested, rec.ID) {
+				rec.SendStatus = envelope.SendStatusSent
+			}
+		}
 	}
 	r.snap = snap
 }

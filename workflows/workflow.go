@@ -227,9 +227,7 @@ func (r *run) collect(ctx workflow.Context) error {
 		if err := r.db(ctx, actLoadSnapshot, r.in.EnvelopeID).Get(ctx, &snap); err != nil {
 			return err
 		}
-		r.noticeRemoved(snap)
-		r.noticeReplacedLinks(snap)
-		r.snap = snap
+		r.replaceSnapshot(snap)
 	}
 	r.noticeCodeLocks()
 	r.noticeIdentityMismatches()

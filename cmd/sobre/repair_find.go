@@ -42,7 +42,8 @@ func (f stuckFinder) examine(ctx context.Context, id string, now time.Time) (ver
 // pendingPage is how many PENDING envelopes are read at a time.
 const pendingPage = 500
 
-// stuck lists the stuck envelopes among the PENDING ones, at now. An envelope that cannot be
+// stuck lists the stuck envelopes among the PENDING ones, at now: one DescribeWorkflowExecution
+// each, and a read of the envelope for those whose workflow is not running. An envelope that cannot be
 // examined (it was deleted meanwhile) is skipped; Temporal unreachable ends the search.
 func (f stuckFinder) stuck(ctx context.Context, now time.Time) ([]verdict, error) {
 	var out []verdict
@@ -53,6 +54,13 @@ func (f stuckFinder) stuck(ctx context.Context, now time.Time) ([]verdict, error
 			return out, err
 		}
 		for _, id := range ids {
+			// Most PENDING envelopes have a running workflow: they are passed over without
+			// reading them.
+			if run, err := f.flows.RunOf(ctx, id); err != nil {
+				return out, err
+			} else if run == workflows.RunRunning {
+				continue
+			}
 			v, err := f.examine(ctx, id, now)
 			if envelope.ErrorCode(err) == envelope.CodeNotFound {
 				continue
