@@ -39,6 +39,8 @@ type ProgressRecipient struct {
 	ExpiresAt     *time.Time    `json:"expiresAt"`
 	// CompletedBy names the request that completed the recipient (Recipient.CompletionRequest).
 	CompletedBy string `json:"completedBy,omitempty"`
+	// RejectionReason is why a REJECTED recipient rejected (Recipient.RejectionReason).
+	RejectionReason string `json:"rejectionReason,omitempty"`
 }
 
 // CodeLock is one lock of a recipient's access-code entry; Lock numbers the locks of the
@@ -61,6 +63,9 @@ func ProgressOf(r Recipient) ProgressRecipient {
 		SendStatus: r.SendStatus, SigningOrder: r.SigningOrder, ExpiresAt: r.ExpiresAt}
 	if r.CompletionRequest != nil {
 		p.CompletedBy = *r.CompletionRequest
+	}
+	if r.RejectionReason != nil {
+		p.RejectionReason = *r.RejectionReason
 	}
 	return p
 }

@@ -231,6 +231,7 @@ func (r *run) collect(ctx workflow.Context) error {
 	}
 	r.noticeCodeLocks()
 	r.noticeIdentityMismatches()
+	r.endOnRecordedRejection(ctx)
 	if r.end == nil && envelope.AllDone(r.snap.Participants()) {
 		r.end = &ending{status: envelope.StatusCompleted, actor: envelope.SystemActor()}
 	}
