@@ -70,6 +70,12 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 	if err != nil {
 		return domainError(err)
 	}
+	if (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && snap.Status != envelope.StatusPending {
+		// Still retrying when the envelope ended (cancelled, rejected, deleted): a request after
+		// the ending would ask to sign what can no longer be signed.
+		a.Log.InfoContext(ctx, "request for an envelope that is no longer pending; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)
+		return nil
+	}
 	msg, skip, err := a.compose(ctx, snap, n)
 	if err != nil {
 		return err

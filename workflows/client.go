@@ -38,6 +38,12 @@ func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc,
 	if c.Away != nil && c.Away() {
 		return ctx, func() {}, awayError(errAwayChecked)
 	}
+	return c.callAnyway(ctx)
+}
+
+// callAnyway is call without Away: for a signal that tells the workflow of a change already
+// committed (Refresh), which a check that failed once must not drop.
+func (c *Client) callAnyway(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	d := c.CallTimeout
 	if d <= 0 {
 		d = DefaultCallTimeout
@@ -155,7 +161,7 @@ func (c *Client) Resend(ctx context.Context, envelopeID string, req ResendReques
 // telling; one whose workflow is closed gets a pickup run (Input.Pickup), which acts on the
 // change when the envelope is PENDING (its run ended abandoned) and does nothing otherwise.
 func (c *Client) Refresh(ctx context.Context, envelopeID string) error {
-	ctx, cancel, err := c.call(ctx)
+	ctx, cancel, err := c.callAnyway(ctx)
 	defer cancel()
 	if err != nil {
 		return err

@@ -269,3 +269,28 @@ func TestCancelTellsTheRecipientsWhoWereSentIt(t *testing.T) {
 		return told == len(rs)
 	})
 }
+
+// A request still being retried when its envelope ended is not sent: it would ask to sign what
+// can no longer be signed, and record the recipient SENT on a finished envelope.
+func TestNoRequestOnceTheEnvelopeEnded(t *testing.T) {
+	relay := &smtptest.Relay{}
+	relay.Start(t)
+	s := newStackMailingTo(t, relay.URL())
+	ctx := context.Background()
+	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
+	if _, err := s.store.MarkPending(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.FinishEnvelope(ctx, envelope.CancelledEvent(id, "ya no", time.Now()), envelope.SystemActor()); err != nil {
+		t.Fatal(err)
+	}
+	n := envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: id, RecipientID: rs[0].ID,
+		Mark: &envelope.Sent{EnvelopeID: id, RecipientID: rs[0].ID, EmailType: "SIGNING_REQUEST", Mailed: true}}
+	if err := s.activities(t, relay.URL()).SendNotice(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := s.store.LoadSnapshot(ctx, id)
+	if got := relay.AcceptedTo(requestID(id, rs[0].ID)); got != 0 || snap.Recipient(rs[0].ID).SendStatus != envelope.SendStatusNotSent {
+		t.Errorf("a request after the cancel: accepted %d times, recipient %s; want none, NOT_SENT", got, snap.Recipient(rs[0].ID).SendStatus)
+	}
+}

@@ -142,6 +142,7 @@ func (r *run) participant(id int64) *envelope.Participant {
 // act runs an Update's change once the workflow is initialized, under the lock, then waits for
 // the main loop to act on it: change returns the version to wait for.
 func (r *run) act(ctx workflow.Context, change func() (int, error)) error {
+	start := workflow.Now(ctx)
 	if err := workflow.Await(ctx, func() bool { return r.initialized }); err != nil {
 		return err
 	}
@@ -153,6 +154,6 @@ func (r *run) act(ctx workflow.Context, change func() (int, error)) error {
 	if err != nil {
 		return err
 	}
-	r.wait(ctx, v)
+	r.wait(ctx, v, start)
 	return nil
 }

@@ -95,10 +95,17 @@ func (r *run) checked(req interface{ check() error }) (ready bool, err error) {
 	return r.initialized, nil
 }
 
-// wait blocks a handler until the main loop has acted on its event (bounded, so that a slow mail
-// relay never holds an API call for long).
-func (r *run) wait(ctx workflow.Context, v int) {
-	_, _ = r.awaitWithin(ctx, handlerWaitLimit, func() bool { return r.processed >= v || r.finished })
+// wait blocks a handler that started at start until the main loop has acted on its event, within
+// handlerWaitLimit of its start in all (its lock and its change included), so that the API's
+// call deadline is not reached by work that was done.
+func (r *run) wait(ctx workflow.Context, v int, start time.Time) {
+	_, _ = r.awaitWithin(ctx, waitLeft(ctx, start), func() bool { return r.processed >= v || r.finished })
+}
+
+// waitLeft is what is left of handlerWaitLimit for a handler that started at start (at least a
+// millisecond, so that a wait always has its timer).
+func waitLeft(ctx workflow.Context, start time.Time) time.Duration {
+	return max(handlerWaitLimit-workflow.Now(ctx).Sub(start), time.Millisecond)
 }
 
 func (r *run) onDistribute(ctx workflow.Context) error {
@@ -111,7 +118,7 @@ func (r *run) onDistribute(ctx workflow.Context) error {
 	}
 	r.refresh = true
 	r.bump()
-	r.wait(ctx, r.version)
+	r.wait(ctx, r.version, start)
 	r.waitMailed(ctx, start)
 	return nil
 }
@@ -125,11 +132,10 @@ func (r *run) waitMailed(ctx workflow.Context, start time.Time) {
 		return
 	}
 	upto := r.deliveries
-	left := handlerWaitLimit - workflow.Now(ctx).Sub(start)
-	if left <= 0 {
+	if workflow.Now(ctx).Sub(start) >= handlerWaitLimit {
 		return
 	}
-	_, _ = r.awaitWithin(ctx, left, func() bool {
+	_, _ = r.awaitWithin(ctx, waitLeft(ctx, start), func() bool {
 		return !slices.ContainsFunc(r.delivering, func(d outgoing) bool { return d.Ref <= upto })
 	})
 }
