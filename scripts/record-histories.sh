@@ -14,5 +14,5 @@ trap 'stack_down' EXIT
 stack_up
 export SOBRE_TEST_DATABASE_URL="$DATABASE_URL" SOBRE_TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS"
 export SOBRE_TEST_SMTP_URL="$SMTP_URL" SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL" SOBRE_TEST_REQUIRE_SERVICES=1
-SOBRE_RECORD_HISTORY=1 go test -count=1 -run 'TestEnvelopeLifeCycleOnTheRealServerReplays|TestRecipientEditsContinueAsNewOnTheRealServer|TestStoreOutageOnTheRealServer' ./workflows
+SOBRE_RECORD_HISTORY=1 go test -count=1 -run 'TestEnvelopeLifeCycleOnTheRealServerReplays|TestRecipientEditsContinueAsNewOnTheRealServer|TestStoreOutageOnTheRealServer|TestPickupRunOnTheRealServerReplays' ./workflows
 git status --short workflows/testdata
