@@ -176,9 +176,10 @@ type Recipient struct {
 	// DeliveryError is the relay's answer to the last mail to the recipient that it refused for
 	// good, until a later mail to them is sent; nil when none (beyond Documenso).
 	DeliveryError *string `json:"deliveryError"`
-	// CompletionRequest names the request that completed the recipient (RecipientCompletion's
-	// RequestID), "" when none did or it named none; never shown.
-	CompletionRequest *string `json:"-"`
+	// OutcomeRequest names the request that recorded the recipient's completion or rejection
+	// (RecipientCompletion's or RecipientRejection's RequestID); nil when none named one; never
+	// shown.
+	OutcomeRequest *string `json:"-"`
 }
 
 // Field is an element on a page that one recipient fills.

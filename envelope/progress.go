@@ -37,8 +37,9 @@ type ProgressRecipient struct {
 	SendStatus    SendStatus    `json:"sendStatus"`
 	SigningOrder  *int          `json:"signingOrder"`
 	ExpiresAt     *time.Time    `json:"expiresAt"`
-	// CompletedBy names the request that completed the recipient (Recipient.CompletionRequest).
-	CompletedBy string `json:"completedBy,omitempty"`
+	// DecidedBy names the request that recorded the recipient's completion or rejection
+	// (Recipient.OutcomeRequest).
+	DecidedBy string `json:"decidedBy,omitempty"`
 	// RejectionReason is why a REJECTED recipient rejected (Recipient.RejectionReason).
 	RejectionReason string `json:"rejectionReason,omitempty"`
 }
@@ -61,8 +62,8 @@ type IdentityMismatch struct {
 func ProgressOf(r Recipient) ProgressRecipient {
 	p := ProgressRecipient{ID: r.ID, Email: r.Email, Name: r.Name, Role: r.Role, SigningStatus: r.SigningStatus,
 		SendStatus: r.SendStatus, SigningOrder: r.SigningOrder, ExpiresAt: r.ExpiresAt}
-	if r.CompletionRequest != nil {
-		p.CompletedBy = *r.CompletionRequest
+	if r.OutcomeRequest != nil {
+		p.DecidedBy = *r.OutcomeRequest
 	}
 	if r.RejectionReason != nil {
 		p.RejectionReason = *r.RejectionReason

@@ -69,6 +69,9 @@ type RecipientRejection struct {
 	// LinkVersion is the version of the signing link a recipient's own rejection came through:
 	// a link replaced since rejects nothing. Not checked when External or nil.
 	LinkVersion *int
+	// RequestID names the request (the workflow Update's id): recorded with the rejection, so
+	// that the same request delivered again is recognised as done.
+	RequestID string `json:",omitempty"`
 }
 
 // Ending is an ending event (CompletedEvent, RejectedEvent, CancelledEvent) as the workflow hands

@@ -63,7 +63,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 				return err
 			}
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'SIGNED', signed_at = $2, completion_request = nullif($3, ''), updated_at = now()
+		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'SIGNED', signed_at = $2, outcome_request = nullif($3, ''), updated_at = now()
 			WHERE id = $1`, r.ID, in.Now, in.RequestID); err != nil {
 			return fmt.Errorf("mark recipient %d signed: %w", r.ID, err)
 		}

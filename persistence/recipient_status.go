@@ -121,8 +121,8 @@ func (s *Store) RejectRecipient(ctx context.Context, in envelope.RecipientReject
 				return err
 			}
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'REJECTED', signed_at = $2, rejection_reason = $3, updated_at = now() WHERE id = $1`,
-			r.ID, in.Now, in.Reason); err != nil {
+		if _, err := tx.q.Exec(ctx, `UPDATE recipients SET signing_status = 'REJECTED', signed_at = $2, rejection_reason = $3,
+			outcome_request = nullif($4, ''), updated_at = now() WHERE id = $1`, r.ID, in.Now, in.Reason, in.RequestID); err != nil {
 			return fmt.Errorf("mark recipient %d rejected: %w", r.ID, err)
 		}
 		how := envelope.Rejection{External: in.External}

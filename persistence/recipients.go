@@ -14,7 +14,7 @@ import (
 
 const recipientColumns = `r.id, r.envelope_id, r.email, r.name, r.role, r.token, r.token_sealed, r.token_key_id, r.read_status, r.signing_status,
 	r.send_status, r.signing_order, r.sent_at, r.signed_at, r.expires_at, r.expiration_notified_at,
-	r.document_deleted_at, r.rejection_reason, r.access_auth, r.action_auth, r.expected_rut, r.link_version, r.delivery_error, r.completion_request`
+	r.document_deleted_at, r.rejection_reason, r.access_auth, r.action_auth, r.expected_rut, r.link_version, r.delivery_error, r.outcome_request`
 
 // scanRecipient reads a row of recipientColumns, its signing token opened with ring (see
 // storedToken.open).
@@ -24,7 +24,7 @@ func scanRecipient(row pgx.Row, ring *keyring.Ring) (envelope.Recipient, error) 
 	var tok storedToken
 	err := row.Scan(&r.ID, &r.EnvelopeID, &r.Email, &r.Name, &r.Role, &tok.plain, &tok.sealed, &tok.keyID, &r.ReadStatus, &r.SigningStatus,
 		&r.SendStatus, &r.SigningOrder, &r.SentAt, &r.SignedAt, &r.ExpiresAt, &r.ExpirationNotifiedAt,
-		&r.DocumentDeletedAt, &r.RejectionReason, &access, &action, &r.ExpectedRUT, &r.LinkVersion, &r.DeliveryError, &r.CompletionRequest)
+		&r.DocumentDeletedAt, &r.RejectionReason, &access, &action, &r.ExpectedRUT, &r.LinkVersion, &r.DeliveryError, &r.OutcomeRequest)
 	if err != nil {
 		return r, err
 	}

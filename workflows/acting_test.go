@@ -56,7 +56,7 @@ func TestActingRefusedOnceEnded(t *testing.T) {
 func TestAnAbortedCompletionDeliveredAgainIsDone(t *testing.T) {
 	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
 	first := "completion-1"
-	b.snap.Recipients[0].SigningStatus, b.snap.Recipients[0].CompletionRequest = envelope.SigningStatusSigned, &first
+	b.snap.Recipients[0].SigningStatus, b.snap.Recipients[0].OutcomeRequest = envelope.SigningStatusSigned, &first
 	env := newEnv(t, b)
 	outcome := map[string]error{}
 	deliver := func(delay time.Duration, id string) {
@@ -81,5 +81,42 @@ func TestAnAbortedCompletionDeliveredAgainIsDone(t *testing.T) {
 	var app *temporal.ApplicationError
 	if err := outcome["completion-2"]; !errors.As(err, &app) || app.Type() != string(envelope.CodeRecipientAlreadySigned) {
 		t.Errorf("another completion of the same recipient: %v, want RECIPIENT_ALREADY_SIGNED", err)
+	}
+}
+
+// A rejection Temporal aborted after the store recorded it, delivered again with the same Update
+// id, is answered as done, and the envelope ends REJECTED by it; a rejection by another request
+// is refused.
+func TestAnAbortedRejectionDeliveredAgainIsDone(t *testing.T) {
+	b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil), rec(2, envelope.RoleSigner, nil))
+	first := "rejection-1"
+	reason := "no"
+	b.snap.Recipients[0].SigningStatus, b.snap.Recipients[0].OutcomeRequest, b.snap.Recipients[0].RejectionReason = envelope.SigningStatusRejected, &first, &reason
+	env := newEnv(t, b)
+	outcome := map[string]error{}
+	deliver := func(delay time.Duration, id string) {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(UpdateReject, id, &testsuite.TestUpdateCallback{
+				OnReject:   func(err error) { outcome[id] = err },
+				OnAccept:   func() {},
+				OnComplete: func(_ interface{}, err error) { outcome[id] = err },
+			}, RejectRequest{RecipientID: 1, Reason: reason})
+		}, delay)
+	}
+	// Both arrive as the run starts: the store's view already holds the rejection.
+	deliver(0, first)
+	deliver(0, "rejection-2")
+	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if err, ok := outcome[first]; !ok || err != nil {
+		t.Errorf("the same rejection delivered again: %v (answered %v), want done", err, ok)
+	}
+	if outcome["rejection-2"] == nil {
+		t.Error("another rejection of the same recipient was answered as done")
+	}
+	if len(b.finished) != 1 || b.finished[0] != envelope.StatusRejected {
+		t.Errorf("finished %v, want REJECTED", b.finished)
 	}
 }

@@ -98,7 +98,7 @@ func (c *Client) update(ctx context.Context, envelopeID, name string, arg any) e
 		return err
 	}
 	// One id for every delivery of this call's Update: Temporal answers a repeat with the first's
-	// outcome, and a completion recorded by a delivery it aborted is recognised (completedByThis).
+	// outcome, and a completion recorded by a delivery it aborted is recognised (decidedByThis).
 	opts := client.UpdateWorkflowOptions{
 		UpdateID:     rand.Text(),
 		WorkflowID:   envelopeID,

@@ -134,7 +134,7 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 				}
 				r.SigningStatus = envelope.SigningStatusSigned
 				if in.RequestID != "" {
-					r.CompletionRequest = &in.RequestID
+					r.OutcomeRequest = &in.RequestID
 				}
 			}
 			if in.NextSigner != nil && r.ID == in.NextID {
@@ -152,6 +152,9 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 					return envelope.Progress{}, err
 				}
 				b.snap.Recipients[i].SigningStatus = envelope.SigningStatusRejected
+				if in.RequestID != "" {
+					b.snap.Recipients[i].OutcomeRequest = &in.RequestID
+				}
 			}
 		}
 		return b.copy(), nil

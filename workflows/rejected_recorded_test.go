@@ -27,7 +27,7 @@ func TestARecordedRejectionWhoseUpdateWasAbortedEndsTheEnvelope(t *testing.T) {
 	}, 30*time.Minute)
 	update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 2}, false)
 	// The same rejection delivered again is answered as the envelope's status says (its request
-	// is not recorded, unlike a completion's: completedByThis).
+	// is not recorded, unlike a completion's: decidedByThis).
 	update(t, env, 2*time.Hour, UpdateReject, RejectRequest{RecipientID: 1, Reason: "wrong amount"}, true)
 	update(t, env, 3*time.Hour, UpdateCancel, CancelRequest{Reason: "late"}, true)
 	env.ExecuteWorkflow(EnvelopeWorkflow, Input{EnvelopeID: "envelope_test"})

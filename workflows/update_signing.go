@@ -33,7 +33,7 @@ type RejectRequest struct {
 }
 
 func (r *run) validateComplete(ctx workflow.Context, req CompleteRequest) error {
-	if r.completedByThis(ctx, req.RecipientID) {
+	if r.decidedByThis(ctx, req.RecipientID) {
 		return nil
 	}
 	if ready, err := r.checked(req); !ready {
@@ -46,19 +46,26 @@ func (r *run) onComplete(ctx workflow.Context, req CompleteRequest) error {
 	return r.act(ctx, func() (int, error) { return r.complete(ctx, req) })
 }
 
-// completedByThis reports whether recipient id was completed by the running Update itself: a
-// delivery of it that Temporal aborted (a workflow task lost under load) recorded the signature,
-// and the client delivered it again with the same id. It is answered as done, not as "already
-// signed" or "the envelope is COMPLETED".
-func (r *run) completedByThis(ctx workflow.Context, id int64) bool {
-	info := workflow.GetCurrentUpdateInfo(ctx)
+// decidedByThis reports whether recipient id's outcome (a completion or a rejection) was
+// recorded by the running Update itself: a delivery of it that Temporal aborted (a workflow task
+// lost under load) recorded it, and the client delivered it again with the same id. It is
+// answered as done, not as "already signed", "already rejected" or "the envelope is COMPLETED".
+func (r *run) decidedByThis(ctx workflow.Context, id int64) bool {
 	rec := r.snap.Recipient(id)
-	return info != nil && info.ID != "" && rec != nil && rec.CompletedBy == info.ID
+	return rec != nil && rec.DecidedBy != "" && rec.DecidedBy == updateID(ctx)
+}
+
+// updateID is the running Update's id, recorded with the outcome it records; "" outside one.
+func updateID(ctx workflow.Context) string {
+	if info := workflow.GetCurrentUpdateInfo(ctx); info != nil {
+		return info.ID
+	}
+	return ""
 }
 
 // complete records a completion; the caller holds r.mu. It returns the version to wait for.
 func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
-	if r.completedByThis(ctx, req.RecipientID) {
+	if r.decidedByThis(ctx, req.RecipientID) {
 		return r.version, nil
 	}
 	if err := r.acting(); err != nil {
@@ -69,9 +76,7 @@ func (r *run) complete(ctx workflow.Context, req CompleteRequest) (int, error) {
 	}
 	in := envelope.RecipientCompletion{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Actor: req.Actor, Now: workflow.Now(ctx),
 		SessionID: req.SessionID, LinkVersion: req.LinkVersion}
-	if info := workflow.GetCurrentUpdateInfo(ctx); info != nil {
-		in.RequestID = info.ID
-	}
+	in.RequestID = updateID(ctx)
 	if req.NextSigner != nil && r.snap.Meta.AllowDictateNextSigner {
 		in.NextSigner, in.NextID = req.NextSigner, r.nextAfter(req.RecipientID)
 	}
@@ -106,6 +111,9 @@ func (r *run) nextAfter(id int64) int64 {
 }
 
 func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
+	if r.decidedByThis(ctx, req.RecipientID) {
+		return nil
+	}
 	if ready, err := r.checked(req); !ready {
 		return err
 	}
@@ -118,11 +126,14 @@ func (r *run) validateReject(ctx workflow.Context, req RejectRequest) error {
 
 func (r *run) onReject(ctx workflow.Context, req RejectRequest) error {
 	return r.act(ctx, func() (int, error) {
+		if r.decidedByThis(ctx, req.RecipientID) {
+			return r.version, nil
+		}
 		if err := r.acting(); err != nil {
 			return 0, err
 		}
 		in := envelope.RecipientRejection{EnvelopeID: r.in.EnvelopeID, RecipientID: req.RecipientID, Reason: req.Reason, Actor: req.Actor,
-			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion}
+			External: req.External, OnBehalfOf: req.OnBehalfOf, Now: workflow.Now(ctx), LinkVersion: req.LinkVersion, RequestID: updateID(ctx)}
 		var snap envelope.Progress
 		if err := r.db(ctx, actRejectRecipient, in).Get(ctx, &snap); err != nil {
 			return 0, err

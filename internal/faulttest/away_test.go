@@ -69,6 +69,12 @@ func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	waitFor(t, "healthz to report temporal unavailable", 30*time.Second, func() bool {
 		return s.healthz("api")["temporal"] == "unavailable"
 	})
+	// Once the check found it away, the API refuses at once instead of waiting out the deadline.
+	refusedAtOnce := s.expectAway("POST", "/api/v2/signing/"+tokens[0]+"/complete", map[string]any{}, false)
+	t.Logf("with the check reporting Temporal away: complete answered 503 in %.3fs", refusedAtOnce.Seconds())
+	if refusedAtOnce >= temporalCallTimeout {
+		t.Errorf("a call once Temporal was found away took %s, the whole call deadline", refusedAtOnce)
+	}
 	if s.healthz("worker")["status"] != "ok" {
 		t.Errorf("the worker stopped answering during the outage")
 	}
