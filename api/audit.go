@@ -57,6 +57,9 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) {
 		if e.Data == nil {
 			e.Data = map[string]any{}
 		}
+		if extensions == nil || !*extensions {
+			e.Data = envelope.DocumensoAuditData(envelope.AuditType(e.Type), e.Data)
+		}
 		views = append(views, auditEntryView{ID: e.ID, CreatedAt: isoTime(e.CreatedAt), EnvelopeID: e.EnvelopeID, Type: e.Type,
 			Data: e.Data, Name: e.Name, Email: e.Email, UserID: e.UserID, UserAgent: e.UserAgent, IPAddress: e.IPAddress})
 	}

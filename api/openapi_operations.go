@@ -39,7 +39,7 @@ func operations() []operation {
 		{method: "GET", path: "/envelope/{envelopeId}", id: "envelope-get", summary: "Get an envelope",
 			params: []obj{pathParam("envelopeId", "string")}, response: ref("Envelope")},
 		{method: "GET", path: "/envelope/{envelopeId}/audit-log", id: "envelope-audit-log-find", summary: "An envelope's audit log",
-			params: append([]obj{pathParam("envelopeId", "string"), queryParam("includeExtensions", obj{"type": "boolean", "description": "Sobre extension: also list Sobre's own entry types (DOCUMENT_ACCESS_AUTH_2FA_LOCKED, DOCUMENT_RECIPIENT_AUTH_FAILED, RECIPIENT_IDENTITY_REFUSED, EMAIL_REFUSED), which Documenso's clients do not parse; false by default", "x-sobre-extension": "audit"}, false)},
+			params: append([]obj{pathParam("envelopeId", "string"), queryParam("includeExtensions", obj{"type": "boolean", "description": "Sobre extension: list every entry as written, Sobre's own entry types (DOCUMENT_ACCESS_AUTH_2FA_LOCKED, DOCUMENT_RECIPIENT_AUTH_FAILED, RECIPIENT_IDENTITY_REFUSED, EMAIL_REFUSED) and Sobre's data (EXPECTED_RUT changes, CLAVE_UNICA and FAO_HASH methods, RUT field types) included. False by default: entries in Documenso's shapes only, which Documenso's clients parse", "x-sobre-extension": "audit"}, false)},
 				listParams...), response: pageOf(ref("AuditLogEntry"))},
 		{method: "GET", path: "/envelope/attachment", id: "envelope-attachment-find", summary: "List an envelope's attachments",
 			params:   []obj{queryParam("envelopeId", str(""), true), queryParam("token", str("a recipient's signing token"), false)},
