@@ -47,8 +47,7 @@ func TestRefusedMailboxDelaysNobody(t *testing.T) {
 		}
 		return ""
 	}}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	id, rs := s.draft(t, envelope.SigningOrderSequential, true)
@@ -91,8 +90,7 @@ func TestRefusalAfterDataIsRetriedAndSentOnce(t *testing.T) {
 		}
 		return ""
 	}}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
@@ -118,8 +116,7 @@ func TestRefusalAfterDataIsRetriedAndSentOnce(t *testing.T) {
 // send it once: the second is held off while the first holds the claim, and finds it sent after.
 func TestOverlappingAttemptsSendOnce(t *testing.T) {
 	relay := &smtptest.Relay{Delay: time.Second}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx := context.Background()
 	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
 	if _, err := s.store.MarkPending(ctx, id, nil); err != nil {
@@ -158,8 +155,7 @@ func TestOverlappingAttemptsSendOnce(t *testing.T) {
 // all get their answer within the call deadline: no completion waits for a mail.
 func TestBurstOfCompletionsWithASlowRelay(t *testing.T) {
 	relay := &smtptest.Relay{Delay: 2 * time.Second}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	s.flows.CallTimeout = 10 * time.Second
 	ctx := context.Background()
 	id, rs := s.draftWith(t, 20)
@@ -250,8 +246,7 @@ func count(list []string, s string) int {
 // waits for a request's mail before reading the envelope again (which then still said NOT_SENT).
 func TestCancelTellsTheRecipientsWhoWereSentIt(t *testing.T) {
 	relay := &smtptest.Relay{}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
@@ -274,8 +269,7 @@ func TestCancelTellsTheRecipientsWhoWereSentIt(t *testing.T) {
 // can no longer be signed, and record the recipient SENT on a finished envelope.
 func TestNoRequestOnceTheEnvelopeEnded(t *testing.T) {
 	relay := &smtptest.Relay{}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx := context.Background()
 	id, rs := s.draft(t, envelope.SigningOrderParallel, false)
 	if _, err := s.store.MarkPending(ctx, id, nil); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/payloadcodec"
+	"github.com/sobre-sign/sobre/internal/smtptest"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/internal/testpdf"
 	"github.com/sobre-sign/sobre/mail"
@@ -54,13 +55,14 @@ func smtpURL(t testing.TB) string {
 // test puts in their place.
 func newStack(t testing.TB, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
 	t.Helper()
-	return newStackMailingTo(t, smtpURL(t), override...)
+	return newStackOn(t, pgtest.New(t), smtpURL(t), nil, override...)
 }
 
-// newStackMailingTo is newStack with its mails sent through the relay at relayURL.
-func newStackMailingTo(t testing.TB, relayURL string, override ...func(sdkworker.Registry, *activities.Activities)) *stack {
+// newStackRelaying is newStack with its mails sent through relay, which it starts.
+func newStackRelaying(t testing.TB, relay *smtptest.Relay) *stack {
 	t.Helper()
-	return newStackOn(t, pgtest.New(t), relayURL, nil, override...)
+	relay.Start(t)
+	return newStackOn(t, pgtest.New(t), relay.URL(), nil)
 }
 
 // newStackWith is newStack on store, its worker's activities changed by tune when set.

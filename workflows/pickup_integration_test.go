@@ -17,8 +17,7 @@ import (
 // twice; the new run's history replays through today's code (SOBRE_RECORD_HISTORY=1 records it).
 func TestPickupRunOnTheRealServerReplays(t *testing.T) {
 	relay := &smtptest.Relay{}
-	relay.Start(t)
-	s := newStackMailingTo(t, relay.URL())
+	s := newStackRelaying(t, relay)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	id, rs := s.draft(t, envelope.SigningOrderSequential, true)
