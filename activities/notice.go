@@ -221,15 +221,9 @@ func deref(s *string) string {
 // MailUndeliverable records a mail the relay never took within its activity's retries as
 // failed, with why (reason): like a refusal, on the recipient and in the audit log.
 func (a *Activities) MailUndeliverable(ctx context.Context, n envelope.Mailing, reason string) error {
-	answer := "not delivered: " + reason
-	if len(answer) > maxAnswer {
-		answer = strings.ToValidUTF8(answer[:maxAnswer], "")
-	}
+	answer := mail.BoundedAnswer("not delivered: " + reason)
 	return domainError(a.Store.MailRefused(ctx, refusalOf(n, MessageID(n, a.MailHost), answer)))
 }
-
-// maxAnswer bounds the reason kept with an undeliverable mail.
-const maxAnswer = 300
 
 // refusalOf is notice n, whose Message-ID is id, refused with answer: named as EMAIL_SENT would
 // name it for a request or a reminder, and on no recipient when it was for someone no longer one.

@@ -8,8 +8,17 @@ import (
 	gomail "github.com/wneessen/go-mail"
 )
 
-// maxAnswer bounds the relay's answer kept with a refused mail.
+// maxAnswer bounds the answer kept with a refused mail (BoundedAnswer).
 const maxAnswer = 300
+
+// BoundedAnswer is answer cut to the length kept with a refused or undeliverable mail, at a
+// whole character.
+func BoundedAnswer(answer string) string {
+	if len(answer) > maxAnswer {
+		return strings.ToValidUTF8(answer[:maxAnswer], "")
+	}
+	return answer
+}
 
 // Refusal is a relay refusing a mail with an SMTP reply: the mail was not delivered, whatever
 // the stage (MAIL FROM, RCPT TO, DATA, or the reply to the message's content).
@@ -54,8 +63,5 @@ func relayAnswer(msg string, code int) string {
 			msg = strconv.Itoa(code) + " " + text
 		}
 	}
-	if len(msg) > maxAnswer {
-		msg = strings.ToValidUTF8(msg[:maxAnswer], "")
-	}
-	return msg
+	return BoundedAnswer(msg)
 }
