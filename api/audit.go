@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
 )
 
 type auditEntryView struct {
@@ -60,7 +61,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) {
 		if extensions == nil || !*extensions {
 			e.Data = envelope.DocumensoAuditData(envelope.AuditType(e.Type), e.Data)
 		}
-		views = append(views, auditEntryView{ID: e.ID, CreatedAt: isoTime(e.CreatedAt), EnvelopeID: e.EnvelopeID, Type: e.Type,
+		views = append(views, auditEntryView{ID: e.ID, CreatedAt: view.ISOTime(e.CreatedAt), EnvelopeID: e.EnvelopeID, Type: e.Type,
 			Data: e.Data, Name: e.Name, Email: e.Email, UserID: e.UserID, UserAgent: e.UserAgent, IPAddress: e.IPAddress})
 	}
 	writeJSON(w, http.StatusOK, newPageView(views, count, page, perPage))

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -183,7 +184,7 @@ func (s *Server) rejectRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Recipient"))
 		return
 	}
-	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, false)) // the caller may manage e
+	writeJSON(w, http.StatusOK, view.NewRecipientDetail(e, *rec, false)) // the caller may manage e
 }
 
 // actingFor returns the team member named by email (the member at path in the request) for the

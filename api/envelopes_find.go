@@ -7,6 +7,7 @@ import (
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/view"
 )
 
 // findEnvelopes answers GET /envelope: a page of the envelopes the caller sees, newest first.
@@ -53,10 +54,10 @@ func (s *Server) findEnvelopes(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	views := make([]envelopeSummaryView, 0, len(list))
+	views := make([]view.EnvelopeSummary, 0, len(list))
 	for _, e := range list {
 		// Recipient tokens are signing credentials: only those who may manage it see them.
-		views = append(views, newEnvelopeSummaryView(e, tokensHidden(r, e)))
+		views = append(views, view.NewEnvelopeSummary(e, tokensHidden(r, e)))
 	}
 	writeJSON(w, http.StatusOK, newPageView(views, count, f.Page, f.PerPage))
 }

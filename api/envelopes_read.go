@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
 )
 
 var envelopeIDPattern = regexp.MustCompile(`^envelope_[A-Za-z0-9_]{2,64}$`)
@@ -44,7 +45,7 @@ func (s *Server) getEnvelope(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newEnvelopeView(e, tokensHidden(r, e)))
+	writeJSON(w, http.StatusOK, view.NewEnvelope(e, tokensHidden(r, e)))
 }
 
 type getManyRequest struct {
@@ -115,9 +116,9 @@ func (s *Server) getManyEnvelopes(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	views := make([]envelopeView, 0, len(list))
+	views := make([]view.Envelope, 0, len(list))
 	for _, e := range list {
-		views = append(views, newEnvelopeView(e, tokensHidden(r, e)))
+		views = append(views, view.NewEnvelope(e, tokensHidden(r, e)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": views})
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/view"
 )
 
 type updateRequest struct {
@@ -65,5 +66,5 @@ func (s *Server) updateEnvelope(w http.ResponseWriter, r *http.Request) {
 	}
 	// A PENDING envelope's workflow reads the new meta (reminders, expiry, signing order).
 	s.refreshWorkflow(r, updated.ID, updated.Status)
-	writeJSON(w, http.StatusOK, newEnvelopeSummaryView(updated, false))
+	writeJSON(w, http.StatusOK, view.NewEnvelopeSummary(updated, false))
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
 )
 
 type fieldsRequest struct {
@@ -30,19 +31,19 @@ func (s *Server) getField(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, f := range e.Fields {
 		if f.ID == id {
-			writeJSON(w, http.StatusOK, newFieldDetailView(e, f))
+			writeJSON(w, http.StatusOK, view.NewFieldDetail(e, f))
 			return
 		}
 	}
 	s.writeError(w, r, envelope.NotFound("Field"))
 }
 
-func fieldsView(e *envelope.Envelope, ids []int64) []fieldView {
-	out := make([]fieldView, 0, len(ids))
+func fieldsView(e *envelope.Envelope, ids []int64) []view.Field {
+	out := make([]view.Field, 0, len(ids))
 	for _, id := range ids {
 		for _, f := range e.Fields {
 			if f.ID == id {
-				out = append(out, newFieldDetailView(e, f))
+				out = append(out, view.NewFieldDetail(e, f))
 			}
 		}
 	}

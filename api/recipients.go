@@ -10,6 +10,7 @@ import (
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/view"
 )
 
 type recipientsRequest struct {
@@ -49,16 +50,16 @@ func (s *Server) getRecipient(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Recipient"))
 		return
 	}
-	writeJSON(w, http.StatusOK, newRecipientDetailView(e, *rec, tokensHidden(r, e)))
+	writeJSON(w, http.StatusOK, view.NewRecipientDetail(e, *rec, tokensHidden(r, e)))
 }
 
 // recipientsView lists recipients ids of e with their tokens, for a caller who may manage e.
-func recipientsView(e *envelope.Envelope, ids []int64) []recipientView {
-	out := make([]recipientView, 0, len(ids))
+func recipientsView(e *envelope.Envelope, ids []int64) []view.Recipient {
+	out := make([]view.Recipient, 0, len(ids))
 	for _, id := range ids {
 		for _, rec := range e.Recipients {
 			if rec.ID == id {
-				out = append(out, newRecipientDetailView(e, rec, false))
+				out = append(out, view.NewRecipientDetail(e, rec, false))
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/view"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -141,7 +142,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, newFieldView(f))
+	writeJSON(w, http.StatusOK, view.NewField(f))
 }
 
 // signingComplete answers POST /api/v2/signing/{token}/complete {nextSigner?}: the recipient

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
 )
 
 type signingItemView struct {
@@ -24,8 +25,8 @@ type signingView struct {
 		Items        []signingItemView `json:"envelopeItems"`
 		OwnerName    string            `json:"ownerName"`
 	} `json:"envelope"`
-	Recipient recipientView `json:"recipient"`
-	Fields    []fieldView   `json:"fields"`
+	Recipient view.Recipient `json:"recipient"`
+	Fields    []view.Field   `json:"fields"`
 	// MayActNow: the recipient may sign, approve or view now. Waiting names why not.
 	MayActNow bool   `json:"mayActNow"`
 	Waiting   string `json:"waiting,omitempty"`
@@ -81,7 +82,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		v.ReadableUntil = &until
 	}
 	v.Envelope.Items = []signingItemView{}
-	v.Fields = []fieldView{}
+	v.Fields = []view.Field{}
 	if shows {
 		for _, it := range e.Items {
 			v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
@@ -89,11 +90,11 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, f := range e.Fields {
 			if f.RecipientID == rec.ID {
-				v.Fields = append(v.Fields, newFieldView(f))
+				v.Fields = append(v.Fields, view.NewField(f))
 			}
 		}
 	}
-	v.Recipient = newRecipientView(rec)
+	v.Recipient = view.NewRecipient(rec)
 	// Whoever holds the link is not told whose RUN may sign: it would hand a forwarded link's
 	// holder the intended signer's RUN.
 	v.Recipient.ExpectedRut = nil

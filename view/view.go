@@ -1,28 +1,27 @@
-package api
+package view
 
 import (
-	"net/http"
+	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// The view types are the JSON shapes of the API, as Documenso's SDK parses them. Converters named
-// after them turn domain values into views; nothing else is written to a response.
+// ISOTime formats t as Documenso does: UTC, milliseconds, "Z".
+func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
-// isoTime formats t as Documenso does: UTC, milliseconds, "Z".
-func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
-
-func isoTimePtr(t *time.Time) *string {
+// ISOTimePtr is ISOTime of *t, or nil when t is nil.
+func ISOTimePtr(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := isoTime(*t)
+	s := ISOTime(*t)
 	return &s
 }
 
-type envelopeSummaryView struct {
+// EnvelopeSummary is an envelope as lists show it: without its fields, items and meta.
+type EnvelopeSummary struct {
 	ID                string                `json:"id"`
 	SecondaryID       string                `json:"secondaryId"`
 	InternalVersion   int                   `json:"internalVersion"`
@@ -47,26 +46,29 @@ type envelopeSummaryView struct {
 	TemplateID        *int64                `json:"templateId"`
 	User              envelope.UserRef      `json:"user"`
 	Team              envelope.TeamRef      `json:"team"`
-	Recipients        []recipientView       `json:"recipients"`
+	Recipients        []Recipient           `json:"recipients"`
 }
 
-type envelopeView struct {
-	envelopeSummaryView
+// Envelope is the whole envelope, as GET /envelope/{id} answers it.
+type Envelope struct {
+	EnvelopeSummary
 	DocumentMeta  envelope.Meta         `json:"documentMeta"`
-	Fields        []fieldView           `json:"fields"`
+	Fields        []Field               `json:"fields"`
 	EnvelopeItems []envelope.Item       `json:"envelopeItems"`
-	DirectLink    *directLinkView       `json:"directLink"`
+	DirectLink    *DirectLink           `json:"directLink"`
 	Attachments   []envelope.Attachment `json:"attachments"`
 }
 
-type directLinkView struct {
+// DirectLink is a template's direct link.
+type DirectLink struct {
 	ID                        string `json:"id"`
 	Token                     string `json:"token"`
 	Enabled                   bool   `json:"enabled"`
 	DirectTemplateRecipientID int64  `json:"directTemplateRecipientId"`
 }
 
-type recipientView struct {
+// Recipient is a recipient; Fields, DocumentID and TemplateID only in single reads and writes.
+type Recipient struct {
 	ID                   int64                         `json:"id"`
 	EnvelopeID           string                        `json:"envelopeId"`
 	Email                string                        `json:"email"`
@@ -86,12 +88,13 @@ type recipientView struct {
 	AuthOptions          envelope.RecipientAuthOptions `json:"authOptions"`
 	ExpectedRut          *string                       `json:"expectedRut"`   // beyond Documenso
 	DeliveryError        *string                       `json:"deliveryError"` // beyond Documenso
-	Fields               []fieldView                   `json:"fields,omitzero"`
-	DocumentID           legacyID                      `json:"documentId,omitzero"`
-	TemplateID           legacyID                      `json:"templateId,omitzero"`
+	Fields               []Field                       `json:"fields,omitzero"`
+	DocumentID           LegacyID                      `json:"documentId,omitzero"`
+	TemplateID           LegacyID                      `json:"templateId,omitzero"`
 }
 
-type fieldView struct {
+// Field is a field; DocumentID and TemplateID only in single reads and writes.
+type Field struct {
 	ID             int64               `json:"id"`
 	SecondaryID    string              `json:"secondaryId"`
 	EnvelopeID     string              `json:"envelopeId"`
@@ -106,42 +109,46 @@ type fieldView struct {
 	CustomText     string              `json:"customText"`
 	Inserted       bool                `json:"inserted"`
 	FieldMeta      *envelope.FieldMeta `json:"fieldMeta"`
-	DocumentID     legacyID            `json:"documentId,omitzero"`
-	TemplateID     legacyID            `json:"templateId,omitzero"`
+	DocumentID     LegacyID            `json:"documentId,omitzero"`
+	TemplateID     LegacyID            `json:"templateId,omitzero"`
 }
 
-// legacyID is a documentId or templateId member: absent from list views, a number or null in
+// LegacyID is a documentId or templateId member: absent from list views, a number or null in
 // single reads and writes.
-type legacyID struct {
+type LegacyID struct {
 	set bool
 	id  *int64
 }
 
-func legacyIDs(e *envelope.Envelope) (doc, tpl legacyID) {
-	return legacyID{set: true, id: e.DocumentID()}, legacyID{set: true, id: e.LegacyTemplateID()}
+// LegacyIDs are e's documentId and templateId members.
+func LegacyIDs(e *envelope.Envelope) (doc, tpl LegacyID) {
+	return LegacyID{set: true, id: e.DocumentID()}, LegacyID{set: true, id: e.LegacyTemplateID()}
 }
 
-func (l legacyID) IsZero() bool { return !l.set }
+// IsZero reports whether l is absent (omitzero).
+func (l LegacyID) IsZero() bool { return !l.set }
 
-func (l legacyID) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes l as a number or null.
+func (l LegacyID) MarshalJSON() ([]byte, error) {
 	if l.id == nil {
 		return []byte("null"), nil
 	}
 	return []byte(strconv.FormatInt(*l.id, 10)), nil
 }
 
-func newEnvelopeSummaryView(e *envelope.Envelope, maskTokens bool) envelopeSummaryView {
-	v := envelopeSummaryView{
+// NewEnvelopeSummary is e as lists show it, its signing tokens masked when maskTokens.
+func NewEnvelopeSummary(e *envelope.Envelope, maskTokens bool) EnvelopeSummary {
+	v := EnvelopeSummary{
 		ID: e.ID, SecondaryID: e.SecondaryID, InternalVersion: e.InternalVersion, Type: e.Type, Status: e.Status,
 		Source: e.Source, Visibility: e.Visibility, TemplateType: e.TemplateType, ExternalID: e.ExternalID,
-		CreatedAt: isoTime(e.CreatedAt), UpdatedAt: isoTime(e.UpdatedAt), CompletedAt: isoTimePtr(e.CompletedAt),
-		DeletedAt: isoTimePtr(e.DeletedAt), Title: e.Title, AuthOptions: e.AuthOptions, FormValues: e.FormValues,
+		CreatedAt: ISOTime(e.CreatedAt), UpdatedAt: ISOTime(e.UpdatedAt), CompletedAt: ISOTimePtr(e.CompletedAt),
+		DeletedAt: ISOTimePtr(e.DeletedAt), Title: e.Title, AuthOptions: e.AuthOptions, FormValues: e.FormValues,
 		PublicTitle: e.PublicTitle, PublicDescription: e.PublicDescription, UserID: e.UserID, TeamID: e.TeamID,
 		FolderID: e.FolderID, TemplateID: e.TemplateID, User: e.User, Team: e.Team,
-		Recipients: make([]recipientView, 0, len(e.Recipients)),
+		Recipients: make([]Recipient, 0, len(e.Recipients)),
 	}
 	for _, r := range e.Recipients {
-		rv := newRecipientView(r)
+		rv := NewRecipient(r)
 		if maskTokens {
 			rv.Token = ""
 		}
@@ -150,56 +157,53 @@ func newEnvelopeSummaryView(e *envelope.Envelope, maskTokens bool) envelopeSumma
 	return v
 }
 
-// tokensHidden reports whether the caller of r gets the recipients' signing tokens of e masked
-// (the empty string, as Documenso masks them): everyone but those who may manage e
-// (envelope.MayManage) does.
-func tokensHidden(r *http.Request, e *envelope.Envelope) bool { return mayManage(r, e.Owned()) != nil }
-
-// newEnvelopeView is the whole envelope, with its signing tokens masked when maskTokens.
-func newEnvelopeView(e *envelope.Envelope, maskTokens bool) envelopeView {
-	v := envelopeView{
-		envelopeSummaryView: newEnvelopeSummaryView(e, maskTokens),
-		DocumentMeta:        e.Meta,
-		Fields:              make([]fieldView, 0, len(e.Fields)),
-		EnvelopeItems:       e.Items,
-		Attachments:         e.Attachments,
+// NewEnvelope is the whole envelope, with its signing tokens masked when maskTokens.
+func NewEnvelope(e *envelope.Envelope, maskTokens bool) Envelope {
+	v := Envelope{
+		EnvelopeSummary: NewEnvelopeSummary(e, maskTokens),
+		DocumentMeta:    e.Meta,
+		Fields:          make([]Field, 0, len(e.Fields)),
+		EnvelopeItems:   e.Items,
+		Attachments:     e.Attachments,
 	}
 	for _, f := range e.Fields {
-		v.Fields = append(v.Fields, newFieldView(f))
+		v.Fields = append(v.Fields, NewField(f))
 	}
 	return v
 }
 
-func newRecipientView(r envelope.Recipient) recipientView {
-	return recipientView{
+// NewRecipient is r with its signing token; callers mask it where the caller may not see it.
+func NewRecipient(r envelope.Recipient) Recipient {
+	return Recipient{
 		ID: r.ID, EnvelopeID: r.EnvelopeID, Email: r.Email, Name: r.Name, Role: r.Role, Token: r.Token,
 		ReadStatus: r.ReadStatus, SigningStatus: r.SigningStatus, SendStatus: r.SendStatus,
-		SigningOrder: r.SigningOrder, SignedAt: isoTimePtr(r.SignedAt), Expired: isoTimePtr(r.Expired),
-		ExpiresAt: isoTimePtr(r.ExpiresAt), ExpirationNotifiedAt: isoTimePtr(r.ExpirationNotifiedAt),
-		DocumentDeletedAt: isoTimePtr(r.DocumentDeletedAt), RejectionReason: r.RejectionReason,
+		SigningOrder: r.SigningOrder, SignedAt: ISOTimePtr(r.SignedAt), Expired: ISOTimePtr(r.Expired),
+		ExpiresAt: ISOTimePtr(r.ExpiresAt), ExpirationNotifiedAt: ISOTimePtr(r.ExpirationNotifiedAt),
+		DocumentDeletedAt: ISOTimePtr(r.DocumentDeletedAt), RejectionReason: r.RejectionReason,
 		AuthOptions: r.AuthOptions, ExpectedRut: r.ExpectedRUT, DeliveryError: r.DeliveryError,
 	}
 }
 
-// newRecipientDetailView is a recipient with its fields and the envelope's legacy ids, as single
+// NewRecipientDetail is a recipient with its fields and the envelope's legacy ids, as single
 // reads and writes of recipients answer; its signing token masked when maskToken.
-func newRecipientDetailView(e *envelope.Envelope, r envelope.Recipient, maskToken bool) recipientView {
-	v := newRecipientView(r)
+func NewRecipientDetail(e *envelope.Envelope, r envelope.Recipient, maskToken bool) Recipient {
+	v := NewRecipient(r)
 	if maskToken {
 		v.Token = ""
 	}
-	v.Fields = []fieldView{}
+	v.Fields = []Field{}
 	for _, f := range e.Fields {
 		if f.RecipientID == r.ID {
-			v.Fields = append(v.Fields, newFieldDetailView(e, f))
+			v.Fields = append(v.Fields, NewFieldDetail(e, f))
 		}
 	}
-	v.DocumentID, v.TemplateID = legacyIDs(e)
+	v.DocumentID, v.TemplateID = LegacyIDs(e)
 	return v
 }
 
-func newFieldView(f envelope.Field) fieldView {
-	return fieldView{
+// NewField is f as lists show it.
+func NewField(f envelope.Field) Field {
+	return Field{
 		ID: f.ID, SecondaryID: f.SecondaryID, EnvelopeID: f.EnvelopeID, EnvelopeItemID: f.EnvelopeItemID,
 		Type: f.Type, RecipientID: f.RecipientID, Page: f.Page, PositionX: f.PositionX, PositionY: f.PositionY,
 		Width: f.Width, Height: f.Height, CustomText: f.CustomText, Inserted: f.Inserted,
@@ -207,8 +211,24 @@ func newFieldView(f envelope.Field) fieldView {
 	}
 }
 
-func newFieldDetailView(e *envelope.Envelope, f envelope.Field) fieldView {
-	v := newFieldView(f)
-	v.DocumentID, v.TemplateID = legacyIDs(e)
+// NewFieldDetail is f with e's legacy ids, as single reads and writes answer.
+func NewFieldDetail(e *envelope.Envelope, f envelope.Field) Field {
+	v := NewField(f)
+	v.DocumentID, v.TemplateID = LegacyIDs(e)
 	return v
+}
+
+// WebhookBody is the body of a webhook's request: {event, payload, createdAt, webhookEndpoint}, as
+// Documenso sends it, where payload is the envelope when the event happened (NewEnvelope with
+// its tokens masked, as the store keeps it) and createdAt the event's time.
+type WebhookBody struct {
+	Event           envelope.WebhookEvent `json:"event"`
+	Payload         json.RawMessage       `json:"payload"`
+	CreatedAt       string                `json:"createdAt"`
+	WebhookEndpoint string                `json:"webhookEndpoint"`
+}
+
+// NewWebhookBody is the body of event, which happened at at with payload, sent to endpoint.
+func NewWebhookBody(event envelope.WebhookEvent, payload []byte, at time.Time, endpoint string) WebhookBody {
+	return WebhookBody{Event: event, Payload: payload, CreatedAt: ISOTime(at), WebhookEndpoint: endpoint}
 }
