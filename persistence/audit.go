@@ -64,13 +64,17 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 	return nil
 }
 
-// Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a.
+// Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a,
+// and its webhook events (ev.WebhookEvents()) to the outbox.
 func (tx *Tx) Record(ctx context.Context, ev envelope.Event, a envelope.Actor) error {
 	entry := ev.Audit()
 	if entry.Type == "" {
 		return fmt.Errorf("record a %s event of %s: it lacks what its kind records", ev.Kind, ev.EnvelopeID)
 	}
-	return tx.AppendAudit(ctx, ev.EnvelopeID, entry, a)
+	if err := tx.AppendAudit(ctx, ev.EnvelopeID, entry, a); err != nil {
+		return err
+	}
+	return tx.emitWebhooks(ctx, ev.EnvelopeID, ev.At, ev.WebhookEvents()...)
 }
 
 // lockEnvelopeRow locks the envelope's row until the transaction ends.

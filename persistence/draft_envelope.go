@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -116,6 +117,11 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 		}
 		for _, a := range audits {
 			if err := tx.AppendAudit(ctx, e.ID, a, ed.Actor); err != nil {
+				return err
+			}
+		}
+		if e.Type == envelope.TypeTemplate {
+			if err := tx.emitWebhooks(ctx, e.ID, time.Now(), envelope.WebhookTemplateUpdated); err != nil {
 				return err
 			}
 		}

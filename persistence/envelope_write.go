@@ -5,8 +5,11 @@ package persistence
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -95,6 +98,9 @@ func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvel
 			return "", err
 		}
 	}
+	if err := tx.emitWebhooks(ctx, e.ID, time.Now(), envelope.CreatedWebhookEvent(e.Type)); err != nil {
+		return "", err
+	}
 	return e.ID, nil
 }
 
@@ -159,8 +165,23 @@ func (s *Store) HardDelete(ctx context.Context, id string) error {
 	return s.InTx(ctx, func(tx *Tx) error { return tx.HardDelete(ctx, id) })
 }
 
-// HardDelete removes an envelope within the transaction.
+// HardDelete removes an envelope within the transaction; its webhook event, if any
+// (envelope.DeletedWebhookEvent), carries it as it was just before.
 func (tx *Tx) HardDelete(ctx context.Context, id string) error {
+	var typ envelope.Type
+	var status envelope.Status
+	err := tx.q.QueryRow(ctx, `SELECT type, status FROM envelopes WHERE id = $1 FOR UPDATE`, id).Scan(&typ, &status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil // removed already
+	}
+	if err != nil {
+		return fmt.Errorf("delete envelope %s: %w", id, err)
+	}
+	if ev, ok := envelope.DeletedWebhookEvent(typ, status); ok {
+		if err := tx.emitWebhooks(ctx, id, time.Now(), ev); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.q.Exec(ctx, `DELETE FROM envelopes WHERE id = $1`, id); err != nil {
 		return fmt.Errorf("delete envelope %s: %w", id, err)
 	}

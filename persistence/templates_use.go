@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -14,6 +15,9 @@ func (s *Store) CreateFromTemplate(ctx context.Context, ed Editor, checks EditCh
 	err := s.InTx(ctx, func(tx *Tx) error {
 		id, err := tx.CreateEnvelope(ctx, ed.Member, ne, ed.Actor)
 		if err != nil {
+			return err
+		}
+		if err := tx.emitWebhooks(ctx, id, time.Now(), envelope.WebhookTemplateUsed); err != nil {
 			return err
 		}
 		if created, err = tx.GetEnvelope(ctx, ed.scope(), id); err != nil {

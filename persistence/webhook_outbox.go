@@ -1,0 +1,201 @@
+// The webhooks' outbox: events written in the transaction of the change that caused them, and
+// handed to the dispatcher after the commit.
+
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/view"
+)
+
+// WebhookChannel is the PostgreSQL notification channel told, on commit, that the outbox holds
+// calls to dispatch.
+const WebhookChannel = "sobre_webhooks"
+
+// emitWebhooks writes to the outbox events of envelope envelopeID, which happened at at, in this
+// order: for each event some enabled webhook of the envelope's team subscribes to, one event row
+// whose payload is the envelope as it is now in the transaction (view.NewEnvelope, tokens
+// masked), and one PENDING call per such webhook; then it notifies WebhookChannel, which
+// PostgreSQL delivers only if the transaction commits. Events nobody subscribes to cost one
+// query and write nothing.
+func (tx *Tx) emitWebhooks(ctx context.Context, envelopeID string, at time.Time, events ...envelope.WebhookEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	rows, err := tx.q.Query(ctx, `SELECT ev, w.id, w.team_id FROM unnest($2::text[]) WITH ORDINALITY AS t(ev, n)
+		JOIN envelopes e ON e.id = $1
+		JOIN webhooks w ON w.team_id = e.team_id AND w.enabled AND t.ev = ANY(w.event_triggers)
+		ORDER BY t.n, w.created_at, w.id`, envelopeID, fromEnums(events))
+	if err != nil {
+		return fmt.Errorf("webhooks of %s: %w", envelopeID, err)
+	}
+	type subscriber struct {
+		event     envelope.WebhookEvent
+		webhookID string
+		teamID    int64
+	}
+	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (subscriber, error) {
+		var s subscriber
+		return s, row.Scan(&s.event, &s.webhookID, &s.teamID)
+	})
+	if err != nil || len(subs) == 0 {
+		return wrapErr(err, "read webhooks of "+envelopeID)
+	}
+	payload, err := tx.webhookPayload(ctx, envelopeID)
+	if err != nil {
+		return err
+	}
+	eventID := map[envelope.WebhookEvent]string{}
+	for _, s := range subs {
+		id, ok := eventID[s.event]
+		if !ok {
+			id = newWebhookEventID()
+			eventID[s.event] = id
+			if _, err := tx.q.Exec(ctx, `INSERT INTO webhook_events (id, team_id, envelope_id, event, payload, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6)`, id, s.teamID, envelopeID, s.event, payload, at); err != nil {
+				return fmt.Errorf("write webhook event %s of %s: %w", s.event, envelopeID, err)
+			}
+		}
+		if _, err := tx.q.Exec(ctx, `INSERT INTO webhook_calls (id, webhook_id, event_id, envelope_id) VALUES ($1, $2, $3, $4)`,
+			newCUID(), s.webhookID, id, envelopeID); err != nil {
+			return fmt.Errorf("write webhook call of %s to %s: %w", s.event, s.webhookID, err)
+		}
+	}
+	return tx.notifyWebhooks(ctx)
+}
+
+// webhookPayload is envelope id as its owner reads it, without any signing token, in JSON.
+func (tx *Tx) webhookPayload(ctx context.Context, id string) ([]byte, error) {
+	e, err := scanEnvelope(tx.q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, id))
+	if err != nil {
+		return nil, notFound(err, "Envelope")
+	}
+	// No keyring: the recipients are read without their tokens.
+	if err := loadChildren(ctx, tx.q, nil, []*envelope.Envelope{e}, true); err != nil {
+		return nil, err
+	}
+	payload, err := json.Marshal(view.NewEnvelope(e, true))
+	if err != nil {
+		return nil, fmt.Errorf("encode the webhook payload of %s: %w", id, err)
+	}
+	return payload, nil
+}
+
+// notifyWebhooks tells the dispatcher, on commit, that calls wait.
+func (tx *Tx) notifyWebhooks(ctx context.Context) error {
+	if _, err := tx.q.Exec(ctx, `SELECT pg_notify($1, '')`, WebhookChannel); err != nil {
+		return fmt.Errorf("notify %s: %w", WebhookChannel, err)
+	}
+	return nil
+}
+
+// redispatch hands webhook id's pending calls to the dispatcher again (it was enabled again).
+func (tx *Tx) redispatch(ctx context.Context, id string) error {
+	if _, err := tx.q.Exec(ctx, `UPDATE webhook_calls SET dispatched_at = NULL WHERE webhook_id = $1 AND status = 'PENDING'`, id); err != nil {
+		return fmt.Errorf("redispatch the calls of webhook %s: %w", id, err)
+	}
+	return tx.notifyWebhooks(ctx)
+}
+
+// newWebhookEventID is a new event id, the webhook-id of its requests.
+func newWebhookEventID() string { return "msg_" + randomString(idAlphabet, 24) }
+
+// wrapErr wraps a non-nil err with what was being done.
+func wrapErr(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// WebhookRoute is where the dispatcher sends calls: the delivery workflow of one webhook and one
+// envelope.
+type WebhookRoute struct {
+	WebhookID  string
+	EnvelopeID string
+	TeamID     int64
+}
+
+// DispatchWebhookCalls takes up to limit routes that have calls waiting for the dispatcher: calls
+// never dispatched, and calls with no progress for stale (their workflow was stopped by hand),
+// of enabled webhooks. dispatch starts or wakes each route's workflow; the calls of the routes it
+// returns without error are marked dispatched. Two dispatchers never take the same call
+// (FOR UPDATE SKIP LOCKED); a dispatcher that dies before its commit leaves them to the next.
+func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.Duration, dispatch func(WebhookRoute) error) (int, error) {
+	n := 0
+	err := s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
+			JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
+			WHERE c.status = 'PENDING' AND (c.dispatched_at IS NULL OR c.updated_at < now() - $2 * interval '1 millisecond')
+			ORDER BY c.seq LIMIT $1 FOR UPDATE OF c SKIP LOCKED`, limit, stale.Milliseconds())
+		if err != nil {
+			return fmt.Errorf("pending webhook calls: %w", err)
+		}
+		type pending struct {
+			callID string
+			route  WebhookRoute
+		}
+		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pending, error) {
+			var p pending
+			return p, row.Scan(&p.callID, &p.route.WebhookID, &p.route.EnvelopeID, &p.route.TeamID)
+		})
+		if err != nil {
+			return fmt.Errorf("read pending webhook calls: %w", err)
+		}
+		done := map[WebhookRoute]error{}
+		var ids []string
+		for _, p := range list {
+			err, seen := done[p.route]
+			if !seen {
+				err = dispatch(p.route)
+				done[p.route] = err
+				if err == nil {
+					n++
+				}
+			}
+			if err == nil {
+				ids = append(ids, p.callID)
+			}
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE webhook_calls SET dispatched_at = now(), updated_at = now() WHERE id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("mark webhook calls dispatched: %w", err)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ListenWebhooks calls wake each time the outbox is told of new calls (WebhookChannel), until ctx
+// ends; it returns the error that broke the connection otherwise. It holds one connection of the
+// pool while it listens.
+func (s *Store) ListenWebhooks(ctx context.Context, wake func()) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("listen for webhooks: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `LISTEN `+WebhookChannel); err != nil {
+		return fmt.Errorf("listen for webhooks: %w", err)
+	}
+	defer func() {
+		// The connection goes back to the pool: it must stop listening.
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `UNLISTEN `+WebhookChannel)
+	}()
+	for {
+		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			conn.Conn().Close(context.WithoutCancel(ctx))
+			return fmt.Errorf("wait for webhooks: %w", err)
+		}
+		wake()
+	}
+}
