@@ -128,3 +128,11 @@ func DeletedWebhookEvent(t Type, s Status) (WebhookEvent, bool) {
 	}
 	return "", false
 }
+
+// WebhookRoute is one line of delivery: the calls of one webhook for one envelope, delivered in
+// the order their events happened by one workflow.
+type WebhookRoute struct {
+	WebhookID  string
+	EnvelopeID string
+	TeamID     int64
+}

@@ -115,20 +115,12 @@ func wrapErr(err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// WebhookRoute is where the dispatcher sends calls: the delivery workflow of one webhook and one
-// envelope.
-type WebhookRoute struct {
-	WebhookID  string
-	EnvelopeID string
-	TeamID     int64
-}
-
 // DispatchWebhookCalls takes up to limit routes that have calls waiting for the dispatcher: calls
 // never dispatched, and calls with no progress for stale (their workflow was stopped by hand),
 // of enabled webhooks. dispatch starts or wakes each route's workflow; the calls of the routes it
 // returns without error are marked dispatched. Two dispatchers never take the same call
 // (FOR UPDATE SKIP LOCKED); a dispatcher that dies before its commit leaves them to the next.
-func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.Duration, dispatch func(WebhookRoute) error) (int, error) {
+func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx *Tx) error {
 		rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
@@ -140,7 +132,7 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.
 		}
 		type pending struct {
 			callID string
-			route  WebhookRoute
+			route  envelope.WebhookRoute
 		}
 		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pending, error) {
 			var p pending
@@ -149,7 +141,7 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.
 		if err != nil {
 			return fmt.Errorf("read pending webhook calls: %w", err)
 		}
-		done := map[WebhookRoute]error{}
+		done := map[envelope.WebhookRoute]error{}
 		var ids []string
 		for _, p := range list {
 			err, seen := done[p.route]
