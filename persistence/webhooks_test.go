@@ -265,3 +265,39 @@ func TestWebhookAttemptClaims(t *testing.T) {
 		t.Fatalf("purge: %d %v", purged, err)
 	}
 }
+
+// A reminder mailed sends DOCUMENT_REMINDER_SENT (a request sends nothing), and a deadline
+// passing RECIPIENT_EXPIRED, once.
+func TestWebhookReminderAndExpiry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWebhookFixture(t, envelope.WebhookDocumentReminderSent, envelope.WebhookRecipientExpired)
+	id := draftWithOneSigner(t, f.store, "deadlines")
+	past := time.Now().Add(-time.Minute)
+	if _, err := f.store.MarkPending(ctx, id, &past); err != nil {
+		t.Fatal(err)
+	}
+	e, err := f.store.GetEnvelope(ctx, persistence.ScopeOf(f.admin), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid := e.Recipients[0].ID
+	if err := f.store.MarkSent(ctx, id, rid, "SIGNING_REQUEST", true, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.MarkSent(ctx, id, rid, envelope.EmailTypeReminder, true, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := f.store.ExpireRecipients(ctx, id, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, payloads := f.events(id)
+	if !slices.Equal(names, []string{"DOCUMENT_REMINDER_SENT", "RECIPIENT_EXPIRED"}) {
+		t.Fatalf("events %v", names)
+	}
+	if r := payloads[1]["recipients"].([]any)[0].(map[string]any); r["expirationNotifiedAt"] == nil {
+		t.Errorf("RECIPIENT_EXPIRED's payload does not show the expiry: %v", r)
+	}
+}
