@@ -27,8 +27,13 @@ const lookupTimeout = 5 * time.Second
 // ErrNotPublic is wrapped by every refusal of an address (CheckURL, and a Sender's dials).
 var ErrNotPublic = errors.New("not public")
 
-// notPublic is the refusal of one address.
-func notPublic(a netip.Addr) error { return fmt.Errorf("address %s is %w", a, ErrNotPublic) }
+// notPublic is the refusal of one address: "address 10.0.0.1 is not public".
+type notPublic netip.Addr
+
+func (e notPublic) Error() string {
+	return fmt.Sprintf("address %s is %s", netip.Addr(e), ErrNotPublic)
+}
+func (e notPublic) Is(target error) bool { return target == ErrNotPublic }
 
 // rangeOf is a range of addresses a webhook may not reach; devOK ranges are allowed with
 // Policy.AllowPrivate.
