@@ -7,30 +7,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sobre-sign/sobre/webhook"
 )
-
-// lockedBuffer is a buffer the receiver writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestWebhookListen: the receiver prints a signed webhook and answers 204, answers 401 to a
 // forged one, a stale one and a GET, and stops when its context ends.
@@ -41,7 +22,7 @@ func TestWebhookListen(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String() + "/any/path"
-	var stdout, stderr lockedBuffer
+	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveWebhookListen(ctx, ln, secret, &stdout, &stderr) }()
@@ -118,7 +99,7 @@ func TestWebhookListenFlags(t *testing.T) {
 		{[]string{"--port", "1"}, "flag provided but not defined"},
 	}
 	for _, tt := range tests {
-		var stderr lockedBuffer
+		var stderr syncBuffer
 		err := webhookListen(context.Background(), tt.args, &stderr, &stderr)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("webhook-listen %q: %v, want an error with %q", tt.args, err, tt.want)
@@ -133,7 +114,7 @@ func TestWebhookListenStarts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // it stops as soon as it has started
 	for _, args := range [][]string{{"--addr", "127.0.0.1:0"}, {"--addr", "localhost:0"}, {"--addr", "0.0.0.0:0", "--any-address"}} {
-		var stderr lockedBuffer
+		var stderr syncBuffer
 		if err := webhookListen(ctx, args, &stderr, &stderr); err != nil {
 			t.Errorf("webhook-listen %q: %v", args, err)
 		}
