@@ -103,7 +103,9 @@ func (p Policy) Allows(a netip.Addr) bool {
 	return a.Is4() || globalUnicast6.Contains(a)
 }
 
-// CheckURL says whether raw may be a webhook's URL (checkForm), and resolves its host: a name
+// CheckURL says whether raw may be a webhook's URL: at most MaxURLLength bytes, absolute, https
+// (or http with AllowPrivate), with a host, no user or password, any port from 1 to 65535
+// (checkForm); and it resolves the host: a name
 // that does not resolve, or that resolves to any address the policy does not allow, is refused;
 // an IP literal is judged as it is. resolver nil is net.DefaultResolver; the lookup is given at
 // most 5 seconds. The error's message follows the field's name (as in a 400 naming webhookUrl).
