@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,14 +15,14 @@ import (
 
 // The defaults of a Dispatcher's zero fields.
 const (
-	DefaultEvery = 30 * time.Second
-	DefaultStale = 12 * time.Hour
-	DefaultBatch = 200
+	DefaultEvery       = 30 * time.Second
+	DefaultStale       = 12 * time.Hour
+	DefaultBatch       = 200
+	DefaultWakeTimeout = 10 * time.Second
 )
 
-// wakeTimeout bounds one Waker call, so that a Temporal that does not answer holds the outbox's
-// locks no longer than this per route.
-const wakeTimeout = 15 * time.Second
+// errPassStalled is the answer to the routes left in a pass after a wake ran out of time.
+var errPassStalled = errors.New("an earlier wake of this look ran out of time")
 
 // Waker starts, or wakes when it runs, the delivery workflow of route r. Waking a running
 // workflow again is harmless: it delivers whatever calls of r are pending.
@@ -45,6 +46,11 @@ type Dispatcher struct {
 	Stale time.Duration
 	// Batch is how many calls one transaction takes (DefaultBatch when zero).
 	Batch int
+	// WakeTimeout bounds one Waker call (DefaultWakeTimeout when zero). A wake that runs out of
+	// time ends its transaction's pass: the routes left wait for the next look, so that a
+	// Temporal that does not answer holds the outbox's locks for one WakeTimeout, not one per
+	// route.
+	WakeTimeout time.Duration
 	// Counted counts each route's wake by result (NewDispatched); nil counts nothing.
 	Counted *prometheus.CounterVec
 }
@@ -81,14 +87,20 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// drain dispatches batch after batch while the last one dispatched a route: a batch that
-// dispatched none found nothing waiting, or only routes whose wake failed, which the next look
-// tries again.
+// drain dispatches batch after batch while the last one dispatched a route and no wake of it ran
+// out of time: a batch that dispatched none found nothing waiting, or only routes whose wake
+// failed, which the next look tries again.
 func (d *Dispatcher) drain(ctx context.Context) {
 	batch, stale := orDefault(d.Batch, DefaultBatch), orDefault(d.Stale, DefaultStale)
 	for ctx.Err() == nil {
+		stalled := false
 		n, err := d.Store.DispatchWebhookCalls(ctx, batch, stale, func(r envelope.WebhookRoute) error {
-			return d.wake(ctx, r)
+			if stalled {
+				return errPassStalled
+			}
+			var err error
+			stalled, err = d.wake(ctx, r)
+			return err
 		})
 		if err != nil {
 			if ctx.Err() == nil {
@@ -96,27 +108,29 @@ func (d *Dispatcher) drain(ctx context.Context) {
 			}
 			return
 		}
-		if n == 0 {
+		if n == 0 || stalled {
 			return
 		}
 	}
 }
 
-// wake wakes route r's workflow, logging a failure by the route's ids only.
-func (d *Dispatcher) wake(ctx context.Context, r envelope.WebhookRoute) error {
-	ctx, cancel := context.WithTimeout(ctx, wakeTimeout)
+// wake wakes route r's workflow within WakeTimeout, logging a failure by the route's ids only;
+// timedOut reports that the Waker ran out of time.
+func (d *Dispatcher) wake(ctx context.Context, r envelope.WebhookRoute) (timedOut bool, err error) {
+	wctx, cancel := context.WithTimeout(ctx, orDefault(d.WakeTimeout, DefaultWakeTimeout))
 	defer cancel()
-	err := d.Waker.WakeWebhookDelivery(ctx, r)
+	err = d.Waker.WakeWebhookDelivery(wctx, r)
 	result := resultWoken
 	if err != nil {
 		result = resultFailed
+		timedOut = wctx.Err() != nil && ctx.Err() == nil
 		d.log().Warn("wake webhook delivery; its calls wait for the next look", "webhookId", r.WebhookID,
-			"envelopeId", r.EnvelopeID, "teamId", r.TeamID, "err", err)
+			"envelopeId", r.EnvelopeID, "teamId", r.TeamID, "timedOut", timedOut, "err", err)
 	}
 	if d.Counted != nil {
 		d.Counted.WithLabelValues(result).Inc()
 	}
-	return err
+	return timedOut, err
 }
 
 func (d *Dispatcher) log() *slog.Logger {

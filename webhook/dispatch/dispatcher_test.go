@@ -349,3 +349,51 @@ func TestOneLookTakesEveryBatch(t *testing.T) {
 		t.Errorf("woke %v, want %v in the order of their events", got, want)
 	}
 }
+
+// A wake that runs out of time (Temporal not answering) ends its look: the routes after it are
+// not tried in the same transaction, which holds the outbox's locks for one WakeTimeout only;
+// the next look dispatches them.
+func TestWakeOutOfTimeEndsTheLook(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var want []envelope.WebhookRoute
+	for i := range 4 {
+		want = append(want, f.create(t, fmt.Sprint("held ", i)))
+	}
+	waker := &hangingOnce{}
+	d := &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, WakeTimeout: 100 * time.Millisecond}
+	stop := run(t, d)
+	eventually(t, "the first wake timed out and its look ended", func() bool {
+		var free int
+		// Calls no transaction holds: the look's transaction has ended.
+		f.query(t, &free, `SELECT count(*) FROM (SELECT id FROM webhook_calls FOR UPDATE SKIP LOCKED) c`)
+		return waker.calls.Load() >= 1 && free == len(want)
+	})
+	if n, woken := waker.calls.Load(), waker.woken.routes(); n != 1 || len(woken) != 0 {
+		t.Errorf("the look went on after a wake ran out of time: %d wakes, %v woken", n, woken)
+	}
+	if n := f.undispatched(t, ""); n != len(want) {
+		t.Errorf("%d calls undispatched, want %d", n, len(want))
+	}
+	stop()
+
+	run(t, &dispatch.Dispatcher{Store: f.store, Waker: &waker.woken, Every: never})
+	eventually(t, "every call dispatched by the next look", func() bool { return f.undispatched(t, "") == 0 })
+	if got := waker.woken.routes(); !slices.Equal(got, want) {
+		t.Errorf("woke %v, want %v", got, want)
+	}
+}
+
+// hangingOnce does not answer its first wake until its context ends; it records the others.
+type hangingOnce struct {
+	calls atomic.Int32
+	woken recorder
+}
+
+func (h *hangingOnce) WakeWebhookDelivery(ctx context.Context, r envelope.WebhookRoute) error {
+	if h.calls.Add(1) == 1 {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return h.woken.WakeWebhookDelivery(ctx, r)
+}
