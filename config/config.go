@@ -107,6 +107,11 @@ type Config struct {
 	RateLimitLink   RateLimit     // SOBRE_RATE_LIMIT_SIGNING_LINK: requests per signing token
 	MailQuota       int           // SOBRE_MAIL_QUOTA: mails per team in 24 hours; 0: no quota
 	PurgeInterval   time.Duration // SOBRE_PURGE_INTERVAL: how often expired ceremony records are purged
+
+	// WebhookAllowPrivate lets webhook URLs be http and reach loopback and private addresses
+	// (SOBRE_WEBHOOK_ALLOW_PRIVATE; development only, refused by CheckProduction).
+	WebhookAllowPrivate bool
+	WebhookProxy        *url.URL // SOBRE_WEBHOOK_PROXY: the proxy of webhook deliveries; nil: none
 }
 
 // RateLimit is a number of requests allowed in a sliding window; zero Requests is no limit.
@@ -292,6 +297,12 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.SealConcurrency, err = strconv.Atoi(get("SOBRE_SEAL_CONCURRENCY")); err != nil || c.SealConcurrency < 1 || c.SealConcurrency > 64 {
 		errs = append(errs, fmt.Sprintf("SOBRE_SEAL_CONCURRENCY: want a whole number from 1 to 64, got %q", get("SOBRE_SEAL_CONCURRENCY")))
+	}
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("SOBRE_WEBHOOK_ALLOW_PRIVATE")); err != nil {
+		errs = append(errs, fmt.Sprintf("SOBRE_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", get("SOBRE_WEBHOOK_ALLOW_PRIVATE")))
+	}
+	if c.WebhookProxy, err = parseWebhookProxy(get("SOBRE_WEBHOOK_PROXY")); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if c.TemporalCallTimeout, err = time.ParseDuration(get("SOBRE_TEMPORAL_CALL_TIMEOUT")); err != nil || c.TemporalCallTimeout <= 0 {
 		errs = append(errs, fmt.Sprintf("SOBRE_TEMPORAL_CALL_TIMEOUT: want a positive duration like 10s, got %q", get("SOBRE_TEMPORAL_CALL_TIMEOUT")))

@@ -52,7 +52,9 @@ const (
 //     without checking whom to; verify-ca checks the chain but not the host name, so any server
 //     with a certificate of the same CA passes, which for a managed database is often every
 //     customer's); a Unix socket needs no TLS;
-//   - no SOBRE_PAYLOAD_KEYS_FILE or SOBRE_AUDIT_KEY_FILE: the development key files.
+//   - no SOBRE_PAYLOAD_KEYS_FILE or SOBRE_AUDIT_KEY_FILE: the development key files;
+//   - SOBRE_WEBHOOK_ALLOW_PRIVATE=true: webhooks could reach the private network (the API
+//     checks URLs at creation, the worker at each connection).
 //
 // The API (which alone talks to Clave Única and checks FAO_HASH signatures):
 //
@@ -106,6 +108,9 @@ func (c Config) CheckProduction(p Process) error {
 	}
 	if c.AuditKeyFile == "" {
 		refuse("SOBRE_AUDIT_KEY_FILE", "is required: without it a development key file is made in SOBRE_SEAL_DEV_DIR (`sobre keygen` prints a key line)")
+	}
+	if c.WebhookAllowPrivate {
+		refuse("SOBRE_WEBHOOK_ALLOW_PRIVATE", "must be false: webhooks could reach loopback, private and cloud metadata addresses")
 	}
 	if len(refusals) == 0 {
 		return nil

@@ -130,13 +130,18 @@ func TestCheckProduction(t *testing.T) {
 		{"an API process seals nothing", ProcessAPI, map[string]string{"SOBRE_SEAL_P12": ""}, nil},
 		{"an API process needs the Clave Única secret", ProcessAPI, map[string]string{"CLAVEUNICA_CLIENT_SECRET": ""}, []string{"CLAVEUNICA_CLIENT_SECRET"}},
 		{"an API process trusts no test root", ProcessAPI, map[string]string{"SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"}, []string{"SOBRE_FEA_TRUST_ROOTS"}},
+		{"webhooks reaching private addresses", 0, map[string]string{"SOBRE_WEBHOOK_ALLOW_PRIVATE": "true"}, []string{"SOBRE_WEBHOOK_ALLOW_PRIVATE"}},
+		{"a worker's webhooks reaching private addresses", ProcessWorker, map[string]string{"SOBRE_WEBHOOK_ALLOW_PRIVATE": "true"}, []string{"SOBRE_WEBHOOK_ALLOW_PRIVATE"}},
+		{"an API process's webhooks reaching private addresses", ProcessAPI, map[string]string{"SOBRE_WEBHOOK_ALLOW_PRIVATE": "true"}, []string{"SOBRE_WEBHOOK_ALLOW_PRIVATE"}},
+		{"webhooks through a proxy", 0, map[string]string{"SOBRE_WEBHOOK_PROXY": "http://proxy.example.cl:3128"}, nil},
 		{"everything at once, all reported", 0, map[string]string{"SOBRE_PUBLIC_URL": "", "DATABASE_URL": "", "CLAVEUNICA_ISSUER_URL": "", "CLAVEUNICA_CLIENT_SECRET": "",
-			"SOBRE_SEAL_P12": "", "SOBRE_PAYLOAD_KEYS_FILE": "", "SOBRE_AUDIT_KEY_FILE": "", "SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem"},
+			"SOBRE_SEAL_P12": "", "SOBRE_PAYLOAD_KEYS_FILE": "", "SOBRE_AUDIT_KEY_FILE": "", "SOBRE_FEA_TRUST_ROOTS": "../testdata/fea/root.pem",
+			"SOBRE_WEBHOOK_ALLOW_PRIVATE": "true"},
 			[]string{"SOBRE_PUBLIC_URL", "DATABASE_URL", "CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET", "SOBRE_SEAL_P12", "SOBRE_PAYLOAD_KEYS_FILE",
-				"SOBRE_AUDIT_KEY_FILE", "SOBRE_FEA_TRUST_ROOTS"}},
+				"SOBRE_AUDIT_KEY_FILE", "SOBRE_FEA_TRUST_ROOTS", "SOBRE_WEBHOOK_ALLOW_PRIVATE"}},
 	}
 	all := []string{"SOBRE_PUBLIC_URL", "DATABASE_URL", "CLAVEUNICA_ISSUER_URL", "CLAVEUNICA_CLIENT_SECRET", "CLAVEUNICA_LOGOUT_URL",
-		"SOBRE_SEAL_P12", "SOBRE_FEA_TRUST_ROOTS", "SOBRE_PAYLOAD_KEYS_FILE", "SOBRE_AUDIT_KEY_FILE"}
+		"SOBRE_SEAL_P12", "SOBRE_FEA_TRUST_ROOTS", "SOBRE_PAYLOAD_KEYS_FILE", "SOBRE_AUDIT_KEY_FILE", "SOBRE_WEBHOOK_ALLOW_PRIVATE"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vars := productionEnv(t)

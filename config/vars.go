@@ -74,6 +74,8 @@ func Vars() []Var {
 		{"SOBRE_RATE_LIMIT_API_KEY", "1000/1m", "requests one API key may make in a sliding window, counted by each API process on its own; 0: no limit"},
 		{"SOBRE_RATE_LIMIT_SIGNING_LINK", "300/1m", "requests one signing link (its pages, page images and signing API) may take in a sliding window, counted by each API process on its own; 0: no limit"},
 		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute, redistribute or change of a pending envelope's recipients that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
+		{"SOBRE_WEBHOOK_ALLOW_PRIVATE", "false", "`true` lets webhook URLs be `http` and reach loopback, private and link-local addresses (a receiver on this machine); development only: production refuses it (`make run` and `make test` set it)"},
+		{"SOBRE_WEBHOOK_PROXY", "", "http:// or https:// proxy through which webhook deliveries connect; it resolves and dials each endpoint, so it must refuse private addresses itself (Sobre still checks each URL when it is given); empty: none (deliveries never take a proxy from `HTTP_PROXY` or `HTTPS_PROXY`)"},
 		{"SOBRE_PURGE_INTERVAL", "1h", "how often the worker's Temporal Schedule purges expired signing sessions, access codes and Clave Única logins"},
 	}
 }

@@ -115,11 +115,12 @@ func wrapErr(err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// DispatchWebhookCalls takes up to limit routes that have calls waiting for the dispatcher: calls
+// DispatchWebhookCalls takes up to limit calls waiting for the dispatcher, oldest first: calls
 // never dispatched, and calls with no progress for stale (their workflow was stopped by hand),
-// of enabled webhooks. dispatch starts or wakes each route's workflow; the calls of the routes it
-// returns without error are marked dispatched. Two dispatchers never take the same call
-// (FOR UPDATE SKIP LOCKED); a dispatcher that dies before its commit leaves them to the next.
+// of enabled webhooks. dispatch starts or wakes the workflow of each of their routes, once per
+// route; the calls of the routes it returns without error are marked dispatched, and it returns
+// how many routes those were. Two dispatchers never take the same call (FOR UPDATE SKIP
+// LOCKED); a dispatcher that dies before its commit leaves them to the next.
 func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx *Tx) error {

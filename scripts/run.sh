@@ -27,6 +27,8 @@ go build -o bin/sobre ./cmd/sobre
 export SOBRE_HTTP_ADDR="${SOBRE_HTTP_ADDR:-127.0.0.1:8080}"
 export SOBRE_PUBLIC_URL="${SOBRE_PUBLIC_URL:-http://$SOBRE_HTTP_ADDR}"
 export SOBRE_METRICS_ADDR="${SOBRE_METRICS_ADDR:-127.0.0.1:9090}"
+# Webhooks may reach a receiver on this machine (`sobre webhook-listen`, on 127.0.0.1:9911).
+export SOBRE_WEBHOOK_ALLOW_PRIVATE="${SOBRE_WEBHOOK_ALLOW_PRIVATE:-true}"
 export TEMPORAL_ADDRESS SMTP_URL DATABASE_URL
 
 bin/sobre migrate

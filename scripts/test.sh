@@ -81,6 +81,8 @@ if part e2e && [ -f e2e/package.json ]; then
   # Readiness and metrics are on the operations listener, 20 ports above the API's by default.
   export SOBRE_METRICS_ADDR="127.0.0.1:${E2E_METRICS_PORT:-$(( ${E2E_PORT:-18080} + 20 ))}"
   export SOBRE_TASK_QUEUE="sobre-e2e-$$" SOBRE_LOG_LEVEL=warn
+  # The end-to-end tests' webhook receivers listen on 127.0.0.1.
+  export SOBRE_WEBHOOK_ALLOW_PRIVATE=true
   # The local Clave Única and the test CA of FAO_HASH.
   export SOBRE_CLAVEUNICA_DEV_ADDR="127.0.0.1:${E2E_CLAVEUNICA_PORT:-18091}"
   export CLAVEUNICA_ISSUER_URL="http://$SOBRE_CLAVEUNICA_DEV_ADDR/openid"
