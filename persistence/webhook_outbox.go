@@ -6,6 +6,7 @@ package persistence
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -115,18 +116,25 @@ func wrapErr(err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
+// ErrNotDispatched is what a dispatch function answers for a route it did not try: its calls
+// stay as they are, without the backoff of a failed one.
+var ErrNotDispatched = errors.New("the route was not tried")
+
 // DispatchWebhookCalls takes up to limit calls waiting for the dispatcher, oldest first: calls
 // never dispatched, and calls with no progress for stale (their workflow was stopped by hand),
 // of enabled webhooks. dispatch starts or wakes the workflow of each of their routes, once per
 // route; the calls of the routes it returns without error are marked dispatched, and it returns
-// how many routes those were. Two dispatchers never take the same call (FOR UPDATE SKIP
-// LOCKED); a dispatcher that dies before its commit leaves them to the next.
-func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
+// how many routes those were. The calls of a route dispatch failed for wait backoff, so
+// that a route that cannot be woken never holds back the others. Two dispatchers never take the
+// same call (FOR UPDATE SKIP LOCKED); a dispatcher that dies before its commit leaves them to the
+// next.
+func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, backoff time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx *Tx) error {
 		rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
 			JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
 			WHERE c.status = 'PENDING' AND (c.dispatched_at IS NULL OR c.updated_at < now() - $2 * interval '1 millisecond')
+			AND (c.dispatch_after IS NULL OR c.dispatch_after <= now())
 			ORDER BY c.seq LIMIT $1 FOR UPDATE OF c SKIP LOCKED`, limit, stale.Milliseconds())
 		if err != nil {
 			return fmt.Errorf("pending webhook calls: %w", err)
@@ -143,7 +151,7 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.
 			return fmt.Errorf("read pending webhook calls: %w", err)
 		}
 		done := map[envelope.WebhookRoute]error{}
-		var ids []string
+		var ids, failed []string
 		for _, p := range list {
 			err, seen := done[p.route]
 			if !seen {
@@ -155,10 +163,16 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale time.
 			}
 			if err == nil {
 				ids = append(ids, p.callID)
+			} else if !errors.Is(err, ErrNotDispatched) {
+				failed = append(failed, p.callID)
 			}
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE webhook_calls SET dispatched_at = now(), updated_at = now() WHERE id = ANY($1)`, ids); err != nil {
+		if _, err := tx.q.Exec(ctx, `UPDATE webhook_calls SET dispatched_at = now(), dispatch_after = NULL, updated_at = now() WHERE id = ANY($1)`, ids); err != nil {
 			return fmt.Errorf("mark webhook calls dispatched: %w", err)
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE webhook_calls SET dispatch_after = now() + $2 * interval '1 millisecond' WHERE id = ANY($1)`,
+			failed, backoff.Milliseconds()); err != nil {
+			return fmt.Errorf("hold back webhook calls: %w", err)
 		}
 		return nil
 	})

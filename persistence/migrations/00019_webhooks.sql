@@ -47,6 +47,8 @@ CREATE TABLE webhook_calls (
     response_body text,
     error         text,
     dispatched_at timestamptz,
+    -- a route whose workflow could not be woken waits until then, so that others go first
+    dispatch_after timestamptz,
     created_at    timestamptz NOT NULL DEFAULT now(),
     updated_at    timestamptz NOT NULL DEFAULT now()
 );

@@ -2,7 +2,7 @@ package dispatch
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -19,10 +19,11 @@ const (
 	DefaultStale       = 12 * time.Hour
 	DefaultBatch       = 200
 	DefaultWakeTimeout = 10 * time.Second
+	DefaultBackoff     = 30 * time.Second
 )
 
 // errPassStalled is the answer to the routes left in a pass after a wake ran out of time.
-var errPassStalled = errors.New("an earlier wake of this look ran out of time")
+var errPassStalled = fmt.Errorf("an earlier wake of this look ran out of time: %w", persistence.ErrNotDispatched)
 
 // Waker starts, or wakes when it runs, the delivery workflow of route r. Waking a running
 // workflow again is harmless: it delivers whatever calls of r are pending.
@@ -51,6 +52,10 @@ type Dispatcher struct {
 	// Temporal that does not answer holds the outbox's locks for one WakeTimeout, not one per
 	// route.
 	WakeTimeout time.Duration
+	// Backoff is how long the calls of a route whose wake failed wait before a look takes them
+	// again (DefaultBackoff when zero), so that a route that cannot be woken never holds back the
+	// others.
+	Backoff time.Duration
 	// Counted counts each route's wake by result (NewDispatched); nil counts nothing.
 	Counted *prometheus.CounterVec
 }
@@ -94,7 +99,7 @@ func (d *Dispatcher) drain(ctx context.Context) {
 	batch, stale := orDefault(d.Batch, DefaultBatch), orDefault(d.Stale, DefaultStale)
 	for ctx.Err() == nil {
 		stalled := false
-		n, err := d.Store.DispatchWebhookCalls(ctx, batch, stale, func(r envelope.WebhookRoute) error {
+		n, err := d.Store.DispatchWebhookCalls(ctx, batch, stale, orDefault(d.Backoff, DefaultBackoff), func(r envelope.WebhookRoute) error {
 			if stalled {
 				return errPassStalled
 			}

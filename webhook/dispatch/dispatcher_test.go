@@ -114,7 +114,7 @@ func TestFailedWakeLeavesTheCallForTheNextLook(t *testing.T) {
 	waker := &recorder{}
 	fail := func(r envelope.WebhookRoute) bool { return r == refused }
 	waker.failing.Store(&fail)
-	run(t, &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: 100 * time.Millisecond})
+	run(t, &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: 100 * time.Millisecond, Backoff: 200 * time.Millisecond})
 
 	eventually(t, "the other route woken", func() bool { return waker.count(accepted) == 1 })
 	eventually(t, "the failing route tried", func() bool {
@@ -197,7 +197,7 @@ func TestWakeOutOfTimeEndsTheLook(t *testing.T) {
 		want = append(want, f.create(t, fmt.Sprint("held ", i)))
 	}
 	waker := &hangingOnce{}
-	d := &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, WakeTimeout: 100 * time.Millisecond}
+	d := &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, WakeTimeout: 100 * time.Millisecond, Backoff: time.Millisecond}
 	stop := run(t, d)
 	eventually(t, "the first wake timed out and its look ended", func() bool {
 		var free int
@@ -217,5 +217,21 @@ func TestWakeOutOfTimeEndsTheLook(t *testing.T) {
 	eventually(t, "every call dispatched by the next look", func() bool { return f.undispatched(t, "") == 0 })
 	if got := waker.woken.routes(); !slices.Equal(got, want) {
 		t.Errorf("woke %v, want %v", got, want)
+	}
+}
+
+// A route that cannot be woken never holds back the others: its calls wait for a backoff, so a
+// look whose batch it would fill takes the next route's instead.
+func TestFailingRouteDoesNotStarveOthers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	refused, accepted := f.create(t, "refused first"), f.create(t, "accepted after")
+	waker := &recorder{}
+	fail := func(r envelope.WebhookRoute) bool { return r == refused }
+	waker.failing.Store(&fail)
+	run(t, &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: 100 * time.Millisecond, Batch: 1})
+	eventually(t, "the route behind the failing one woken", func() bool { return waker.count(accepted) == 1 })
+	if n := f.undispatched(t, refused.EnvelopeID); n != 1 {
+		t.Errorf("%d undispatched calls of the refused route, want 1", n)
 	}
 }
