@@ -180,27 +180,22 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, back
 }
 
 // ListenWebhooks calls wake each time the outbox is told of new calls (WebhookChannel), until ctx
-// ends; it returns the error that broke the connection otherwise. It holds one connection of the
-// pool while it listens.
+// ends; it returns the error that broke the connection otherwise. It listens on a connection of
+// its own, outside the pool, so that it never takes one from the queries.
 func (s *Store) ListenWebhooks(ctx context.Context, wake func()) error {
-	conn, err := s.pool.Acquire(ctx)
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return fmt.Errorf("listen for webhooks: %w", err)
 	}
-	defer conn.Release()
+	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, `LISTEN `+WebhookChannel); err != nil {
 		return fmt.Errorf("listen for webhooks: %w", err)
 	}
-	defer func() {
-		// The connection goes back to the pool: it must stop listening.
-		_, _ = conn.Exec(context.WithoutCancel(ctx), `UNLISTEN `+WebhookChannel)
-	}()
 	for {
-		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			conn.Conn().Close(context.WithoutCancel(ctx))
 			return fmt.Errorf("wait for webhooks: %w", err)
 		}
 		wake()
