@@ -152,7 +152,7 @@ temporal_image = (services.get("temporal") or {}).get("image", "")
 need(re.match(r"temporalio/auto-setup:1\.29\.", temporal_image), f"compose: Temporal image {temporal_image} is not 1.29")
 need((services.get("temporal") or {}).get("environment", {}).get("DB") == "postgres12", "compose: Temporal not on PostgreSQL")
 script = open("deploy/compose/register-search-attributes.sh").read()
-for attr in ("EnvelopeId", "EnvelopeStatus", "TeamId"):
+for attr in ("EnvelopeId", "EnvelopeStatus", "TeamId", "WebhookId"):
     need(attr in script, f"compose: search attribute {attr} is not registered")
 
 # Kubernetes, as kustomize renders it (or the files themselves without kustomize).

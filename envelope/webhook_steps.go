@@ -33,16 +33,15 @@ const (
 	WebhookDone     = WebhookOutcome("done")     // another attempt recorded it meanwhile: read the call again
 )
 
-// WebhookAttemptOutcome is what an attempt came to, with the call's event (for the metrics).
+// WebhookAttemptOutcome is what an attempt came to.
 type WebhookAttemptOutcome struct {
 	Outcome WebhookOutcome
-	Event   WebhookEvent
 }
 
-// WebhookCallFailure marks a call FAILED after its last attempt.
+// WebhookCallFailure marks call CallID, of team TeamID, FAILED after its last attempt.
 type WebhookCallFailure struct {
 	CallID string
-	Event  WebhookEvent
+	TeamID int64
 }
 
 // WebhookAttempts is how many attempts a call gets: the ninth failure fails it.

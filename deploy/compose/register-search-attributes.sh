@@ -7,7 +7,7 @@
 set -eu
 
 tries=90
-for name in EnvelopeId EnvelopeStatus TeamId; do
+for name in EnvelopeId EnvelopeStatus TeamId WebhookId; do
   i=0
   until timeout 15 temporal operator search-attribute create --name "$name" --type Keyword; do
     i=$((i + 1))
@@ -21,7 +21,7 @@ for name in EnvelopeId EnvelopeStatus TeamId; do
 done
 
 i=0
-until timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeStatus = '' AND TeamId = ''" >/dev/null; do
+until timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeStatus = '' AND TeamId = '' AND WebhookId = ''" >/dev/null; do
   i=$((i + 1))
   if [ "$i" -ge "$tries" ]; then
     echo "the search attributes are registered but $TEMPORAL_ADDRESS does not accept them in queries" >&2
@@ -29,4 +29,4 @@ until timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeSt
   fi
   sleep 2
 done
-echo "search attributes EnvelopeId, EnvelopeStatus, TeamId registered on namespace $TEMPORAL_NAMESPACE"
+echo "search attributes EnvelopeId, EnvelopeStatus, TeamId, WebhookId registered on namespace $TEMPORAL_NAMESPACE"
