@@ -74,6 +74,7 @@ type hookEnv struct {
 	metrics *activities.WebhookMetrics
 	reg     *prometheus.Registry
 	sink    string
+	dbURL   string
 }
 
 func newHookEnv(t *testing.T, ctx context.Context) *hookEnv {
@@ -84,7 +85,8 @@ func newHookEnv(t *testing.T, ctx context.Context) *hookEnv {
 		}
 		t.Skip("no mail sink: run `make test`")
 	}
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	dbURL := pgtest.NewURL(t)
+	store, err := persistence.Open(ctx, dbURL, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func newHookEnv(t *testing.T, ctx context.Context) *hookEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &hookEnv{store: store, client: &workflows.Client{Temporal: c, TaskQueue: queue}, member: m, metrics: metrics, reg: reg, sink: sink}
+	return &hookEnv{store: store, client: &workflows.Client{Temporal: c, TaskQueue: queue}, member: m, metrics: metrics, reg: reg, sink: sink, dbURL: dbURL}
 }
 
 // subscribe makes an enabled webhook of the team to r for every event, and returns it and its secret.
