@@ -159,6 +159,19 @@ func (e *hookEnv) lifecycle(t *testing.T, ctx context.Context) string {
 	return id
 }
 
+// deliver subscribes a webhook to a new endpoint answering script, runs an envelope's lifecycle
+// (three events) and wakes its delivery; it returns the endpoint, the webhook, its secret and
+// the envelope's id.
+func (e *hookEnv) deliver(t *testing.T, ctx context.Context, script ...int) (*receiver, persistence.Webhook, string, string) {
+	r := newReceiver(t, script...)
+	w, secret := e.subscribe(t, ctx, r)
+	envelopeID := e.lifecycle(t, ctx)
+	if err := e.client.WakeWebhookDelivery(ctx, envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: e.member.TeamID}); err != nil {
+		t.Fatal(err)
+	}
+	return r, w, secret, envelopeID
+}
+
 // calls waits until the webhook's calls all have status want, and returns them, oldest first.
 func (e *hookEnv) calls(t *testing.T, ctx context.Context, webhookID string, n int, want string) []persistence.WebhookCall {
 	for {
@@ -184,12 +197,7 @@ func TestWebhookDeliveryInOrder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	e := newHookEnv(t, ctx)
-	r := newReceiver(t)
-	w, secret := e.subscribe(t, ctx, r)
-	envelopeID := e.lifecycle(t, ctx)
-	if err := e.client.WakeWebhookDelivery(ctx, envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: e.member.TeamID}); err != nil {
-		t.Fatal(err)
-	}
+	r, w, secret, envelopeID := e.deliver(t, ctx)
 	calls := e.calls(t, ctx, w.ID, 3, persistence.CallSuccess)
 	got := r.received()
 	if len(got) != 3 {
@@ -228,12 +236,7 @@ func TestWebhookDeliveryRetries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	e := newHookEnv(t, ctx)
-	r := newReceiver(t, http.StatusInternalServerError)
-	w, _ := e.subscribe(t, ctx, r)
-	envelopeID := e.lifecycle(t, ctx)
-	if err := e.client.WakeWebhookDelivery(ctx, envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: e.member.TeamID}); err != nil {
-		t.Fatal(err)
-	}
+	r, w, _, _ := e.deliver(t, ctx, http.StatusInternalServerError)
 	calls := e.calls(t, ctx, w.ID, 3, persistence.CallSuccess)
 	got := r.received()
 	if len(got) != 4 || got[0].header.Get("webhook-id") != got[1].header.Get("webhook-id") || got[0].status != 500 {
@@ -258,13 +261,7 @@ func TestWebhookDeliveryGoneDisables(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	e := newHookEnv(t, ctx)
-	r := newReceiver(t, http.StatusGone)
-	w, _ := e.subscribe(t, ctx, r)
-	envelopeID := e.lifecycle(t, ctx)
-	route := envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: e.member.TeamID}
-	if err := e.client.WakeWebhookDelivery(ctx, route); err != nil {
-		t.Fatal(err)
-	}
+	r, w, _, envelopeID := e.deliver(t, ctx, http.StatusGone)
 	if err := e.client.Temporal.GetWorkflow(ctx, workflows.WebhookWorkflowID(w.ID, envelopeID), "").Get(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

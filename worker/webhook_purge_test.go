@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"go.temporal.io/sdk/client"
 
 	"github.com/sobre-sign/sobre/worker"
 )
@@ -63,23 +62,7 @@ func TestWebhookPurgeSchedule(t *testing.T) {
 	if iv := d.Schedule.Spec.Intervals; len(iv) != 1 || iv[0].Every != worker.WebhookPurgeEvery {
 		t.Errorf("schedule intervals after the second set-up: %+v, want every %v", iv, worker.WebhookPurgeEvery)
 	}
-	if err := h.Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var runID, workflowID string
-	for workflowID == "" {
-		if ctx.Err() != nil {
-			t.Fatal("the triggered run never started")
-		}
-		d, err := h.Describe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if acts := d.Info.RecentActions; len(acts) > 0 {
-			workflowID, runID = acts[0].StartWorkflowResult.WorkflowID, acts[0].StartWorkflowResult.FirstExecutionRunID
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	workflowID, runID := trigger(t, ctx, h)
 	var purged int64
 	if err := e.client.Temporal.GetWorkflow(ctx, workflowID, runID).Get(ctx, &purged); err != nil {
 		t.Fatal(err)
