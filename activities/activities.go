@@ -13,6 +13,7 @@ import (
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/seal"
+	"github.com/sobre-sign/sobre/webhook"
 )
 
 // Activities are the envelope workflow's side effects. The worker registers a real one; the
@@ -30,6 +31,11 @@ type Activities struct {
 	// ProofMaxAge is how old a signer's action proof may be when they complete
 	// (envelope.DefaultProofMaxAge when 0).
 	ProofMaxAge time.Duration
+	// Webhooks makes the webhook attempts (AttemptWebhookCall).
+	Webhooks *webhook.Sender
+	// WebhookMetrics counts webhook attempts and calls given up (NewWebhookMetrics); nil counts
+	// nothing.
+	WebhookMetrics *WebhookMetrics
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its

@@ -186,7 +186,7 @@ func register(reg prometheus.Registerer, c prometheus.Collector) error {
 		return nil
 	}
 	if err := reg.Register(c); err != nil {
-		return fmt.Errorf("register seal metrics: %w", err)
+		return fmt.Errorf("register metrics: %w", err)
 	}
 	return nil
 }

@@ -125,23 +125,7 @@ func TestPurgeSchedule(t *testing.T) {
 		t.Errorf("%d purge schedules for the queue, want 1", n)
 	}
 
-	if err := h.Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var runID, workflowID string
-	for workflowID == "" {
-		if ctx.Err() != nil {
-			t.Fatal("the triggered run never started")
-		}
-		d, err := h.Describe(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if acts := d.Info.RecentActions; len(acts) > 0 {
-			workflowID, runID = acts[0].StartWorkflowResult.WorkflowID, acts[0].StartWorkflowResult.FirstExecutionRunID
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	workflowID, runID := trigger(t, ctx, h)
 	var got envelope.PurgeCounts
 	if err := c.GetWorkflow(ctx, workflowID, runID).Get(ctx, &got); err != nil {
 		t.Fatal(err)
@@ -183,6 +167,27 @@ func TestPurgeSchedule(t *testing.T) {
 	}
 	if activitiesRun != 3 {
 		t.Errorf("%d purge activities for 7 sessions in batches of 3, want 3", activitiesRun)
+	}
+}
+
+// trigger runs the Schedule h now and returns the run it started.
+func trigger(t *testing.T, ctx context.Context, h client.ScheduleHandle) (workflowID, runID string) {
+	t.Helper()
+	if err := h.Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if ctx.Err() != nil {
+			t.Fatal("the triggered run never started")
+		}
+		d, err := h.Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acts := d.Info.RecentActions; len(acts) > 0 {
+			return acts[0].StartWorkflowResult.WorkflowID, acts[0].StartWorkflowResult.FirstExecutionRunID
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -27,10 +27,17 @@ type Options struct {
 // (SOBRE_SEAL_CONCURRENCY): a seal keeps a core busy for seconds to minutes.
 const DefaultSealConcurrency = 2
 
+// WebhookConcurrency is how many webhook attempts a worker makes at once, on the webhook
+// deliveries' own task queue (workflows.WebhookQueue): an attempt mostly waits on its endpoint
+// (up to 15 s), so slow endpoints fill these slots, never the envelope queue's.
+const WebhookConcurrency = 50
+
 // New returns a worker for the envelope task queue with the envelope workflow and its
 // activities registered (when Activities is set), and, beside it, one for the seal's task queue
-// (workflows.SealQueue) running at most SealConcurrency seals at once. Start it with Start, stop
-// it with Stop: both start and stop together.
+// (workflows.SealQueue) running at most SealConcurrency seals at once, and one for the webhook
+// deliveries' task queue (workflows.WebhookQueue: their workflows, the purge of old calls and
+// their activities, at most WebhookConcurrency at once). Start it with Start, stop it with Stop:
+// all start and stop together.
 func New(c client.Client, o Options) (worker.Worker, error) {
 	if o.TaskQueue == "" {
 		return nil, fmt.Errorf("new worker: no task queue")
@@ -59,40 +66,60 @@ func New(c client.Client, o Options) (worker.Worker, error) {
 		WorkerStopTimeout:                  o.StopTimeout,
 	})
 	seals.RegisterActivity(o.Activities.SealEnvelope) // registered under its name, as the workflow calls it
-	return &pair{Worker: w, seals: seals}, nil
+	hooks := worker.New(c, workflows.WebhookQueue(o.TaskQueue), worker.Options{
+		MaxConcurrentActivityExecutionSize: WebhookConcurrency,
+		WorkerStopTimeout:                  o.StopTimeout,
+	})
+	hooks.RegisterWorkflow(workflows.WebhookWorkflow)
+	hooks.RegisterWorkflow(workflows.WebhookPurgeWorkflow)
+	hooks.RegisterActivity(o.Activities)
+	return &group{Worker: w, beside: []named{{"seal", seals}, {"webhook", hooks}}}, nil
 }
 
-// pair is the envelope worker and the seal worker beside it, started and stopped together.
+// group is the envelope worker and the workers beside it, started and stopped together.
 // Registrations go to the envelope worker.
-type pair struct {
+type group struct {
 	worker.Worker
-	seals worker.Worker
+	beside []named
 }
 
-// Start starts both workers; when the second fails, the first is stopped.
-func (p *pair) Start() error {
-	if err := p.Worker.Start(); err != nil {
+// named is a worker beside the envelope worker, named for errors.
+type named struct {
+	name string
+	w    worker.Worker
+}
+
+// Start starts every worker; when one fails, those started are stopped.
+func (g *group) Start() error {
+	if err := g.Worker.Start(); err != nil {
 		return err
 	}
-	if err := p.seals.Start(); err != nil {
-		p.Worker.Stop()
-		return fmt.Errorf("start the seal worker: %w", err)
+	for i, b := range g.beside {
+		if err := b.w.Start(); err != nil {
+			for _, started := range g.beside[:i] {
+				started.w.Stop()
+			}
+			g.Worker.Stop()
+			return fmt.Errorf("start the %s worker: %w", b.name, err)
+		}
 	}
 	return nil
 }
 
-// Run starts both workers and stops them when interruptCh delivers.
-func (p *pair) Run(interruptCh <-chan any) error {
-	if err := p.Start(); err != nil {
+// Run starts every worker and stops them when interruptCh delivers.
+func (g *group) Run(interruptCh <-chan any) error {
+	if err := g.Start(); err != nil {
 		return err
 	}
 	<-interruptCh
-	p.Stop()
+	g.Stop()
 	return nil
 }
 
-// Stop stops both workers, waiting for their running activities (each within its stop timeout).
-func (p *pair) Stop() {
-	p.seals.Stop()
-	p.Worker.Stop()
+// Stop stops every worker, waiting for their running activities (each within its stop timeout).
+func (g *group) Stop() {
+	for _, b := range g.beside {
+		b.w.Stop()
+	}
+	g.Worker.Stop()
 }

@@ -19,11 +19,18 @@ const (
 	actSealEnvelope      = "SealEnvelope"
 	actPurgeExpired      = "PurgeExpired"
 	actLoadPickup        = "LoadPickup"
+
+	actNextWebhookCall    = "NextWebhookCall"
+	actAttemptWebhookCall = "AttemptWebhookCall"
+	actDisableWebhook     = "DisableWebhook"
+	actFailWebhookCall    = "FailWebhookCall"
+	actPurgeWebhookCalls  = "PurgeWebhookCalls"
 )
 
 // ActivityNames lists every activity the workflows call: a worker that runs them registers an
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup}
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
+		actNextWebhookCall, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls}
 }

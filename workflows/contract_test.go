@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -48,13 +49,13 @@ func secretPaths(t reflect.Type, path string, seen map[reflect.Type]bool) []stri
 }
 
 // Nothing the workflows keep in their history has a place for a secret: not their input
-// (with the state a run hands on), not an Update's argument, not an activity's argument or
+// (with the state a run hands on; a webhook delivery's route), not an Update's argument, not an activity's argument or
 // result. TestNoSecretInTemporal shows it for the values of three envelopes' histories; this
 // test keeps a field for one from being added to any of the types.
 func TestHistoryTypesHoldNoSecret(t *testing.T) {
 	roots := map[string]reflect.Type{}
 	for _, v := range []any{workflows.Input{}, workflows.PurgeInput{}, workflows.CompleteRequest{}, workflows.RejectRequest{},
-		workflows.CancelRequest{}, workflows.ResendRequest{}, workflows.State{}} {
+		workflows.CancelRequest{}, workflows.ResendRequest{}, workflows.State{}, envelope.WebhookRoute{}} {
 		roots[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	acts := reflect.TypeOf(&activities.Activities{})

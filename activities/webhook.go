@@ -1,0 +1,118 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/view"
+	"github.com/sobre-sign/sobre/webhook"
+)
+
+// webhookLease is how long an attempt's claim on a webhook call holds: past the attempt's
+// StartToClose (30 s), so that a retry of the activity while the first still runs finds it held,
+// and short enough that a worker killed mid-attempt delays the call by under a minute.
+const webhookLease = 45 * time.Second
+
+// WebhookAttemptHeldType is the type of the error AttemptWebhookCall ends with when another
+// worker holds the attempt's claim: retried, it finds the attempt recorded or the claim free.
+const WebhookAttemptHeldType = "WEBHOOK_ATTEMPT_HELD"
+
+// NextWebhookCall returns the oldest pending call of the route (persistence.Store.NextWebhookCall).
+func (a *Activities) NextWebhookCall(ctx context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
+	id, attempts, found, err := a.Store.NextWebhookCall(ctx, r.WebhookID, r.EnvelopeID)
+	return envelope.WebhookNext{CallID: id, Attempts: attempts, Found: found}, domainError(err)
+}
+
+// AttemptWebhookCall makes attempt step.Attempt of a call once, and records it:
+//   - it claims the attempt in PostgreSQL first (owner: this activity attempt, webhookLease):
+//     a claim another worker holds is an error of type WebhookAttemptHeldType, retried; an
+//     attempt recorded already is not made again, its outcome is returned;
+//   - a webhook disabled or deleted (or a call gone with it) is envelope.WebhookInactive;
+//   - otherwise it signs the body with the webhook's secrets and POSTs it (webhook.Sender), and
+//     records the answer; a claim that passed to another worker meanwhile records nothing and
+//     is envelope.WebhookDone.
+//
+// Neither the secrets nor the body are logged or returned.
+func (a *Activities) AttemptWebhookCall(ctx context.Context, step envelope.WebhookAttemptStep) (envelope.WebhookAttemptOutcome, error) {
+	owner, _ := claimant(ctx)
+	d, err := a.Store.ClaimWebhookAttempt(ctx, step.CallID, step.Attempt, owner, webhookLease)
+	switch {
+	case errors.Is(err, persistence.ErrAttemptHeld):
+		return envelope.WebhookAttemptOutcome{}, temporal.NewApplicationError(err.Error(), WebhookAttemptHeldType)
+	case isNotFound(err):
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
+	case err != nil:
+		return envelope.WebhookAttemptOutcome{}, domainError(err)
+	case d.Done != "":
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookOutcome(d.Done)}, nil
+	case !d.Enabled:
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
+	}
+	now := time.Now()
+	secrets, documensoSecret, err := a.Store.WebhookSecrets(ctx, d.WebhookID, now)
+	if isNotFound(err) {
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
+	}
+	if err != nil {
+		return envelope.WebhookAttemptOutcome{}, domainError(err)
+	}
+	body, err := json.Marshal(view.NewWebhookBody(d.Event, d.Payload, d.At, d.URL))
+	if err != nil {
+		return envelope.WebhookAttemptOutcome{}, fmt.Errorf("webhook call %s: encode its body: %w", step.CallID, err)
+	}
+	res := a.Webhooks.Send(ctx, webhook.Message{URL: d.URL, ID: d.EventID, Timestamp: now, Body: body,
+		Secrets: secrets, DocumensoSecret: documensoSecret})
+	err = a.Store.FinishWebhookAttempt(ctx, step.CallID, step.Attempt, owner, persistence.AttemptResult{Outcome: string(res.Outcome),
+		ResponseCode: res.StatusCode, ResponseBody: res.Body, Error: res.Err, Duration: res.Duration})
+	if errors.Is(err, persistence.ErrAttemptLost) {
+		a.Log.WarnContext(ctx, "webhook attempt's claim passed to another worker; not recorded", "call", step.CallID, "attempt", step.Attempt)
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookDone}, nil
+	}
+	if err != nil {
+		return envelope.WebhookAttemptOutcome{}, domainError(err)
+	}
+	a.WebhookMetrics.attempt(d.Event, res.Outcome, res.Duration)
+	a.Log.InfoContext(ctx, "webhook attempt", "call", step.CallID, "webhook", d.WebhookID, "event", d.Event, "attempt", step.Attempt,
+		"outcome", res.Outcome, "status", res.StatusCode, "err", res.Err, "duration", res.Duration)
+	return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookOutcome(res.Outcome)}, nil
+}
+
+// FailWebhookCall marks a call FAILED after its last attempt failed, and counts it
+// (sobre_webhook_calls_failed_total) unless it was not pending any more.
+func (a *Activities) FailWebhookCall(ctx context.Context, f envelope.WebhookCallFailure) error {
+	failed, err := a.Store.FailWebhookCall(ctx, f.CallID)
+	if err != nil || !failed {
+		return domainError(err)
+	}
+	call, err := a.Store.WebhookCall(ctx, f.TeamID, f.CallID)
+	if err != nil {
+		return domainError(err)
+	}
+	a.WebhookMetrics.failed(call.Event)
+	a.Log.WarnContext(ctx, "webhook call failed after its last attempt", "call", f.CallID, "webhook", call.WebhookID, "event", call.Event)
+	return nil
+}
+
+// PurgeWebhookCalls deletes the webhook calls created before before, with their attempts
+// (persistence.Store.PurgeWebhookCalls), and returns how many.
+func (a *Activities) PurgeWebhookCalls(ctx context.Context, before time.Time) (int64, error) {
+	n, err := a.Store.PurgeWebhookCalls(ctx, before)
+	if err != nil {
+		return 0, err
+	}
+	a.Log.InfoContext(ctx, "purged webhook calls", "calls", n, "before", before)
+	return n, nil
+}
+
+// isNotFound reports whether err is the store's NOT_FOUND.
+func isNotFound(err error) bool {
+	var de *envelope.Error
+	return errors.As(err, &de) && de.Code == envelope.CodeNotFound
+}

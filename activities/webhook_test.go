@@ -1,0 +1,115 @@
+package activities_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+	"github.com/sobre-sign/sobre/webhook"
+)
+
+// An attempt is made once, whoever asks: one that another worker holds is a retryable error
+// and sends nothing; one recorded already returns its outcome and sends nothing; a webhook
+// disabled or deleted is inactive and sends nothing.
+func TestAttemptWebhookCallOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) }))
+	t.Cleanup(srv.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+
+	m, err := store.EnsureMember(ctx, "Acme hooks", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items:      []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF once %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
+	}
+	var envelopeID string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := a.NextWebhookCall(ctx, envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: m.TeamID})
+	if err != nil || !next.Found || next.Attempts != 0 {
+		t.Fatalf("next call %+v, %v", next, err)
+	}
+	attempt := func(n int) (envelope.WebhookOutcome, error) {
+		out, err := a.AttemptWebhookCall(ctx, envelope.WebhookAttemptStep{CallID: next.CallID, Attempt: n})
+		return out.Outcome, err
+	}
+
+	if _, err := store.ClaimWebhookAttempt(ctx, next.CallID, 1, "another worker", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	_, err = attempt(1)
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != activities.WebhookAttemptHeldType || app.NonRetryable() || sent.Load() != 0 {
+		t.Fatalf("attempt held elsewhere: %v, %d sent; want a retryable %s and nothing sent", err, sent.Load(), activities.WebhookAttemptHeldType)
+	}
+	if err := store.FinishWebhookAttempt(ctx, next.CallID, 1, "another worker", persistence.AttemptResult{Outcome: persistence.AttemptFailed, ResponseCode: 503}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := attempt(1); out != envelope.WebhookFailed || err != nil || sent.Load() != 0 {
+		t.Fatalf("attempt recorded elsewhere: %s, %v, %d sent; want failed and nothing sent", out, err, sent.Load())
+	}
+	if out, err := attempt(2); out != envelope.WebhookSuccess || err != nil || sent.Load() != 1 {
+		t.Fatalf("attempt 2: %s, %v, %d sent; want success, sent once", out, err, sent.Load())
+	}
+	if out, err := attempt(2); out != envelope.WebhookSuccess || err != nil || sent.Load() != 1 {
+		t.Fatalf("attempt 2 again: %s, %v, %d sent; want success, not sent again", out, err, sent.Load())
+	}
+
+	if _, err := store.MarkPending(ctx, envelopeID, nil); err != nil { // DOCUMENT_SENT: a second call
+		t.Fatal(err)
+	}
+	off := false
+	if _, err := store.UpdateWebhook(ctx, m.TeamID, w.ID, persistence.WebhookUpdate{Enabled: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := attempt(3); out != envelope.WebhookSuccess || err != nil {
+		t.Errorf("a delivered call of a disabled webhook: %s, %v; want success", out, err)
+	}
+	calls, _, err := store.WebhookCalls(ctx, m.TeamID, w.ID, persistence.CallPending, 1, 10)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("pending calls %+v, %v; want the second", calls, err)
+	}
+	if out, err := a.AttemptWebhookCall(ctx, envelope.WebhookAttemptStep{CallID: calls[0].ID, Attempt: 1}); out.Outcome != envelope.WebhookInactive || err != nil || sent.Load() != 1 {
+		t.Errorf("a pending call of a disabled webhook: %s, %v, %d sent; want inactive and nothing sent", out.Outcome, err, sent.Load())
+	}
+	if err := store.DeleteWebhook(ctx, m.TeamID, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := attempt(3); out != envelope.WebhookInactive || err != nil || sent.Load() != 1 {
+		t.Errorf("a deleted webhook: %s, %v, %d sent; want inactive and nothing sent", out, err, sent.Load())
+	}
+}

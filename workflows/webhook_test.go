@@ -1,0 +1,258 @@
+package workflows
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// hookBackend is the store and the endpoint of a webhook's delivery, in memory: pending calls in
+// their order, and for each the outcome of each attempt (success once the list runs out).
+type hookBackend struct {
+	mu       sync.Mutex
+	env      *testsuite.TestWorkflowEnvironment
+	pending  []string
+	attempts map[string]int
+	script   map[string][]envelope.WebhookOutcome
+	made     []hookAttempt
+	failed   []string
+	disabled []envelope.WebhookRoute
+	inactive bool
+}
+
+type hookAttempt struct {
+	call string
+	n    int
+	at   time.Time
+}
+
+func newHookBackend(calls ...string) *hookBackend {
+	return &hookBackend{pending: calls, attempts: map[string]int{}, script: map[string][]envelope.WebhookOutcome{}}
+}
+
+func (b *hookBackend) add(call string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending = append(b.pending, call)
+}
+
+func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
+	b.env = env
+	env.RegisterWorkflow(WebhookWorkflow)
+	env.RegisterActivityWithOptions(func(_ context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if len(b.pending) == 0 || b.inactive {
+			return envelope.WebhookNext{}, nil
+		}
+		id := b.pending[0]
+		return envelope.WebhookNext{CallID: id, Attempts: b.attempts[id], Found: true}, nil
+	}, activity.RegisterOptions{Name: actNextWebhookCall})
+	env.RegisterActivityWithOptions(func(_ context.Context, s envelope.WebhookAttemptStep) (envelope.WebhookAttemptOutcome, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.inactive {
+			return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
+		}
+		b.made = append(b.made, hookAttempt{s.CallID, s.Attempt, b.env.Now()})
+		b.attempts[s.CallID] = s.Attempt
+		out := envelope.WebhookSuccess
+		if script := b.script[s.CallID]; s.Attempt <= len(script) {
+			out = script[s.Attempt-1]
+		}
+		if out == envelope.WebhookSuccess {
+			b.pending = slices.DeleteFunc(b.pending, func(id string) bool { return id == s.CallID })
+		}
+		return envelope.WebhookAttemptOutcome{Outcome: out}, nil
+	}, activity.RegisterOptions{Name: actAttemptWebhookCall})
+	env.RegisterActivityWithOptions(func(_ context.Context, f envelope.WebhookCallFailure) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.failed = append(b.failed, f.CallID)
+		b.pending = slices.DeleteFunc(b.pending, func(id string) bool { return id == f.CallID })
+		return nil
+	}, activity.RegisterOptions{Name: actFailWebhookCall})
+	env.RegisterActivityWithOptions(func(_ context.Context, r envelope.WebhookRoute) error {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.disabled = append(b.disabled, r)
+		b.inactive = true
+		return nil
+	}, activity.RegisterOptions{Name: actDisableWebhook})
+}
+
+func newHookEnv(b *hookBackend) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	b.register(env)
+	return env
+}
+
+var testRoute = envelope.WebhookRoute{WebhookID: "wh_1", EnvelopeID: "envelope_1", TeamID: 7}
+
+// Three calls of one route are delivered one after the other, in their order, each at its first
+// attempt; with nothing left the workflow ends after a minute idle.
+func TestWebhookWorkflowDeliversInOrder(t *testing.T) {
+	b := newHookBackend("call_1", "call_2", "call_3")
+	env := newHookEnv(b)
+	start := env.Now()
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range b.made {
+		got = append(got, a.call)
+		if a.n != 1 {
+			t.Errorf("%s attempt %d, want 1", a.call, a.n)
+		}
+	}
+	if !slices.Equal(got, []string{"call_1", "call_2", "call_3"}) {
+		t.Errorf("attempts %v, want the three calls in order", got)
+	}
+	if idle := env.Now().Sub(start); idle < webhookIdle || idle > webhookIdle+time.Second {
+		t.Errorf("ended %v after the start, want after %v idle", idle, webhookIdle)
+	}
+}
+
+// A call whose endpoint keeps failing is attempted nine times on Standard Webhooks' schedule
+// (Temporal timers, 37 h 35 min 5 s from the first to the last), then marked failed, and the next
+// call goes.
+func TestWebhookWorkflowRetriesOnTheSchedule(t *testing.T) {
+	b := newHookBackend("call_1", "call_2")
+	for range envelope.WebhookAttempts {
+		b.script["call_1"] = append(b.script["call_1"], envelope.WebhookFailed)
+	}
+	env := newHookEnv(b)
+	start := env.Now()
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != envelope.WebhookAttempts+1 {
+		t.Fatalf("%d attempts, want %d of the failing call and one of the next", len(b.made), envelope.WebhookAttempts+1)
+	}
+	prev := start
+	for i, a := range b.made[:envelope.WebhookAttempts] {
+		want, _ := envelope.WebhookRetryDelay(i + 1)
+		if a.call != "call_1" || a.n != i+1 || a.at.Sub(prev) != want {
+			t.Errorf("attempt %d: %s #%d %v after the one before; want call_1 #%d after %v", i+1, a.call, a.n, a.at.Sub(prev), i+1, want)
+		}
+		prev = a.at
+	}
+	if span := prev.Sub(start); span != 37*time.Hour+35*time.Minute+5*time.Second {
+		t.Errorf("the attempts spanned %v", span)
+	}
+	if !slices.Equal(b.failed, []string{"call_1"}) {
+		t.Errorf("failed %v, want call_1", b.failed)
+	}
+	if last := b.made[envelope.WebhookAttempts]; last.call != "call_2" || last.n != 1 || last.at != prev {
+		t.Errorf("then %+v, want call_2 at once", last)
+	}
+}
+
+// A call that had attempts before (a run that continued as new, or was restarted) goes on with
+// the next attempt, after that attempt's delay.
+func TestWebhookWorkflowResumesAtTheNextAttempt(t *testing.T) {
+	b := newHookBackend("call_1")
+	b.attempts["call_1"] = 3
+	env := newHookEnv(b)
+	start := env.Now()
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != 1 || b.made[0].n != 4 || b.made[0].at.Sub(start) != 30*time.Minute {
+		t.Errorf("attempts %+v, want #4 after 30 min", b.made)
+	}
+}
+
+// A 410 disables the webhook (once) and ends delivery: the calls after it wait, pending.
+func TestWebhookWorkflowGoneDisables(t *testing.T) {
+	b := newHookBackend("call_1", "call_2")
+	b.script["call_1"] = []envelope.WebhookOutcome{envelope.WebhookFailed, envelope.WebhookGone}
+	env := newHookEnv(b)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != 2 || b.made[1].call != "call_1" {
+		t.Errorf("attempts %+v, want two of call_1", b.made)
+	}
+	if !slices.Equal(b.disabled, []envelope.WebhookRoute{testRoute}) {
+		t.Errorf("disabled %v, want the route's webhook once", b.disabled)
+	}
+	if !slices.Equal(b.pending, []string{"call_1", "call_2"}) {
+		t.Errorf("pending %v, want both calls", b.pending)
+	}
+}
+
+// A webhook found disabled or deleted at an attempt ends delivery without a disabling.
+func TestWebhookWorkflowEndsWhenInactive(t *testing.T) {
+	b := newHookBackend("call_1")
+	b.script["call_1"] = []envelope.WebhookOutcome{envelope.WebhookFailed}
+	env := newHookEnv(b)
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		b.inactive = true
+		b.mu.Unlock()
+	}, time.Second)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != 1 || len(b.disabled) != 0 || len(b.failed) != 0 {
+		t.Errorf("attempts %+v, disabled %v, failed %v; want one attempt and nothing else", b.made, b.disabled, b.failed)
+	}
+}
+
+// Idle, the workflow waits a minute for a wake signal: one within the minute has it deliver the
+// new call and wait a minute again; none, and it ends.
+func TestWebhookWorkflowWakesWhileIdle(t *testing.T) {
+	b := newHookBackend()
+	env := newHookEnv(b)
+	start := env.Now()
+	env.RegisterDelayedCallback(func() {
+		b.add("call_1")
+		env.SignalWorkflow(WebhookWakeSignal, nil)
+		env.SignalWorkflow(WebhookWakeSignal, nil)
+	}, 40*time.Second)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != 1 || b.made[0].call != "call_1" || b.made[0].at.Sub(start) != 40*time.Second {
+		t.Errorf("attempts %+v, want call_1 at 40 s", b.made)
+	}
+	if end := env.Now().Sub(start); end != 40*time.Second+webhookIdle {
+		t.Errorf("ended at %v, want a minute after the delivery", end)
+	}
+}
+
+// A busy route's run continues as new after webhookCallsPerRun calls.
+func TestWebhookWorkflowContinuesAsNew(t *testing.T) {
+	b := newHookBackend()
+	for i := range webhookCallsPerRun + 5 {
+		b.add("call_" + string(rune('a'+i/26)) + string(rune('a'+i%26)))
+	}
+	env := newHookEnv(b)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if !workflow.IsContinueAsNewError(env.GetWorkflowError()) {
+		t.Fatalf("ended with %v, want a continue-as-new", env.GetWorkflowError())
+	}
+	if len(b.made) != webhookCallsPerRun || len(b.pending) != 5 {
+		t.Errorf("%d attempts, %d pending; want %d and 5", len(b.made), len(b.pending), webhookCallsPerRun)
+	}
+}
