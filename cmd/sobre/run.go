@@ -21,6 +21,8 @@ import (
 	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/pdf"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/webhook"
+	"github.com/sobre-sign/sobre/webhook/dispatch"
 	"github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -277,6 +279,14 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dispatched, err := dispatch.NewDispatched(p.registry)
+	if err != nil {
+		return err
+	}
+	webhookMetrics, err := activities.NewWebhookMetrics(p.registry)
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
 		TaskQueue:       p.cfg.TaskQueue,
 		StopTimeout:     p.cfg.ShutdownTimeout,
@@ -293,6 +303,9 @@ func (p *process) runWorker(ctx context.Context) error {
 			SealRefusals: refusals,
 			SealTSA:      activities.TSAPolicy{RetryFor: p.cfg.TSARetryFor, Optional: !p.cfg.TSARequired, Outages: tsaOutages},
 			ProofMaxAge:  p.cfg.ActionProofMaxAge,
+
+			Webhooks:       p.webhookSender(),
+			WebhookMetrics: webhookMetrics,
 		},
 	})
 	if err != nil {
@@ -302,16 +315,29 @@ func (p *process) runWorker(ctx context.Context) error {
 		return fmt.Errorf("start worker on task queue %s: %w", p.cfg.TaskQueue, err)
 	}
 	p.log.Info("worker started", "task_queue", p.cfg.TaskQueue, "seal_task_queue", workflows.SealQueue(p.cfg.TaskQueue),
-		"seal_concurrency", p.cfg.SealConcurrency, "temporal", p.cfg.TemporalAddress)
+		"seal_concurrency", p.cfg.SealConcurrency, "webhook_task_queue", workflows.WebhookQueue(p.cfg.TaskQueue),
+		"temporal", p.cfg.TemporalAddress)
 	// The purge of expired ceremony records runs on a Temporal Schedule; a worker that cannot
 	// set it up still runs envelopes (the next worker to start tries again).
 	if err := worker.EnsurePurgeSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.PurgeInterval, workflows.DefaultPurge); err != nil {
 		p.log.Error("purge schedule not set up", "err", err)
 	}
+	if err := worker.EnsureWebhookPurgeSchedule(ctx, p.temporal, p.cfg.TaskQueue, worker.WebhookPurgeEvery); err != nil {
+		p.log.Error("webhook purge schedule not set up", "err", err)
+	}
+	// The outbox's calls are handed to their delivery workflows by this process's dispatcher;
+	// every worker runs one, and they never take the same call.
+	outbox := &dispatch.Dispatcher{Store: p.store, Log: p.log, Counted: dispatched,
+		Waker: &workflows.Client{Temporal: p.temporal, TaskQueue: p.cfg.TaskQueue, CallTimeout: p.cfg.TemporalCallTimeout}}
+	dispatching := make(chan error, 1)
+	go func() { dispatching <- outbox.Run(ctx) }()
 	watched := make(chan error, 1)
 	go func() { watched <- p.watchStuck(ctx) }()
 	<-ctx.Done()
 	w.Stop()
+	if err := <-dispatching; err != nil {
+		return err
+	}
 	if err := <-watched; err != nil {
 		return err
 	}
@@ -338,4 +364,16 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("database schema up to date", "version", version)
 	return nil
+}
+
+// webhookPolicy is where webhooks may point: public addresses over https, and private ones too
+// when SOBRE_WEBHOOK_ALLOW_PRIVATE is set (development).
+func (p *process) webhookPolicy() webhook.Policy {
+	return webhook.Policy{AllowPrivate: p.cfg.WebhookAllowPrivate}
+}
+
+// webhookSender is the HTTP client of webhook deliveries: the policy, and SOBRE_WEBHOOK_PROXY's
+// proxy when set.
+func (p *process) webhookSender() *webhook.Sender {
+	return webhook.NewSender(p.webhookPolicy(), p.cfg.WebhookProxy)
 }
