@@ -24,10 +24,18 @@ const webhookLease = 45 * time.Second
 // worker holds the attempt's claim: retried, it finds the attempt recorded or the claim free.
 const WebhookAttemptHeldType = "WEBHOOK_ATTEMPT_HELD"
 
-// NextWebhookCall returns the oldest pending call of the route (persistence.Store.NextWebhookCall).
+// NextWebhookCall returns the oldest pending call of the route (persistence.Store.NextWebhookCall);
+// when it had no attempt yet, it makes the first (AttemptWebhookCall) and returns its outcome as
+// First.
 func (a *Activities) NextWebhookCall(ctx context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
 	id, attempts, found, err := a.Store.NextWebhookCall(ctx, r.WebhookID, r.EnvelopeID)
-	return envelope.WebhookNext{CallID: id, Attempts: attempts, Found: found}, domainError(err)
+	next := envelope.WebhookNext{CallID: id, Attempts: attempts, Found: found}
+	if err != nil || !found || attempts > 0 {
+		return next, domainError(err)
+	}
+	out, err := a.AttemptWebhookCall(ctx, envelope.WebhookAttemptStep{CallID: id, Attempt: 1})
+	next.First, next.Attempts = out.Outcome, 1
+	return next, err
 }
 
 // AttemptWebhookCall makes attempt step.Attempt of a call once, and records it:

@@ -59,7 +59,8 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	next, err := a.NextWebhookCall(ctx, envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: m.TeamID})
+	var next envelope.WebhookNext
+	next.CallID, next.Attempts, next.Found, err = store.NextWebhookCall(ctx, w.ID, envelopeID)
 	if err != nil || !next.Found || next.Attempts != 0 {
 		t.Fatalf("next call %+v, %v", next, err)
 	}
@@ -111,5 +112,55 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 	}
 	if out, err := attempt(3); out != envelope.WebhookInactive || err != nil || sent.Load() != 1 {
 		t.Errorf("a deleted webhook: %s, %v, %d sent; want inactive and nothing sent", out, err, sent.Load())
+	}
+}
+
+// The step that finds a call without attempts makes its first: a call that succeeds at once costs
+// one activity. A call with attempts already is only found: its next attempt waits its delay.
+func TestNextWebhookCallMakesTheFirstAttempt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if sent.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+	m, err := store.EnsureMember(ctx, "Acme first", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF first %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+	}
+	var envelopeID string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	route := envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: m.TeamID}
+	next, err := a.NextWebhookCall(ctx, route)
+	if err != nil || !next.Found || next.Attempts != 1 || next.First != envelope.WebhookFailed || sent.Load() != 1 {
+		t.Fatalf("a new call: %+v, %v, %d sent; want its first attempt made, failed", next, err, sent.Load())
+	}
+	again, err := a.NextWebhookCall(ctx, route)
+	if err != nil || again.CallID != next.CallID || again.Attempts != 1 || again.First != "" || sent.Load() != 1 {
+		t.Fatalf("a call with an attempt: %+v, %v, %d sent; want it found, nothing sent", again, err, sent.Load())
 	}
 }

@@ -7,11 +7,14 @@ import "time"
 // payload and no URL: the activities read those from PostgreSQL.
 
 // WebhookNext is the oldest pending call of a route (WebhookRoute), and how many attempts it had;
-// Found is false when none is pending or the webhook is disabled or deleted.
+// Found is false when none is pending or the webhook is disabled or deleted. A call without any
+// attempt has its first made by the same step (one activity for a call that succeeds at once):
+// First is that attempt's outcome, and Attempts counts it.
 type WebhookNext struct {
 	CallID   string
 	Attempts int
 	Found    bool
+	First    WebhookOutcome
 }
 
 // WebhookAttemptStep asks for attempt Attempt (1-based) of call CallID.

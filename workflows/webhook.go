@@ -54,7 +54,7 @@ func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 	wake := workflow.GetSignalChannel(ctx, WebhookWakeSignal)
 	for delivered := 0; ; {
 		var next envelope.WebhookNext
-		if err := workflow.ExecuteActivity(storeCtx(ctx), actNextWebhookCall, route).Get(ctx, &next); err != nil {
+		if err := workflow.ExecuteActivity(webhookAttemptCtx(ctx), actNextWebhookCall, route).Get(ctx, &next); err != nil {
 			return err
 		}
 		if !next.Found {
@@ -80,10 +80,20 @@ func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 }
 
 // deliverCall makes the attempts of call next that are left, each after its delay, until one
-// succeeds or the last fails (the call is then FAILED). stop is true when delivery must end: the
-// webhook answered 410 (it is disabled here) or was found disabled or deleted.
+// succeeds or the last fails (the call is then FAILED); next.First is the outcome of an attempt
+// made already by the step that found it. stop is true when delivery must end: the webhook
+// answered 410 (it is disabled here) or was found disabled or deleted.
 func deliverCall(ctx workflow.Context, route envelope.WebhookRoute, next envelope.WebhookNext) (stop bool, err error) {
+	out := envelope.WebhookAttemptOutcome{Outcome: next.First}
 	for n := next.Attempts + 1; ; n++ {
+		switch out.Outcome {
+		case envelope.WebhookSuccess, envelope.WebhookDone:
+			return false, nil // the store says what is next
+		case envelope.WebhookGone:
+			return true, workflow.ExecuteActivity(mailCtx(ctx), actDisableWebhook, route).Get(ctx, nil)
+		case envelope.WebhookInactive:
+			return true, nil
+		}
 		delay, ok := envelope.WebhookRetryDelay(n)
 		if !ok {
 			failure := envelope.WebhookCallFailure{CallID: next.CallID, TeamID: route.TeamID}
@@ -94,20 +104,11 @@ func deliverCall(ctx workflow.Context, route envelope.WebhookRoute, next envelop
 				return false, err
 			}
 		}
-		var out envelope.WebhookAttemptOutcome
 		step := envelope.WebhookAttemptStep{CallID: next.CallID, Attempt: n}
+		out = envelope.WebhookAttemptOutcome{}
 		if err := workflow.ExecuteActivity(webhookAttemptCtx(ctx), actAttemptWebhookCall, step).Get(ctx, &out); err != nil {
 			return false, err
 		}
-		switch out.Outcome {
-		case envelope.WebhookFailed:
-			continue
-		case envelope.WebhookGone:
-			return true, workflow.ExecuteActivity(mailCtx(ctx), actDisableWebhook, route).Get(ctx, nil)
-		case envelope.WebhookInactive:
-			return true, nil
-		}
-		return false, nil // success, or done elsewhere: the store says what is next
 	}
 }
 

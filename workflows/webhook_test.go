@@ -57,24 +57,17 @@ func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 			return envelope.WebhookNext{}, nil
 		}
 		id := b.pending[0]
-		return envelope.WebhookNext{CallID: id, Attempts: b.attempts[id], Found: true}, nil
+		if b.attempts[id] > 0 {
+			return envelope.WebhookNext{CallID: id, Attempts: b.attempts[id], Found: true}, nil
+		}
+		// As the real step does, a call without attempts has its first made at once.
+		out := b.attempt(envelope.WebhookAttemptStep{CallID: id, Attempt: 1})
+		return envelope.WebhookNext{CallID: id, Attempts: 1, Found: true, First: out.Outcome}, nil
 	}, activity.RegisterOptions{Name: actNextWebhookCall})
 	env.RegisterActivityWithOptions(func(_ context.Context, s envelope.WebhookAttemptStep) (envelope.WebhookAttemptOutcome, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.inactive {
-			return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
-		}
-		b.made = append(b.made, hookAttempt{s.CallID, s.Attempt, b.env.Now()})
-		b.attempts[s.CallID] = s.Attempt
-		out := envelope.WebhookSuccess
-		if script := b.script[s.CallID]; s.Attempt <= len(script) {
-			out = script[s.Attempt-1]
-		}
-		if out == envelope.WebhookSuccess {
-			b.pending = slices.DeleteFunc(b.pending, func(id string) bool { return id == s.CallID })
-		}
-		return envelope.WebhookAttemptOutcome{Outcome: out}, nil
+		return b.attempt(s), nil
 	}, activity.RegisterOptions{Name: actAttemptWebhookCall})
 	env.RegisterActivityWithOptions(func(_ context.Context, f envelope.WebhookCallFailure) error {
 		b.mu.Lock()
@@ -90,6 +83,23 @@ func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.inactive = true
 		return nil
 	}, activity.RegisterOptions{Name: actDisableWebhook})
+}
+
+// attempt makes attempt s, as the script says, with b locked.
+func (b *hookBackend) attempt(s envelope.WebhookAttemptStep) envelope.WebhookAttemptOutcome {
+	if b.inactive {
+		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}
+	}
+	b.made = append(b.made, hookAttempt{s.CallID, s.Attempt, b.env.Now()})
+	b.attempts[s.CallID] = s.Attempt
+	out := envelope.WebhookSuccess
+	if script := b.script[s.CallID]; s.Attempt <= len(script) {
+		out = script[s.Attempt-1]
+	}
+	if out == envelope.WebhookSuccess {
+		b.pending = slices.DeleteFunc(b.pending, func(id string) bool { return id == s.CallID })
+	}
+	return envelope.WebhookAttemptOutcome{Outcome: out}
 }
 
 func newHookEnv(b *hookBackend) *testsuite.TestWorkflowEnvironment {
