@@ -29,24 +29,11 @@ func (s *Server) findWebhookCalls(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var p envelope.Problems
-	q := query{values: r.URL.Query(), problems: &p}
-	page, perPage := q.int("page", 1, 1, 1<<30), q.int("perPage", 10, 1, 100)
-	status := enum(q, "status", callStatuses())
-	if err := p.Err(); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	calls, count, err := s.store.WebhookCalls(r.Context(), m.TeamID, chi.URLParam(r, "id"), status, page, perPage)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	views := make([]webhookCallView, 0, len(calls))
-	for _, c := range calls {
-		views = append(views, newWebhookCallView(c))
-	}
-	writeJSON(w, http.StatusOK, newPageView(views, count, page, perPage))
+	var status string
+	writeWebhookPage(s, w, r, func(q query) { status = enum(q, "status", callStatuses()) },
+		func(page, perPage int) ([]persistence.WebhookCall, int, error) {
+			return s.store.WebhookCalls(r.Context(), m.TeamID, chi.URLParam(r, "id"), status, page, perPage)
+		}, newWebhookCallView)
 }
 
 // resendWebhookCall answers POST /webhook/call/resend {callId}: a new PENDING call of the same

@@ -129,21 +129,34 @@ func (s *Server) findWebhooks(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	writeWebhookPage(s, w, r, nil, func(page, perPage int) ([]persistence.Webhook, int, error) {
+		return s.store.Webhooks(r.Context(), m.TeamID, page, perPage)
+	}, newWebhookView)
+}
+
+// writeWebhookPage answers a page of a webhook list: it reads ?page (from 1) and ?perPage (1
+// to 100, 10 when absent), and what more reads of the query, answers their problems in one 400,
+// or else the items find gives, each shown by show.
+func writeWebhookPage[T, V any](s *Server, w http.ResponseWriter, r *http.Request, more func(q query),
+	find func(page, perPage int) ([]T, int, error), show func(T) V) {
 	var p envelope.Problems
 	q := query{values: r.URL.Query(), problems: &p}
 	page, perPage := q.int("page", 1, 1, 1<<30), q.int("perPage", 10, 1, 100)
+	if more != nil {
+		more(q)
+	}
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	list, count, err := s.store.Webhooks(r.Context(), m.TeamID, page, perPage)
+	list, count, err := find(page, perPage)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	views := make([]webhookView, 0, len(list))
-	for _, wh := range list {
-		views = append(views, newWebhookView(wh))
+	views := make([]V, 0, len(list))
+	for _, item := range list {
+		views = append(views, show(item))
 	}
 	writeJSON(w, http.StatusOK, newPageView(views, count, page, perPage))
 }
@@ -215,17 +228,27 @@ func (s *Server) checkStandardSecret(ctx context.Context, teamID int64, id strin
 	return nil
 }
 
-// deleteWebhook answers POST /webhook/delete: the webhook goes with its calls.
-func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.webhookCaller(w, r)
+// webhookByID is the caller of r, when it may manage webhooks, and the webhook id its body
+// names ({id}); otherwise it answers the refusal and ok is false.
+func (s *Server) webhookByID(w http.ResponseWriter, r *http.Request) (m envelope.Member, id string, ok bool) {
+	m, ok = s.webhookCaller(w, r)
 	if !ok {
-		return
+		return m, "", false
 	}
 	var in webhookInput
 	if !s.decodeWebhookBody(w, r, &in, func(p *envelope.Problems) { checkRequiredID(p, "id", in.ID) }) {
+		return m, "", false
+	}
+	return m, *in.ID, true
+}
+
+// deleteWebhook answers POST /webhook/delete: the webhook goes with its calls.
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	m, id, ok := s.webhookByID(w, r)
+	if !ok {
 		return
 	}
-	if err := s.store.DeleteWebhook(r.Context(), m.TeamID, *in.ID); err != nil {
+	if err := s.store.DeleteWebhook(r.Context(), m.TeamID, id); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -235,16 +258,12 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 // rotateWebhookSecret answers POST /webhook/rotate-secret: the webhook with its new secret,
 // shown this once; the old one keeps signing alongside it for secretOverlap.
 func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.webhookCaller(w, r)
+	m, id, ok := s.webhookByID(w, r)
 	if !ok {
 		return
 	}
-	var in webhookInput
-	if !s.decodeWebhookBody(w, r, &in, func(p *envelope.Problems) { checkRequiredID(p, "id", in.ID) }) {
-		return
-	}
 	secret := webhook.NewSecret()
-	wh, err := s.store.RotateWebhookSecret(r.Context(), m.TeamID, *in.ID, secret, secretOverlap)
+	wh, err := s.store.RotateWebhookSecret(r.Context(), m.TeamID, id, secret, secretOverlap)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
