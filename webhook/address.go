@@ -103,10 +103,12 @@ func (p Policy) Allows(a netip.Addr) bool {
 	return a.Is4() || globalUnicast6.Contains(a)
 }
 
-// CheckURL says whether raw may be a webhook's URL (checkForm), and resolves its host: a name
-// that does not resolve, or that resolves to any address the policy does not allow, is refused;
-// an IP literal is judged as it is. resolver nil is net.DefaultResolver; the lookup is given at
-// most 5 seconds. The error's message follows the field's name (as in a 400 naming webhookUrl).
+// CheckURL says whether raw may be a webhook's URL: at most MaxURLLength bytes, absolute, https
+// (or http with AllowPrivate), with a host, no user or password, a port (when given) from 1 to
+// 65535; and a host that resolves only to addresses the policy allows: a name that does not
+// resolve, or that resolves to any address the policy does not allow, is refused; an IP literal
+// is judged as it is. resolver nil is net.DefaultResolver; the lookup is given at most 5
+// seconds. The error's message follows the field's name (as in a 400 naming webhookUrl).
 //
 // A name may resolve elsewhere later (DNS rebinding): a Sender checks every address it dials
 // again.
@@ -139,8 +141,7 @@ func (p Policy) CheckURL(ctx context.Context, raw string, resolver *net.Resolver
 	return nil
 }
 
-// checkForm is the form of a webhook URL: at most MaxURLLength bytes, absolute, https (or http
-// with AllowPrivate), with a host, no user or password, and a port, when given, from 1 to 65535.
+// checkForm is the part of CheckURL that needs no resolution: the URL's form.
 func (p Policy) checkForm(raw string) (*url.URL, error) {
 	if len(raw) > MaxURLLength {
 		return nil, fmt.Errorf("must be at most %d bytes long, got %d", MaxURLLength, len(raw))

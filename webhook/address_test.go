@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -132,21 +133,14 @@ func TestCheckURL(t *testing.T) {
 			policy Policy
 			want   string
 		}{{Policy{}, tt.production}, {Policy{AllowPrivate: true}, tt.dev}} {
-			err := c.policy.CheckURL(context.Background(), tt.url, resolver)
-			name := tt.url
-			if len(name) > 60 {
-				name = name[:60] + "…"
-			}
-			switch {
-			case c.want == "" && err != nil:
-				t.Errorf("%+v.CheckURL(%s): %v", c.policy, name, err)
-			case c.want != "" && err == nil:
-				t.Errorf("%+v.CheckURL(%s) accepted, want an error with %q", c.policy, name, c.want)
-			case c.want != "" && !strings.Contains(err.Error(), c.want):
-				t.Errorf("%+v.CheckURL(%s) = %q, want it to contain %q", c.policy, name, err, c.want)
-			case c.want != "" && strings.Contains(c.want, "not public") && !errors.Is(err, ErrNotPublic):
-				t.Errorf("%+v.CheckURL(%s) = %q, not ErrNotPublic", c.policy, name, err)
-			}
+			name := fmt.Sprintf("%.60s AllowPrivate=%v", tt.url, c.policy.AllowPrivate)
+			t.Run(name, func(t *testing.T) {
+				err := c.policy.CheckURL(context.Background(), tt.url, resolver)
+				wantError(t, err, c.want)
+				if strings.Contains(c.want, "not public") && !errors.Is(err, ErrNotPublic) {
+					t.Errorf("%q is not ErrNotPublic", err)
+				}
+			})
 		}
 	}
 }

@@ -16,9 +16,10 @@ import (
 const maxReason = 200
 
 // reason is the short text of why an attempt got no answer (Result.Err): "timeout after 15s",
-// "cancelled", "address 10.0.0.1 is not public", "host x does not resolve", "connection refused",
-// "connection reset", "connection closed before an answer", a TLS failure, or else the error
-// without the request's method and URL, cut to maxReason bytes. ctx is the attempt's. Neither
+// "cancelled: context canceled" (the caller's context ended first), "address 10.0.0.1 is not
+// public", "host x does not resolve", "connection refused", "connection reset", "connection
+// closed before an answer", a TLS failure, or else the error without the request's method and
+// URL, cut to maxReason bytes. ctx is the attempt's. Neither
 // the request's headers nor its body are in any error, so no secret is.
 func (s *Sender) reason(ctx context.Context, err error) string {
 	var (
@@ -33,7 +34,7 @@ func (s *Sender) reason(ctx context.Context, err error) string {
 	case errors.Is(context.Cause(ctx), errTimedOut):
 		return fmt.Sprintf("timeout after %s", s.timeout)
 	case ctx.Err() != nil:
-		return "cancelled"
+		return "cancelled: " + context.Cause(ctx).Error()
 	case errors.As(err, &refused):
 		return refused.Error()
 	case errors.As(err, &dns) && dns.IsNotFound:

@@ -57,14 +57,8 @@ func TestCheckSecret(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := CheckSecret(tt.secret, tt.documenso)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatalf("accepted, want an error with %q", tt.want)
-			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
-				t.Fatalf("error %q, want it to contain %q", err, tt.want)
-			case err != nil && len(tt.secret) >= 8 && strings.Contains(err.Error(), tt.secret):
+			wantError(t, err, tt.want)
+			if err != nil && len(tt.secret) >= 8 && strings.Contains(err.Error(), tt.secret) {
 				t.Fatalf("error %q repeats the secret", err)
 			}
 		})
@@ -85,5 +79,19 @@ func TestSigningKey(t *testing.T) {
 		if got := SigningKey(tt.secret); !bytes.Equal(got, tt.want) {
 			t.Errorf("SigningKey(%q) = %v, want %v", tt.secret, got, tt.want)
 		}
+	}
+}
+
+// wantError fails t unless err is nil when want is empty, or an error whose message contains
+// want.
+func wantError(t *testing.T, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("refused: %v", err)
+	case want != "" && err == nil:
+		t.Fatalf("accepted, want an error with %q", want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Fatalf("error %q, want it to contain %q", err, want)
 	}
 }

@@ -22,8 +22,8 @@ const Timeout = 15 * time.Second
 // UserAgent is the user-agent header of every attempt.
 const UserAgent = "Sobre-Webhooks/1"
 
-// Bounds of an answer: at most maxAnswerRead bytes of it are read, the rest never; its first
-// MaxAnswerKept bytes are kept with the attempt (keptAnswer).
+// Bounds of an answer: at most 1 MiB (maxAnswerRead) of it is read, the rest never; its first
+// MaxAnswerKept bytes are kept with the attempt (Result.Body).
 const (
 	maxAnswerRead = 1 << 20
 	MaxAnswerKept = 1 << 10
@@ -55,7 +55,7 @@ const (
 // Result is what became of one attempt.
 type Result struct {
 	StatusCode int           // the answer's status; 0 when there was none
-	Body       string        // the answer's first MaxAnswerKept bytes, as valid UTF-8 (keptAnswer)
+	Body       string        // the answer's first MaxAnswerKept bytes or fewer: valid UTF-8, cut at a rune boundary, invalid bytes replaced by U+FFFD
 	Err        string        // why there was no answer, or why it does not count ("timeout after 15s"); empty otherwise. Never holds a secret
 	Duration   time.Duration // from the start of the attempt to the end of the answer read
 	Outcome    Outcome

@@ -246,7 +246,7 @@ func TestSendTimeout(t *testing.T) {
 		}
 		cancel()
 	}()
-	if r := s.Send(ctx, testMessage(e.URL)); r.Err != "cancelled" || r.Outcome != OutcomeFailed {
+	if r := s.Send(ctx, testMessage(e.URL)); r.Err != "cancelled: context canceled" || r.Outcome != OutcomeFailed {
 		t.Errorf("Send cancelled = %+v, want cancelled", r)
 	}
 }

@@ -44,6 +44,9 @@ Usage:
   sobre codec-server          serve Temporal's codec-server protocol on SOBRE_CODEC_ADDR, so that the Temporal
                               Web UI and CLI show the encrypted payloads decoded (never expose it publicly)
   sobre claveunica-dev        run a local OpenID provider shaped like Clave Única, for development and tests
+  sobre webhook-listen --secret whsec_… [--addr 127.0.0.1:9911] [--any-address]
+                              receive webhooks locally: print each one whose signature and timestamp verify
+                              (the secret may be in SOBRE_WEBHOOK_SECRET instead), answer 401 to the others
   sobre help                  this text and the environment variables
 
 Environment (default in brackets):
@@ -106,6 +109,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return claveUnicaDev(ctx, cfg, log)
 	case "codec-server":
 		return codecServer(ctx, cfg, log)
+	case "webhook-listen":
+		return webhookListen(ctx, args[1:], stdout, stderr)
 	default:
 		printUsage(stderr)
 		return errors.New("unknown command " + args[0])
