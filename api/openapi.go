@@ -82,7 +82,7 @@ func OpenAPI() map[string]any {
 			return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 		}
 		paths := obj{}
-		for _, op := range operations() {
+		for _, op := range append(operations(), webhookOperations()...) {
 			item, _ := paths[op.path].(obj)
 			if item == nil {
 				item = obj{}
@@ -135,13 +135,21 @@ func OpenAPI() map[string]any {
 			"components": obj{
 				"securitySchemes": obj{"apiKey": obj{"type": "apiKey", "in": "header", "name": "Authorization",
 					"description": "An API key, as `<key>` or `Bearer <key>`."}},
-				"schemas": schemas(),
+				"schemas": withSchemas(schemas(), webhookSchemas()),
 			},
 			"security": []any{obj{"apiKey": []string{}}},
 			"paths":    paths,
 		}
 	})
 	return openAPIDoc
+}
+
+// withSchemas is all with more's schemas added.
+func withSchemas(all, more obj) obj {
+	for name, schema := range more {
+		all[name] = schema
+	}
+	return all
 }
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {

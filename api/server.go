@@ -2,6 +2,7 @@ package api
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -14,6 +15,7 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/web"
+	"github.com/sobre-sign/sobre/webhook"
 	"github.com/sobre-sign/sobre/workflows"
 )
 
@@ -29,6 +31,7 @@ type Server struct {
 	metrics  *httpMetrics
 	flows    *workflows.Client
 	ceremony *ceremony.Service
+	webhooks WebhookDeps
 	pages    *web.Handler
 	// auditPDFLimit is the most entries of an audit log's PDF (MaxAuditPDFEntries when 0).
 	auditPDFLimit int
@@ -46,6 +49,20 @@ type Deps struct {
 	Checks    []Check              // what the process needs to serve: run by /readyz
 	Reported  []Check              // what it uses but can serve without: in /healthz and sobre_<name>_up
 	Ceremony  *ceremony.Service    // signing sessions and recipients' proofs of identity
+	Webhooks  WebhookDeps          // where webhooks may point, and the test sends (/webhook/*)
+}
+
+// WebhookDeps are what the webhook routes need beyond the store. The zero value is production's:
+// only https URLs to public addresses, resolved by the system's resolver.
+type WebhookDeps struct {
+	// Policy says which URLs a webhook may have (SOBRE_WEBHOOK_ALLOW_PRIVATE sets AllowPrivate);
+	// checked when a URL is given, and by Sender on every connection.
+	Policy webhook.Policy
+	// Sender makes the one attempt of POST /webhook/test; nil: webhook.NewSender(Policy, nil),
+	// no proxy.
+	Sender *webhook.Sender
+	// Resolver resolves a webhook URL's host when it is given; nil: net.DefaultResolver.
+	Resolver *net.Resolver
 }
 
 // NewServer returns a Server; its routes are served by Handler.
@@ -69,6 +86,10 @@ func NewServer(d Deps) (*Server, error) {
 		metrics:  m,
 		flows:    d.Workflows,
 		ceremony: d.Ceremony,
+		webhooks: d.Webhooks,
+	}
+	if s.webhooks.Sender == nil {
+		s.webhooks.Sender = webhook.NewSender(s.webhooks.Policy, nil)
 	}
 	s.limitIP = newLimiter(policyIP, d.Config.RateLimitIP)
 	s.limitKey = newLimiter(policyAPIKey, d.Config.RateLimitAPIKey)
@@ -147,6 +168,7 @@ func (s *Server) v2Routes() chi.Router {
 		r.Use(s.keys.Middleware(s.writeError, s.log))
 		r.Use(s.limitByKey)
 		s.envelopeRoutes(r)
+		s.webhookRoutes(r)
 	})
 	return r
 }
