@@ -214,6 +214,7 @@ func (p *process) apiServer() (*api.Server, error) {
 		Registry:  p.registry,
 		Checks:    []api.Check{p.postgresql()},
 		Reported:  []api.Check{p.temporalCheck()},
+		Webhooks:  api.WebhookDeps{Policy: p.webhookPolicy(), Sender: p.webhookSender()},
 	})
 	if err != nil {
 		return nil, err
