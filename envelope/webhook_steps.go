@@ -6,15 +6,21 @@ import "time"
 // workflow's history keeps each of them, so they name calls by id and carry no secret, no
 // payload and no URL: the activities read those from PostgreSQL.
 
-// WebhookNext is the oldest pending call of a route (WebhookRoute), and how many attempts it had;
-// Found is false when none is pending or the webhook is disabled or deleted. A call without any
-// attempt has its first made by the same step (one activity for a call that succeeds at once):
-// First is that attempt's outcome, and Attempts counts it.
+// WebhookNext is what the step that looks for a route's (WebhookRoute) next call found. The step
+// delivers, oldest first, the pending calls whose first attempt succeeds (Delivered counts them),
+// so that calls delivered at once cost one activity between them, and stops at:
+//   - a call it cannot deliver at once (Found): CallID, with Attempts made; First is the outcome
+//     of the first attempt when the step made it (failed, gone, inactive), empty when the call
+//     had attempts already (its next waits its delay);
+//   - no call pending, or the webhook disabled or deleted (not Found);
+//   - its time running out (not Found, More): the workflow looks again at once.
 type WebhookNext struct {
-	CallID   string
-	Attempts int
-	Found    bool
-	First    WebhookOutcome
+	CallID    string
+	Attempts  int
+	Found     bool
+	First     WebhookOutcome
+	Delivered int
+	More      bool
 }
 
 // WebhookAttemptStep asks for attempt Attempt (1-based) of call CallID.

@@ -27,9 +27,9 @@ func WebhookWorkflowID(webhookID, envelopeID string) string {
 // before it ends.
 const webhookIdle = time.Minute
 
-// webhookCallsPerRun is how many calls one run delivers before it continues as new, so that a
-// busy route's history stays short.
-const webhookCallsPerRun = 100
+// webhookStepsPerRun is how many steps (looks for the next call, each delivering one call or
+// more) one run takes before it continues as new, so that a busy route's history stays short.
+const webhookStepsPerRun = 100
 
 // webhookAttemptCtx runs one attempt of a call: the sender gives up after 15 s, so 30 s ends only
 // a worker that hangs; the activity is retried (a claim another worker holds, a worker killed
@@ -47,36 +47,73 @@ func webhookAttemptCtx(ctx workflow.Context) workflow.Context {
 // event first, each until an attempt succeeds or the schedule (envelope.WebhookRetryDelay) runs
 // out: then the call is FAILED and the next goes. A 410 disables the webhook (its admins are
 // mailed) and ends the workflow, as does a webhook found disabled or deleted. With nothing
-// pending it waits webhookIdle for a wake signal (WebhookWakeSignal), then ends; it continues
-// as new after webhookCallsPerRun calls or when Temporal suggests it. Its history holds call ids
+// pending it waits for a wake signal (WebhookWakeSignal) and ends once webhookIdle passed with
+// nothing delivered (idleWait); it continues
+// as new after webhookStepsPerRun steps or when Temporal suggests it. Its history holds call ids
 // and outcomes only: no secret, no payload, no URL.
 func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 	wake := workflow.GetSignalChannel(ctx, WebhookWakeSignal)
-	for delivered := 0; ; {
+	var idle idleWait
+	for delivered, steps := 0, 0; ; steps++ {
+		if steps >= webhookStepsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			drainWake(wake) // the next run reads the store first: the signals have nothing to add
+			return workflow.NewContinueAsNewError(ctx, WebhookWorkflow, route)
+		}
 		var next envelope.WebhookNext
 		if err := workflow.ExecuteActivity(webhookAttemptCtx(ctx), actNextWebhookCall, route).Get(ctx, &next); err != nil {
 			return err
 		}
-		if !next.Found {
-			woken, err := awaitWake(ctx, wake, webhookIdle)
-			if err != nil {
+		delivered += next.Delivered
+		switch {
+		case next.Found:
+			stop, err := deliverCall(ctx, route, next)
+			if err != nil || stop {
 				return err
 			}
-			if woken || drainWake(wake) {
-				continue
+			delivered++
+		case next.More:
+		default:
+			ended, err := idle.wait(ctx, wake, delivered)
+			if err != nil || ended {
+				return err
 			}
-			return nil
-		}
-		stop, err := deliverCall(ctx, route, next)
-		if err != nil || stop {
-			return err
-		}
-		delivered++
-		if delivered >= webhookCallsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			drainWake(wake) // the next run reads the store first: the signals have nothing to add
-			return workflow.NewContinueAsNewError(ctx, WebhookWorkflow, route)
 		}
 	}
+}
+
+// idleWait is a route's idle timer: started the first time the route has nothing to deliver, and
+// kept across the waits that a wake signal ends, so that a busy route does not start and cancel a
+// timer for every call.
+type idleWait struct {
+	timer workflow.Future
+	since int // the calls delivered when the timer started
+}
+
+// wait waits for a wake signal or the idle timer. ended is true when the timer fired with no call
+// delivered since it started and no signal waiting: the workflow may end. A timer that fired
+// after calls were delivered is started again at the next wait.
+func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, delivered int) (ended bool, err error) {
+	if w.timer == nil {
+		w.timer, w.since = workflow.NewTimer(ctx, webhookIdle), delivered
+	}
+	woken := false
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(wake, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		woken = true
+	})
+	sel.AddFuture(w.timer, func(workflow.Future) {})
+	sel.Select(ctx)
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if woken {
+		drainWake(wake)
+		return false, nil
+	}
+	busy := delivered != w.since
+	w.timer = nil
+	return !busy && !drainWake(wake), nil
 }
 
 // deliverCall makes the attempts of call next that are left, each after its delay, until one
@@ -110,25 +147,6 @@ func deliverCall(ctx workflow.Context, route envelope.WebhookRoute, next envelop
 			return false, err
 		}
 	}
-}
-
-// awaitWake waits up to d for a wake signal, and reports whether one came; the signals that
-// came with it are taken too.
-func awaitWake(ctx workflow.Context, wake workflow.ReceiveChannel, d time.Duration) (bool, error) {
-	timerCtx, cancel := workflow.WithCancel(ctx)
-	defer cancel()
-	woken := false
-	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(wake, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		woken = true
-	})
-	sel.AddFuture(workflow.NewTimer(timerCtx, d), func(workflow.Future) {})
-	sel.Select(ctx)
-	if woken {
-		drainWake(wake)
-	}
-	return woken, ctx.Err()
 }
 
 // drainWake takes the wake signals waiting, and reports whether there was any.

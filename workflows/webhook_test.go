@@ -29,6 +29,7 @@ type hookBackend struct {
 	failed   []string
 	disabled []envelope.WebhookRoute
 	inactive bool
+	nexts    int // steps that looked for the next call
 }
 
 type hookAttempt struct {
@@ -53,16 +54,23 @@ func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	env.RegisterActivityWithOptions(func(_ context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if len(b.pending) == 0 || b.inactive {
-			return envelope.WebhookNext{}, nil
+		// As the real step does, calls without attempts are delivered one after another while
+		// their first attempt succeeds.
+		b.nexts++
+		var next envelope.WebhookNext
+		for len(b.pending) > 0 && !b.inactive {
+			id := b.pending[0]
+			if b.attempts[id] > 0 {
+				next.CallID, next.Attempts, next.Found = id, b.attempts[id], true
+				return next, nil
+			}
+			if out := b.attempt(envelope.WebhookAttemptStep{CallID: id, Attempt: 1}); out.Outcome != envelope.WebhookSuccess {
+				next.CallID, next.Attempts, next.Found, next.First = id, 1, true, out.Outcome
+				return next, nil
+			}
+			next.Delivered++
 		}
-		id := b.pending[0]
-		if b.attempts[id] > 0 {
-			return envelope.WebhookNext{CallID: id, Attempts: b.attempts[id], Found: true}, nil
-		}
-		// As the real step does, a call without attempts has its first made at once.
-		out := b.attempt(envelope.WebhookAttemptStep{CallID: id, Attempt: 1})
-		return envelope.WebhookNext{CallID: id, Attempts: 1, Found: true, First: out.Outcome}, nil
+		return next, nil
 	}, activity.RegisterOptions{Name: actNextWebhookCall})
 	env.RegisterActivityWithOptions(func(_ context.Context, s envelope.WebhookAttemptStep) (envelope.WebhookAttemptOutcome, error) {
 		b.mu.Lock()
@@ -113,7 +121,7 @@ func newHookEnv(b *hookBackend) *testsuite.TestWorkflowEnvironment {
 var testRoute = envelope.WebhookRoute{WebhookID: "wh_1", EnvelopeID: "envelope_1", TeamID: 7}
 
 // Three calls of one route are delivered one after the other, in their order, each at its first
-// attempt; with nothing left the workflow ends after a minute idle.
+// attempt, by one step; with nothing left the workflow ends after a minute idle.
 func TestWebhookWorkflowDeliversInOrder(t *testing.T) {
 	b := newHookBackend("call_1", "call_2", "call_3")
 	env := newHookEnv(b)
@@ -131,6 +139,9 @@ func TestWebhookWorkflowDeliversInOrder(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"call_1", "call_2", "call_3"}) {
 		t.Errorf("attempts %v, want the three calls in order", got)
+	}
+	if b.nexts != 1 {
+		t.Errorf("%d steps, want one step delivering the three calls", b.nexts)
 	}
 	if idle := env.Now().Sub(start); idle < webhookIdle || idle > webhookIdle+time.Second {
 		t.Errorf("ended %v after the start, want after %v idle", idle, webhookIdle)
@@ -228,8 +239,10 @@ func TestWebhookWorkflowEndsWhenInactive(t *testing.T) {
 	}
 }
 
-// Idle, the workflow waits a minute for a wake signal: one within the minute has it deliver the
-// new call and wait a minute again; none, and it ends.
+// Idle, the workflow waits for a wake signal on its idle timer: one has it deliver the new call
+// and wait again on the same timer; when the timer fires after a delivery, it looks once more and
+// starts a new one; when it fires with nothing delivered since it started, the workflow ends: at
+// least a minute, at most two, after its last delivery.
 func TestWebhookWorkflowWakesWhileIdle(t *testing.T) {
 	b := newHookBackend()
 	env := newHookEnv(b)
@@ -246,23 +259,25 @@ func TestWebhookWorkflowWakesWhileIdle(t *testing.T) {
 	if len(b.made) != 1 || b.made[0].call != "call_1" || b.made[0].at.Sub(start) != 40*time.Second {
 		t.Errorf("attempts %+v, want call_1 at 40 s", b.made)
 	}
-	if end := env.Now().Sub(start); end != 40*time.Second+webhookIdle {
-		t.Errorf("ended at %v, want a minute after the delivery", end)
+	if end := env.Now().Sub(start); end != 2*webhookIdle {
+		t.Errorf("ended at %v, want at the second idle timer (the first fired after a delivery)", end)
 	}
 }
 
-// A busy route's run continues as new after webhookCallsPerRun calls.
+// A busy route's run continues as new after webhookStepsPerRun steps.
 func TestWebhookWorkflowContinuesAsNew(t *testing.T) {
 	b := newHookBackend()
-	for i := range webhookCallsPerRun + 5 {
-		b.add("call_" + string(rune('a'+i/26)) + string(rune('a'+i%26)))
+	for i := range webhookStepsPerRun + 5 {
+		id := "call_" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+		b.add(id)
+		b.script[id] = []envelope.WebhookOutcome{envelope.WebhookFailed} // one step each
 	}
 	env := newHookEnv(b)
 	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
 	if !workflow.IsContinueAsNewError(env.GetWorkflowError()) {
 		t.Fatalf("ended with %v, want a continue-as-new", env.GetWorkflowError())
 	}
-	if len(b.made) != webhookCallsPerRun || len(b.pending) != 5 {
-		t.Errorf("%d attempts, %d pending; want %d and 5", len(b.made), len(b.pending), webhookCallsPerRun)
+	if b.nexts != webhookStepsPerRun || len(b.pending) != 5 {
+		t.Errorf("%d steps, %d pending; want %d and 5", b.nexts, len(b.pending), webhookStepsPerRun)
 	}
 }
