@@ -81,10 +81,10 @@ var ErrAttemptLost = errors.New("the webhook attempt's claim passed to another w
 
 // NextWebhookCall returns the oldest pending call of webhook webhookID for envelope envelopeID,
 // and how many attempts it had; found is false when none is pending or the webhook is disabled
-// or deleted.
+// or deleted. Tests are never next (isTestCall).
 func (s *Store) NextWebhookCall(ctx context.Context, webhookID, envelopeID string) (callID string, attempts int, found bool, err error) {
 	err = s.pool.QueryRow(ctx, `SELECT c.id, c.attempts FROM webhook_calls c JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-		WHERE c.webhook_id = $1 AND c.envelope_id = $2 AND c.status = 'PENDING' ORDER BY c.seq LIMIT 1`, webhookID, envelopeID).Scan(&callID, &attempts)
+		WHERE c.webhook_id = $1 AND c.envelope_id = $2 AND c.status = 'PENDING' AND NOT `+isTestCall+` ORDER BY c.seq LIMIT 1`, webhookID, envelopeID).Scan(&callID, &attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", 0, false, nil
 	}
