@@ -111,14 +111,15 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 		}
 		var outcome *string
 		var holder string
-		var leaseUntil time.Time
-		err = tx.q.QueryRow(ctx, `SELECT outcome, owner, lease_until FROM webhook_attempts WHERE call_id = $1 AND attempt = $2`,
-			callID, n).Scan(&outcome, &holder, &leaseUntil)
+		var leased bool
+		// The lease runs on PostgreSQL's clock, which set it, never on this worker's.
+		err = tx.q.QueryRow(ctx, `SELECT outcome, owner, lease_until > clock_timestamp() FROM webhook_attempts WHERE call_id = $1 AND attempt = $2`,
+			callID, n).Scan(&outcome, &holder, &leased)
 		switch {
 		case err == nil && outcome != nil:
 			d.Done = *outcome
 			return nil
-		case err == nil && holder != owner && time.Now().Before(leaseUntil):
+		case err == nil && holder != owner && leased:
 			return ErrAttemptHeld
 		case err != nil && !errors.Is(err, pgx.ErrNoRows):
 			return fmt.Errorf("attempt %d of webhook call %s: %w", n, callID, err)
