@@ -81,10 +81,10 @@ var ErrAttemptLost = errors.New("the webhook attempt's claim passed to another w
 
 // NextWebhookCall returns the oldest pending call of webhook webhookID for envelope envelopeID,
 // and how many attempts it had; found is false when none is pending or the webhook is disabled
-// or deleted.
+// or deleted. Tests are never next (isTestCall).
 func (s *Store) NextWebhookCall(ctx context.Context, webhookID, envelopeID string) (callID string, attempts int, found bool, err error) {
 	err = s.pool.QueryRow(ctx, `SELECT c.id, c.attempts FROM webhook_calls c JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-		WHERE c.webhook_id = $1 AND c.envelope_id = $2 AND c.status = 'PENDING' ORDER BY c.seq LIMIT 1`, webhookID, envelopeID).Scan(&callID, &attempts)
+		WHERE c.webhook_id = $1 AND c.envelope_id = $2 AND c.status = 'PENDING' AND NOT `+isTestCall+` ORDER BY c.seq LIMIT 1`, webhookID, envelopeID).Scan(&callID, &attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", 0, false, nil
 	}
@@ -111,14 +111,15 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 		}
 		var outcome *string
 		var holder string
-		var leaseUntil time.Time
-		err = tx.q.QueryRow(ctx, `SELECT outcome, owner, lease_until FROM webhook_attempts WHERE call_id = $1 AND attempt = $2`,
-			callID, n).Scan(&outcome, &holder, &leaseUntil)
+		var leased bool
+		// The lease runs on PostgreSQL's clock, which set it, never on this worker's.
+		err = tx.q.QueryRow(ctx, `SELECT outcome, owner, lease_until > clock_timestamp() FROM webhook_attempts WHERE call_id = $1 AND attempt = $2`,
+			callID, n).Scan(&outcome, &holder, &leased)
 		switch {
 		case err == nil && outcome != nil:
 			d.Done = *outcome
 			return nil
-		case err == nil && holder != owner && time.Now().Before(leaseUntil):
+		case err == nil && holder != owner && leased:
 			return ErrAttemptHeld
 		case err != nil && !errors.Is(err, pgx.ErrNoRows):
 			return fmt.Errorf("attempt %d of webhook call %s: %w", n, callID, err)

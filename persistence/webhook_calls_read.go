@@ -114,6 +114,12 @@ func (s *Store) ResendWebhookCall(ctx context.Context, teamID int64, id string) 
 	return s.WebhookCall(ctx, teamID, newID)
 }
 
+// isTestCall is the SQL condition that holds for a test call (alias c): one made by its caller,
+// never by a delivery workflow. It is written with dispatch_after 'infinity', which no dispatch
+// reaches; NextWebhookCall skips it too, so that a test left pending (its caller stopped before
+// closing it) is never retried, not even by the workflow of a resent test, which shares its route.
+const isTestCall = `coalesce(c.dispatch_after = 'infinity', false)`
+
 // StartTestCall records a test of webhook webhookID of team teamID: an event of type event with
 // payload (a sample, for no envelope) and its call, whose one attempt the caller makes now and
 // records with FinishWebhookAttempt then CloseTestCall. The call is never dispatched.
@@ -128,8 +134,9 @@ func (s *Store) StartTestCall(ctx context.Context, teamID int64, webhookID strin
 			d.EventID, teamID, event, payload, d.At); err != nil {
 			return fmt.Errorf("write a test event: %w", err)
 		}
-		// Dispatched already: a test is one attempt, made by the caller, never retried.
-		if _, err := tx.q.Exec(ctx, `INSERT INTO webhook_calls (id, webhook_id, event_id, envelope_id, dispatched_at) VALUES ($1, $2, $3, '', now())`,
+		// Never dispatched (isTestCall): a test is one attempt, made by the caller, never retried.
+		if _, err := tx.q.Exec(ctx, `INSERT INTO webhook_calls (id, webhook_id, event_id, envelope_id, dispatched_at, dispatch_after)
+			VALUES ($1, $2, $3, '', now(), 'infinity')`,
 			d.CallID, webhookID, d.EventID); err != nil {
 			return fmt.Errorf("write a test call: %w", err)
 		}
@@ -145,12 +152,16 @@ func (s *Store) CloseTestCall(ctx context.Context, callID string) error {
 	return err
 }
 
-// PurgeWebhookCalls deletes the calls created before before (long past their last attempt), with
-// their attempts, and the events left without a call; it returns how many calls it deleted.
+// PurgeWebhookCalls deletes the calls created before before that nobody delivers any more (done,
+// failed, of a disabled webhook, or tests), with their attempts, and the events left without a
+// call; it returns how many calls it deleted. A call still pending for an enabled webhook stays,
+// however old: its route's workflow is delivering it or will (an endpoint failing for long holds
+// each of a route's calls up to 37 h), and it ends FAILED and counted, never dropped.
 func (s *Store) PurgeWebhookCalls(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.InTx(ctx, func(tx *Tx) error {
-		tag, err := tx.q.Exec(ctx, `DELETE FROM webhook_calls WHERE created_at < $1`, before)
+		tag, err := tx.q.Exec(ctx, `DELETE FROM webhook_calls c USING webhooks w WHERE w.id = c.webhook_id AND c.created_at < $1
+			AND (c.status <> 'PENDING' OR NOT w.enabled OR `+isTestCall+`)`, before)
 		if err != nil {
 			return fmt.Errorf("purge webhook calls: %w", err)
 		}

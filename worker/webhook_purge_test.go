@@ -12,7 +12,7 @@ import (
 
 // The worker's Schedule purges webhook calls past their 30 days on the real dev server and
 // PostgreSQL: set up twice it is one Schedule, changed to the last interval; a run deletes the
-// old call with its attempts and event, and keeps the recent ones.
+// old delivered call with its attempts and event, and keeps the recent ones.
 func TestWebhookPurgeSchedule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -45,6 +45,8 @@ func TestWebhookPurgeSchedule(t *testing.T) {
 	exec(`UPDATE webhook_calls c SET created_at = now() - interval '29 days' FROM webhook_events e WHERE e.id = c.event_id AND e.event = 'DOCUMENT_SENT'`)
 	exec(`INSERT INTO webhook_attempts (call_id, attempt, owner, lease_until) SELECT c.id, 1, 'x', now() FROM webhook_calls c
 		JOIN webhook_events e ON e.id = c.event_id WHERE e.event = 'DOCUMENT_CREATED'`)
+	// Delivered long ago: a call still pending is kept, however old.
+	exec(`UPDATE webhook_calls c SET status = 'SUCCESS' FROM webhook_events e WHERE e.id = c.event_id AND e.event = 'DOCUMENT_CREATED'`)
 
 	queue := e.client.TaskQueue
 	if err := worker.EnsureWebhookPurgeSchedule(ctx, e.client.Temporal, queue, time.Hour); err != nil {
