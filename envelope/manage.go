@@ -37,6 +37,14 @@ func MayManage(m Member, e Owned) error {
 	return Errorf(CodeForbidden, "Only the envelope's owner, a MANAGER or an ADMIN may do this; your team role is %s", m.Role)
 }
 
+// MaySee decides whether member m may read envelope e: one of m's team that m owns, or whose
+// visibility m's role sees (ADMIN every visibility, MANAGER EVERYONE and MANAGER_AND_ABOVE,
+// MEMBER EVERYONE). The store's queries apply the same rule in SQL; this one decides what is
+// decided outside a query: which envelopes' events a webhook made by m carries.
+func MaySee(m Member, e Owned) bool {
+	return m.TeamID == e.TeamID && (m.UserID == e.OwnerID || m.Role.CanSee(e.Visibility))
+}
+
 // MayActFor decides whether member m may act in another member's name: name them with
 // actAsEmail (a rejection recorded on a recipient's behalf attributed to them) or with
 // delegatedDocumentOwner (an envelope created for them to own). Acting in one's own name is

@@ -70,3 +70,26 @@ func TestMayActFor(t *testing.T) {
 		})
 	}
 }
+
+func TestMaySee(t *testing.T) {
+	owned := func(owner int64, v Visibility) Owned { return Owned{TeamID: 1, OwnerID: owner, Visibility: v} }
+	tests := []struct {
+		name string
+		m    Member
+		e    Owned
+		want bool
+	}{
+		{"another team", Member{TeamID: 2, UserID: 9, Role: TeamRoleAdmin}, owned(9, VisibilityEveryone), false},
+		{"the owner, whatever the visibility", Member{TeamID: 1, UserID: 9, Role: TeamRoleMember}, owned(9, VisibilityAdmin), true},
+		{"an admin sees admin-only", Member{TeamID: 1, UserID: 3, Role: TeamRoleAdmin}, owned(9, VisibilityAdmin), true},
+		{"a manager does not see admin-only", Member{TeamID: 1, UserID: 3, Role: TeamRoleManager}, owned(9, VisibilityAdmin), false},
+		{"a manager sees managers-and-above", Member{TeamID: 1, UserID: 3, Role: TeamRoleManager}, owned(9, VisibilityManagerAndAbove), true},
+		{"a member sees everyone's", Member{TeamID: 1, UserID: 3, Role: TeamRoleMember}, owned(9, VisibilityEveryone), true},
+		{"a member does not see managers-and-above", Member{TeamID: 1, UserID: 3, Role: TeamRoleMember}, owned(9, VisibilityManagerAndAbove), false},
+	}
+	for _, tt := range tests {
+		if got := MaySee(tt.m, tt.e); got != tt.want {
+			t.Errorf("%s: MaySee = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -80,13 +80,19 @@ type Tx struct {
 	q     querier
 	audit *AuditKeys
 	ring  *keyring.Ring
+	// outbox holds the webhook events of this transaction, written when it ends (emitWebhooks).
+	outbox []outboxEntry
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A
 // constraint the change broke is answered as the domain's error (domainError).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return domainError(pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-		return fn(&Tx{q: ptx, audit: s.audit, ring: s.ring})
+		tx := &Tx{q: ptx, audit: s.audit, ring: s.ring}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.writeOutbox(ctx)
 	}))
 }
 

@@ -178,7 +178,8 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete envelope %s: %w", id, err)
 	}
 	if ev, ok := envelope.DeletedWebhookEvent(typ, status); ok {
-		if err := tx.emitWebhooks(ctx, id, time.Now(), ev); err != nil {
+		// Written now: when the transaction ends, the envelope is gone.
+		if err := tx.writeWebhookEvents(ctx, id, time.Now(), map[string][]byte{}, ev); err != nil {
 			return err
 		}
 	}

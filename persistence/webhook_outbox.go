@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,19 +21,53 @@ import (
 // calls to dispatch.
 const WebhookChannel = "sobre_webhooks"
 
-// emitWebhooks writes to the outbox events of envelope envelopeID, which happened at at, in this
-// order: for each event some enabled webhook of the envelope's team subscribes to, one event row
-// whose payload is the envelope as it is now in the transaction (view.NewEnvelope, tokens
-// masked), and one PENDING call per such webhook; then it notifies WebhookChannel, which
-// PostgreSQL delivers only if the transaction commits. Events nobody subscribes to cost one
-// query and write nothing.
+// outboxEntry is webhook events of one envelope that happened at one time, to be written to the
+// outbox when the transaction ends.
+type outboxEntry struct {
+	envelopeID string
+	at         time.Time
+	events     []envelope.WebhookEvent
+}
+
+// emitWebhooks queues, in this order, events of envelope envelopeID, which happened at at, for the
+// outbox, written when the transaction ends (writeOutbox): their payload is then the envelope as
+// the transaction leaves it, every change of the transaction made.
 func (tx *Tx) emitWebhooks(ctx context.Context, envelopeID string, at time.Time, events ...envelope.WebhookEvent) error {
+	if len(events) > 0 {
+		tx.outbox = append(tx.outbox, outboxEntry{envelopeID: envelopeID, at: at, events: events})
+	}
+	return nil
+}
+
+// writeOutbox writes the events the transaction queued (emitWebhooks), in order. Each envelope's
+// payload is read once, as the transaction leaves it.
+func (tx *Tx) writeOutbox(ctx context.Context) error {
+	payloads := map[string][]byte{}
+	for _, o := range tx.outbox {
+		if err := tx.writeWebhookEvents(ctx, o.envelopeID, o.at, payloads, o.events...); err != nil {
+			return err
+		}
+	}
+	tx.outbox = nil
+	return nil
+}
+
+// writeWebhookEvents writes to the outbox events of envelope envelopeID, which happened at at, in
+// this order: for each event some enabled webhook of the envelope's team subscribes to, one event
+// row whose payload is the envelope as it is now in the transaction (view.NewEnvelope, tokens
+// masked; kept in payloads by envelope), and one PENDING call per such webhook; then it notifies
+// WebhookChannel, which PostgreSQL delivers only if the transaction commits. Events nobody
+// subscribes to cost one query and write nothing. An envelope about to be removed writes its
+// events before it goes (HardDelete), the others when the transaction ends (emitWebhooks).
+func (tx *Tx) writeWebhookEvents(ctx context.Context, envelopeID string, at time.Time, payloads map[string][]byte, events ...envelope.WebhookEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
-	rows, err := tx.q.Query(ctx, `SELECT ev, w.id, w.team_id FROM unnest($2::text[]) WITH ORDINALITY AS t(ev, n)
+	rows, err := tx.q.Query(ctx, `SELECT ev, w.id, w.team_id, w.user_id, m.role, e.user_id, e.visibility
+		FROM unnest($2::text[]) WITH ORDINALITY AS t(ev, n)
 		JOIN envelopes e ON e.id = $1
 		JOIN webhooks w ON w.team_id = e.team_id AND w.enabled AND t.ev = ANY(w.event_triggers)
+		LEFT JOIN team_members m ON m.team_id = w.team_id AND m.user_id = w.user_id
 		ORDER BY t.n, w.created_at, w.id`, envelopeID, fromEnums(events))
 	if err != nil {
 		return fmt.Errorf("webhooks of %s: %w", envelopeID, err)
@@ -41,17 +76,32 @@ func (tx *Tx) emitWebhooks(ctx context.Context, envelopeID string, at time.Time,
 		event     envelope.WebhookEvent
 		webhookID string
 		teamID    int64
+		sees      bool
 	}
 	subs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (subscriber, error) {
 		var s subscriber
-		return s, row.Scan(&s.event, &s.webhookID, &s.teamID)
+		var creator, owner int64
+		var role *envelope.TeamRole
+		var visibility envelope.Visibility
+		err := row.Scan(&s.event, &s.webhookID, &s.teamID, &creator, &role, &owner, &visibility)
+		s.sees = role != nil && envelope.MaySee(envelope.Member{TeamID: s.teamID, UserID: creator, Role: *role},
+			envelope.Owned{TeamID: s.teamID, OwnerID: owner, Visibility: visibility})
+		return s, err
 	})
-	if err != nil || len(subs) == 0 {
-		return wrapErr(err, "read webhooks of "+envelopeID)
-	}
-	payload, err := tx.webhookPayload(ctx, envelopeID)
 	if err != nil {
-		return err
+		return fmt.Errorf("read webhooks of %s: %w", envelopeID, err)
+	}
+	// A webhook carries only what the member who made it may read.
+	subs = slices.DeleteFunc(subs, func(s subscriber) bool { return !s.sees })
+	if len(subs) == 0 {
+		return nil
+	}
+	payload, ok := payloads[envelopeID]
+	if !ok {
+		if payload, err = tx.webhookPayload(ctx, envelopeID); err != nil {
+			return err
+		}
+		payloads[envelopeID] = payload
 	}
 	eventID := map[envelope.WebhookEvent]string{}
 	for _, s := range subs {

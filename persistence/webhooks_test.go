@@ -302,3 +302,48 @@ func TestWebhookReminderAndExpiry(t *testing.T) {
 		t.Errorf("RECIPIENT_EXPIRED's payload does not show the expiry: %v", r)
 	}
 }
+
+// A webhook carries only what the member who made it may read: a MANAGER's gets no event of an
+// envelope only ADMINs see, an ADMIN's does.
+func TestWebhookCarriesWhatItsMakerMaySee(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWebhookFixture(t, envelope.WebhookDocumentCreated)
+	manager, err := f.store.EnsureMember(ctx, "Acme", "mario@acme.cl", "Mario", envelope.TeamRoleManager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	managers, err := f.store.CreateWebhook(ctx, manager, persistence.NewWebhook{URL: "https://hooks.example.com/manager",
+		EventTriggers: []envelope.WebhookEvent{envelope.WebhookDocumentCreated}, Enabled: true, Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(v envelope.Visibility) string {
+		var id string
+		in := persistence.NewEnvelope{Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: v,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+			Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF " + string(v)), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}}}
+		if err := f.store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+			id, err = tx.CreateEnvelope(ctx, f.admin, in, envelope.SystemActor())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	hidden, shared := create(envelope.VisibilityAdmin), create(envelope.VisibilityManagerAndAbove)
+	count := func(hook, id string) (n int) {
+		if err := f.conn.QueryRow(ctx, `SELECT count(*) FROM webhook_calls WHERE webhook_id = $1 AND envelope_id = $2`, hook, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		hook, id string
+		want     int
+	}{{managers.ID, hidden, 0}, {managers.ID, shared, 1}, {f.hookID, hidden, 1}, {f.hookID, shared, 1}} {
+		if got := count(c.hook, c.id); got != c.want {
+			t.Errorf("webhook %s, envelope %s: %d calls, want %d", c.hook, c.id, got, c.want)
+		}
+	}
+}
