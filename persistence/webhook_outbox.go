@@ -181,24 +181,36 @@ var ErrNotDispatched = errors.New("the route was not tried")
 func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, backoff time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx *Tx) error {
-		rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
-			JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-			WHERE c.status = 'PENDING' AND (c.dispatched_at IS NULL OR c.updated_at < now() - $2 * interval '1 millisecond')
-			AND (c.dispatch_after IS NULL OR c.dispatch_after <= now())
-			ORDER BY c.seq LIMIT $1 FOR UPDATE OF c SKIP LOCKED`, limit, stale.Milliseconds())
-		if err != nil {
-			return fmt.Errorf("pending webhook calls: %w", err)
-		}
 		type pending struct {
 			callID string
 			route  envelope.WebhookRoute
 		}
-		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pending, error) {
-			var p pending
-			return p, row.Scan(&p.callID, &p.route.WebhookID, &p.route.EnvelopeID, &p.route.TeamID)
-		})
-		if err != nil {
-			return fmt.Errorf("read pending webhook calls: %w", err)
+		var list []pending
+		// Two queries, each served by its own partial index, so that a look costs what it takes,
+		// never a scan of every pending call: the calls never dispatched, oldest first, then the
+		// stale ones.
+		staleBefore := time.Now().Add(-stale)
+		for _, which := range []string{
+			`c.dispatched_at IS NULL ORDER BY c.seq`,
+			`c.dispatched_at IS NOT NULL AND c.updated_at < @staleBefore ORDER BY c.updated_at`,
+		} {
+			rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
+				JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
+				WHERE c.status = 'PENDING' AND (c.dispatch_after IS NULL OR c.dispatch_after <= now()) AND `+which+`
+				LIMIT @limit FOR UPDATE OF c SKIP LOCKED`, pgx.NamedArgs{"limit": limit - len(list), "staleBefore": staleBefore})
+			if err != nil {
+				return fmt.Errorf("pending webhook calls: %w", err)
+			}
+			more, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pending, error) {
+				var p pending
+				return p, row.Scan(&p.callID, &p.route.WebhookID, &p.route.EnvelopeID, &p.route.TeamID)
+			})
+			if err != nil {
+				return fmt.Errorf("read pending webhook calls: %w", err)
+			}
+			if list = append(list, more...); len(list) >= limit {
+				break
+			}
 		}
 		done := map[envelope.WebhookRoute]error{}
 		var ids, failed []string

@@ -53,7 +53,8 @@ CREATE TABLE webhook_calls (
     updated_at    timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX webhook_calls_route ON webhook_calls (webhook_id, envelope_id, seq) WHERE status = 'PENDING';
-CREATE INDEX webhook_calls_pending ON webhook_calls (dispatched_at, seq) WHERE status = 'PENDING';
+CREATE INDEX webhook_calls_undispatched ON webhook_calls (seq) WHERE status = 'PENDING' AND dispatched_at IS NULL;
+CREATE INDEX webhook_calls_stale ON webhook_calls (updated_at) WHERE status = 'PENDING' AND dispatched_at IS NOT NULL;
 CREATE INDEX webhook_calls_list ON webhook_calls (webhook_id, created_at DESC, seq DESC);
 CREATE INDEX webhook_calls_created ON webhook_calls (created_at);
 
