@@ -33,7 +33,7 @@ func webhookOperations() []operation {
 		{method: "POST", path: "/webhook/create", id: "webhook-create", summary: "Subscribe an endpoint to envelope events; the answer shows its secret, this once",
 			body: object([]string{"webhookUrl", "eventTriggers"}, obj{"webhookUrl": url, "eventTriggers": triggers,
 				"enabled": obj{"type": "boolean", "default": true}, "documensoCompatible": compatible,
-				"secret": str("whsec_ and the base64 of 24 to 64 bytes (made of 32 random bytes when absent); with documensoCompatible, any text of 16 to 256 printable characters")}),
+				"secret": str("whsec_ and the base64 of 24 to 64 bytes (made of 32 random bytes when absent); with documensoCompatible, any other text of 16 to 256 printable ASCII characters without spaces")}),
 			response: ref("Webhook")},
 		{method: "GET", path: "/webhook", id: "webhook-find", summary: "The team's webhooks, oldest first",
 			params: page, response: pageOf(ref("Webhook"))},

@@ -40,10 +40,15 @@ func (w WebhookEvent) Valid() bool { return slices.Contains(WebhookEvents(), w) 
 const MaxWebhooks = 25
 
 // CheckWebhookTriggers records at path the problems of a webhook's event triggers: at least one,
-// each one of WebhookEvents, none twice.
+// each one of WebhookEvents, none twice. A list longer than WebhookEvents cannot be right and is
+// one problem at path, not one per item: a 400 is never much larger than the body it refuses.
 func CheckWebhookTriggers(p *Problems, path string, triggers []WebhookEvent) {
-	if len(triggers) == 0 {
+	switch {
+	case len(triggers) == 0:
 		p.Add(path, "must name at least one event")
+		return
+	case len(triggers) > len(WebhookEvents()):
+		p.Add(path, "must name at most %d events, each once; got %d", len(WebhookEvents()), len(triggers))
 		return
 	}
 	for i, t := range triggers {

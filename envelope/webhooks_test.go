@@ -76,6 +76,7 @@ func TestCheckWebhookTriggers(t *testing.T) {
 		{"none", nil, []string{"eventTriggers"}},
 		{"unknown", []WebhookEvent{WebhookDocumentSent, "DOCUMENT_EXPLODED"}, []string{"eventTriggers[1]"}},
 		{"twice", []WebhookEvent{WebhookDocumentSent, WebhookDocumentSent}, []string{"eventTriggers[1]"}},
+		{"more than there are", slices.Repeat([]WebhookEvent{"DOCUMENT_EXPLODED"}, 10000), []string{"eventTriggers"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

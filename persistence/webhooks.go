@@ -84,9 +84,15 @@ func (s *Store) CreateWebhook(ctx context.Context, m envelope.Member, in NewWebh
 	}
 	var w Webhook
 	err = s.InTx(ctx, func(tx *Tx) error {
+		// The team's row is locked so that two creations cannot both pass the limit. The count
+		// is a statement of its own: under READ COMMITTED a statement sees the rows committed
+		// before it starts, so a count in the statement that waits for the lock would miss the
+		// webhook its holder created.
+		if _, err := tx.q.Exec(ctx, `SELECT 1 FROM teams WHERE id = $1 FOR UPDATE`, m.TeamID); err != nil {
+			return fmt.Errorf("lock team %d: %w", m.TeamID, err)
+		}
 		var n int
-		// The team's row is locked so that two creations cannot both pass the limit.
-		if err := tx.q.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE team_id = (SELECT id FROM teams WHERE id = $1 FOR UPDATE)`, m.TeamID).Scan(&n); err != nil {
+		if err := tx.q.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE team_id = $1`, m.TeamID).Scan(&n); err != nil {
 			return fmt.Errorf("count webhooks of team %d: %w", m.TeamID, err)
 		}
 		if n >= envelope.MaxWebhooks {

@@ -107,7 +107,7 @@ func (p Policy) Allows(a netip.Addr) bool {
 // (or http with AllowPrivate), with a host, no user or password, a port (when given) from 1 to
 // 65535; and a host that resolves only to addresses the policy allows: a name that does not
 // resolve, or that resolves to any address the policy does not allow, is refused; an IP literal
-// is judged as it is. resolver nil is net.DefaultResolver; the lookup is given at most 5
+// is judged as it is, and may name an interface (a zone) only when it is link-local. resolver nil is net.DefaultResolver; the lookup is given at most 5
 // seconds. The error's message follows the field's name (as in a 400 naming webhookUrl).
 //
 // A name may resolve elsewhere later (DNS rebinding): a Sender checks every address it dials
@@ -119,8 +119,12 @@ func (p Policy) CheckURL(ctx context.Context, raw string, resolver *net.Resolver
 	}
 	host := u.Hostname()
 	if a, err := netip.ParseAddr(host); err == nil {
-		if !p.Allows(a) {
+		switch {
+		case !p.Allows(a):
 			return notPublic(a)
+		case a.Zone() != "" && !a.IsLinkLocalUnicast():
+			// A zone means something only for a link-local address, which only development allows.
+			return fmt.Errorf("must not name an interface (zone %s) with address %s", a.Zone(), a.WithZone(""))
 		}
 		return nil
 	}

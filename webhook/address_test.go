@@ -127,6 +127,7 @@ func TestCheckURL(t *testing.T) {
 		{"https://100.64.0.1/", "address 100.64.0.1 is not public", "address 100.64.0.1 is not public"},
 		{"https://0.0.0.0/", "is not public", "is not public"},
 		{"https://[fe80::1%25eth0]/", "is not public", ""},
+		{"https://[2606:4700::6810:85e5%25lo]/", "must not name an interface (zone lo)", "must not name an interface (zone lo)"},
 	}
 	for _, tt := range tests {
 		for _, c := range []struct {

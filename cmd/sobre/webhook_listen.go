@@ -74,9 +74,13 @@ func checkListenAddr(addr string, anyAddress bool) error {
 // webhookReceiver answers POST on any path: a body of at most 1 MiB whose signature and
 // timestamp verify with secret (webhook.Verify) is printed on stdout as one line (the time, its
 // webhook-id, event, payload.id and payload.status) and answered 204; anything else is answered
-// 401 (or 405, 413) with a line on stderr saying why.
+// 401 (or 405, 413) with a line on stderr saying why, the path quoted (whoever can reach the
+// receiver chooses it). A webhook-id among the last maxSeenIDs received is printed as a repeat
+// and answered 204 too: Sobre delivers at least once, and a resend has the same webhook-id, so a
+// consumer deduplicates by it.
 func webhookReceiver(secret string, stdout, stderr io.Writer) http.Handler {
 	var mu sync.Mutex // one line at a time
+	var seen recentIDs
 	say := func(w io.Writer, format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -91,18 +95,50 @@ func webhookReceiver(secret string, stdout, stderr io.Writer) http.Handler {
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxWebhookBody))
 		if err != nil {
-			say(stderr, "%s refused a request to %s: body: %v", now.Format(time.RFC3339), r.URL.Path, err)
+			say(stderr, "%s refused a request to %q: body: %v", now.Format(time.RFC3339), r.URL.Path, err)
 			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
 		if err := webhook.Verify(secret, r.Header, body, now); err != nil {
-			say(stderr, "%s refused a request to %s: %v", now.Format(time.RFC3339), r.URL.Path, err)
+			say(stderr, "%s refused a request to %q: %v", now.Format(time.RFC3339), r.URL.Path, err)
 			http.Error(w, "invalid signature", http.StatusUnauthorized)
 			return
 		}
-		say(stdout, "%s %s", now.Format(time.RFC3339), describeEvent(r.Header.Get(webhook.HeaderID), body))
+		id, repeat := r.Header.Get(webhook.HeaderID), ""
+		if seen.add(id) {
+			repeat = " (a repeat of " + id + ": deduplicate by webhook-id)"
+		}
+		say(stdout, "%s %s%s", now.Format(time.RFC3339), describeEvent(id, body), repeat)
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// maxSeenIDs is how many webhook-ids the receiver remembers to tell a repeat.
+const maxSeenIDs = 10000
+
+// recentIDs are the last maxSeenIDs webhook-ids received, safe for concurrent use.
+type recentIDs struct {
+	mu    sync.Mutex
+	set   map[string]bool
+	order []string // oldest first
+}
+
+// add records id and reports whether it was recorded already.
+func (r *recentIDs) add(id string) (seen bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.set[id] {
+		return true
+	}
+	if r.set == nil {
+		r.set = map[string]bool{}
+	}
+	if len(r.order) == maxSeenIDs {
+		delete(r.set, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.set[id], r.order = true, append(r.order, id)
+	return false
 }
 
 // describeEvent is a webhook's line: its id, event, payload.id and payload.status, "-" for what

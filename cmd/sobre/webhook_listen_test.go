@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,39 @@ func TestWebhookListen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("still running 10 s after its context ended")
+	}
+}
+
+// TestWebhookListenUnverifiedInput: what an unverified request chooses (its path) is printed
+// quoted, so that a page in the developer's browser posting to the receiver cannot write
+// terminal escape sequences or lines of its own; a webhook-id seen before is printed as a
+// repeat (Sobre delivers at least once, and a resend has the same webhook-id), still 204.
+func TestWebhookListenUnverifiedInput(t *testing.T) {
+	secret := webhook.NewSecret()
+	var stdout, stderr syncBuffer
+	h := webhookReceiver(secret, &stdout, &stderr)
+	req := httptest.NewRequest(http.MethodPost, "/%1b%5b2J%0a2026-11-26T10:00:00Z%20msg_x%20DOCUMENT_COMPLETED", strings.NewReader("{}"))
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if got := stderr.String(); strings.ContainsAny(strings.TrimSuffix(got, "\n"), "\x1b\n") {
+		t.Errorf("an unverified path is printed raw: %q", got)
+	}
+
+	body := []byte(`{"event":"DOCUMENT_SIGNED","payload":{"id":"envelope_abc","status":"PENDING"}}`)
+	for range 2 {
+		now := time.Now()
+		req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		req.Header.Set(webhook.HeaderID, "msg_1")
+		req.Header.Set(webhook.HeaderTimestamp, fmt.Sprint(now.Unix()))
+		req.Header.Set(webhook.HeaderSignature, webhook.Sign("msg_1", now, body, secret))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNoContent {
+			t.Errorf("signed: %d, want 204", rec.Code)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], "repeat") || !strings.HasSuffix(lines[1], "(a repeat of msg_1: deduplicate by webhook-id)") {
+		t.Errorf("stdout %q, want the second delivery of msg_1 marked as a repeat", lines)
 	}
 }
 
