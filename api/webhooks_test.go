@@ -204,9 +204,19 @@ func TestWebhookUpdateDeleteAndRotate(t *testing.T) {
 		t.Errorf("update of enabled only: %d %v", status, got)
 	}
 	status, got = a.do("POST", "/api/v2/webhook/update", admin,
-		`{"id":"`+id+`","webhookUrl":"https://8.8.8.8/x","eventTriggers":["TEMPLATE_USED"],"documensoCompatible":true}`)
-	if status != http.StatusOK || got["enabled"] != false || got["webhookUrl"] != "https://8.8.8.8/x" || fmt.Sprint(got["eventTriggers"]) != "[TEMPLATE_USED]" || got["documensoCompatible"] != true {
+		`{"id":"`+id+`","webhookUrl":"https://8.8.8.8/x","eventTriggers":["TEMPLATE_USED"]}`)
+	if status != http.StatusOK || got["enabled"] != false || got["webhookUrl"] != "https://8.8.8.8/x" || fmt.Sprint(got["eventTriggers"]) != "[TEMPLATE_USED]" {
 		t.Errorf("update of the rest: %d %v", status, got)
+	}
+	// A documensoCompatible webhook sends its secret in clear to its URL: the flag is set only
+	// at creation, and such a webhook's URL never changes, so no one reads the secret by editing.
+	status, got = a.do("POST", "/api/v2/webhook/update", admin, `{"id":"`+id+`","documensoCompatible":true}`)
+	wantError(t, status, got, http.StatusBadRequest, envelope.CodeInvalidBody)
+	compat := a.createWebhook(admin, `{"webhookUrl":"`+publicURL+`","eventTriggers":["DOCUMENT_SENT"],"documensoCompatible":true}`)
+	status, got = a.do("POST", "/api/v2/webhook/update", admin, `{"id":"`+compat["id"].(string)+`","webhookUrl":"https://8.8.4.4/mine"}`)
+	wantError(t, status, got, http.StatusBadRequest, envelope.CodeInvalidBody)
+	if issues, _ := got["issues"].([]any); len(issues) != 1 || issues[0].(map[string]any)["path"] != "webhookUrl" {
+		t.Errorf("a compatible webhook's URL changed: %v", got)
 	}
 
 	status, rotated := a.do("POST", "/api/v2/webhook/rotate-secret", admin, `{"id":"`+id+`"}`)

@@ -61,6 +61,22 @@ func CheckWebhookTriggers(p *Problems, path string, triggers []WebhookEvent) {
 	}
 }
 
+// CheckWebhookUpdate records the problems of changing a webhook, documensoCompatible now when
+// compatible, to documensoCompatible setCompatible (nil: unchanged) and to another URL when
+// urlChanged. A documensoCompatible webhook sends its secret in clear (X-Documenso-Secret) to its
+// URL, so that whoever may change a webhook could otherwise read its secret without rotating it
+// (the integrator's consumer would go on trusting it): documensoCompatible is turned on only when
+// a webhook is created, and a documensoCompatible webhook's URL does not change (a new webhook is
+// made for another URL).
+func CheckWebhookUpdate(p *Problems, compatible bool, setCompatible *bool, urlChanged bool) {
+	if !compatible && setCompatible != nil && *setCompatible {
+		p.Add("documensoCompatible", "is turned on only when a webhook is created: it sends the secret in clear to the URL")
+	}
+	if compatible && urlChanged {
+		p.Add("webhookUrl", "cannot change on a documensoCompatible webhook, which sends its secret in clear to its URL: create a new webhook")
+	}
+}
+
 // MayManageWebhooks decides whether member m may create, read, change, test or delete its team's
 // webhooks and see their calls: a MANAGER or an ADMIN may; a MEMBER may not (FORBIDDEN). A
 // webhook of another team is never reached: the store looks webhooks up in m's team only, so it

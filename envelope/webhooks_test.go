@@ -107,3 +107,34 @@ func TestMayManageWebhooks(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckWebhookUpdate(t *testing.T) {
+	on, off := true, false
+	tests := []struct {
+		name       string
+		compatible bool
+		set        *bool
+		urlChanged bool
+		paths      []string
+	}{
+		{"a standard webhook changes its URL", false, nil, true, nil},
+		{"a standard webhook stays standard", false, &off, true, nil},
+		{"compatibility turned on by update", false, &on, false, []string{"documensoCompatible"}},
+		{"a compatible webhook keeps its URL", true, nil, false, nil},
+		{"a compatible webhook turned off", true, &off, false, nil},
+		{"a compatible webhook's URL changed", true, nil, true, []string{"webhookUrl"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Problems
+			CheckWebhookUpdate(&p, tt.compatible, tt.set, tt.urlChanged)
+			var got []string
+			for _, i := range p.issues {
+				got = append(got, i.Path)
+			}
+			if !slices.Equal(got, tt.paths) {
+				t.Fatalf("problems at %v, want %v", got, tt.paths)
+			}
+		})
+	}
+}

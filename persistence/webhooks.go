@@ -145,6 +145,17 @@ func (s *Store) UpdateWebhook(ctx context.Context, teamID int64, id string, in W
 	}
 	var w Webhook
 	err := s.InTx(ctx, func(tx *Tx) error {
+		var compatible bool
+		var url string
+		if err := tx.q.QueryRow(ctx, `SELECT documenso_compatible, webhook_url FROM webhooks WHERE id = $1 AND team_id = $2 FOR UPDATE`,
+			id, teamID).Scan(&compatible, &url); err != nil {
+			return notFound(err, "Webhook")
+		}
+		var p envelope.Problems
+		envelope.CheckWebhookUpdate(&p, compatible, in.DocumensoCompatible, in.URL != nil && *in.URL != url)
+		if err := p.Err(); err != nil {
+			return err
+		}
 		var err error
 		w, err = scanWebhook(tx.q.QueryRow(ctx, `UPDATE webhooks SET
 			webhook_url = coalesce($3, webhook_url),
