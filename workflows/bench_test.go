@@ -148,6 +148,11 @@ func BenchmarkLifeCycle(b *testing.B) {
 	b.Run("sobre-envelope", func(b *testing.B) {
 		plainRate = lifeCycles(b, newStack(b), bareRate, "x-bare")
 	})
+	// The outbox's own cost: 3 webhooks subscribed to every event, none delivered.
+	b.Run("sobre-envelope-3-webhooks-outbox-only", func(b *testing.B) {
+		s, _, _ := newWebhookStack(b, 3, envelope.WebhookEvents()...)
+		lifeCycles(b, s, plainRate, "x-no-webhooks")
+	})
 	b.Run("sobre-envelope-3-webhooks", func(b *testing.B) {
 		s, rx, start := newWebhookStack(b, 3, envelope.WebhookEvents()...)
 		start()

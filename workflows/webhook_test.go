@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -30,6 +31,7 @@ type hookBackend struct {
 	disabled []envelope.WebhookRoute
 	inactive bool
 	nexts    int // steps that looked for the next call
+	failNext int // steps to fail before the next one answers
 }
 
 type hookAttempt struct {
@@ -57,6 +59,10 @@ func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		// As the real step does, calls without attempts are delivered one after another while
 		// their first attempt succeeds.
 		b.nexts++
+		if b.failNext > 0 {
+			b.failNext--
+			return envelope.WebhookNext{}, errors.New("the attempt's claim is held by another worker")
+		}
 		var next envelope.WebhookNext
 		for len(b.pending) > 0 && !b.inactive {
 			id := b.pending[0]
@@ -279,5 +285,20 @@ func TestWebhookWorkflowContinuesAsNew(t *testing.T) {
 	}
 	if b.nexts != webhookStepsPerRun || len(b.pending) != 5 {
 		t.Errorf("%d steps, %d pending; want %d and 5", b.nexts, len(b.pending), webhookStepsPerRun)
+	}
+}
+
+// The step that looks for the next call runs locally once; when it fails (a claim another worker
+// holds, the store away), it runs again as a regular activity, and the call is delivered.
+func TestWebhookWorkflowFallsBackToARegularStep(t *testing.T) {
+	b := newHookBackend("call_1")
+	b.failNext = 1
+	env := newHookEnv(b)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.made) != 1 || b.made[0].call != "call_1" || b.nexts != 2 {
+		t.Errorf("attempts %+v after %d steps; want call_1 delivered by the second, regular, step", b.made, b.nexts)
 	}
 }
