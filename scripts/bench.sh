@@ -5,6 +5,9 @@
 #   - the envelope life cycle (create, distribute, two signers, COMPLETED) through the real
 #     workflow and activities, against a bare Temporal workflow with the same updates and as many
 #     no-op activities;
+#   - the same life cycle with 3 webhooks subscribed to every event (x-no-webhooks: its rate over
+#     the rate without), the outbox alone and with its deliveries; webhook events delivered per
+#     second to a local endpoint;
 #   - POST /envelope/use with distributeDocument, against plain creates of the same envelope;
 #   - PDF inspection, placeholder search, normalisation of a 10 MB, 100-page upload, and the
 #     preflight that refuses a decompression bomb;
@@ -29,6 +32,8 @@ echo "== documents from a template with 3 recipients, distributed at once (x-cre
 go test -run '^$' -bench 'UseTemplate' -benchtime "${BENCH_USES:-100x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
+echo "== webhooks: events delivered per second to a local endpoint (outbox filled, then dispatched)"
+go test -run '^$' -bench 'WebhookDelivery' -benchtime "${BENCH_WEBHOOK_EVENTS:-200x}" ./workflows | grep -E '^(Benchmark|ok|---)'
 echo "== PDF (Normalize: a 10 MB, 100-page upload; x-target: time over the 1 s target)"
 go test -run '^$' -bench . -benchtime 20x ./pdf | grep -E '^(Benchmark|ok|---)'
 echo "== seal: 1 to 1,000 pages, fields on the last page or on every page (x-1page: cost per page over a 1-page document's)"
