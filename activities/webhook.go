@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
@@ -29,11 +31,49 @@ const WebhookAttemptHeldType = "WEBHOOK_ATTEMPT_HELD"
 // well within its 30 s.
 const webhookBatchFor = 5 * time.Second
 
-// NextWebhookCall delivers the route's pending calls in order while their first attempt succeeds
+// webhookLines is how many of an envelope's webhooks one sweep delivers to at once.
+const webhookLines = 8
+
+// SweepWebhookCalls delivers, for each enabled webhook with calls pending for the sweep's
+// envelope (but those it skips), that line's calls in order as far as they go at once
+// (nextWebhookCall), the lines side by side, and says where each stopped (envelope.WebhookSwept).
+// A line that fails (a claim another worker holds, the store away) fails the sweep, which is
+// retried: what the other lines delivered is recorded, and is not sent again.
+func (a *Activities) SweepWebhookCalls(ctx context.Context, s envelope.WebhookSweep) (envelope.WebhookSwept, error) {
+	var swept envelope.WebhookSwept
+	ids, err := a.Store.PendingWebhooks(ctx, s.Route.TeamID, s.Route.EnvelopeID)
+	if err != nil {
+		return swept, domainError(err)
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return slices.Contains(s.Skip, id) })
+	nexts := make([]envelope.WebhookNext, len(ids))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(webhookLines)
+	for i, id := range ids {
+		g.Go(func() (err error) {
+			nexts[i], err = a.nextWebhookCall(gctx, envelope.WebhookRoute{WebhookID: id, EnvelopeID: s.Route.EnvelopeID, TeamID: s.Route.TeamID})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return swept, err
+	}
+	swept.Webhooks = ids
+	for _, next := range nexts {
+		swept.Delivered += next.Delivered
+		swept.More = swept.More || next.More
+		if next.Found {
+			swept.Stuck = append(swept.Stuck, next)
+		}
+	}
+	return swept, nil
+}
+
+// nextWebhookCall delivers line r's pending calls in order while their first attempt succeeds
 // (AttemptWebhookCall), and returns where it stopped (envelope.WebhookNext): a call that needs
 // its schedule, none left, or its time (webhookBatchFor) up.
-func (a *Activities) NextWebhookCall(ctx context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
-	var next envelope.WebhookNext
+func (a *Activities) nextWebhookCall(ctx context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
+	next := envelope.WebhookNext{WebhookID: r.WebhookID}
 	for start := time.Now(); ; {
 		id, attempts, found, err := a.Store.NextWebhookCall(ctx, r.WebhookID, r.EnvelopeID)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,9 +116,10 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 	}
 }
 
-// The step that finds a call without attempts makes its first: a call that succeeds at once costs
-// one activity. A call with attempts already is only found: its next attempt waits its delay.
-func TestNextWebhookCallMakesTheFirstAttempt(t *testing.T) {
+// The sweep makes the first attempt of a call without attempts: calls that succeed at once cost one
+// activity between them. A call with attempts already is only found: its next attempt waits its
+// delay. A line that retries is skipped.
+func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
@@ -154,13 +156,30 @@ func TestNextWebhookCallMakesTheFirstAttempt(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	route := envelope.WebhookRoute{WebhookID: w.ID, EnvelopeID: envelopeID, TeamID: m.TeamID}
-	next, err := a.NextWebhookCall(ctx, route)
-	if err != nil || !next.Found || next.Attempts != 1 || next.First != envelope.WebhookFailed || sent.Load() != 1 {
-		t.Fatalf("a new call: %+v, %v, %d sent; want its first attempt made, failed", next, err, sent.Load())
+	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
+	sweep := func(skip ...string) envelope.WebhookNext {
+		t.Helper()
+		swept, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route, Skip: skip})
+		if err != nil || swept.Delivered != 0 {
+			t.Fatalf("sweep: %+v, %v", swept, err)
+		}
+		if len(swept.Stuck) == 0 {
+			return envelope.WebhookNext{}
+		}
+		if len(swept.Stuck) != 1 || !slices.Equal(swept.Webhooks, []string{w.ID}) {
+			t.Fatalf("sweep: %+v", swept)
+		}
+		return swept.Stuck[0]
 	}
-	again, err := a.NextWebhookCall(ctx, route)
-	if err != nil || again.CallID != next.CallID || again.Attempts != 1 || again.First != "" || sent.Load() != 1 {
-		t.Fatalf("a call with an attempt: %+v, %v, %d sent; want it found, nothing sent", again, err, sent.Load())
+	next := sweep()
+	if next.WebhookID != w.ID || !next.Found || next.Attempts != 1 || next.First != envelope.WebhookFailed || sent.Load() != 1 {
+		t.Fatalf("a new call: %+v, %d sent; want its first attempt made, failed", next, sent.Load())
+	}
+	again := sweep()
+	if again.CallID != next.CallID || again.Attempts != 1 || again.First != "" || sent.Load() != 1 {
+		t.Fatalf("a call with an attempt: %+v, %d sent; want it found, nothing sent", again, sent.Load())
+	}
+	if skipped := sweep(w.ID); skipped.Found || sent.Load() != 1 {
+		t.Fatalf("a line skipped (it retries): %+v, %d sent; want nothing", skipped, sent.Load())
 	}
 }

@@ -15,11 +15,31 @@ import "time"
 //   - no call pending, or the webhook disabled or deleted (not Found);
 //   - its time running out (not Found, More): the workflow looks again at once.
 type WebhookNext struct {
+	WebhookID string
 	CallID    string
 	Attempts  int
 	Found     bool
 	First     WebhookOutcome
 	Delivered int
+	More      bool
+}
+
+// WebhookSweep asks for every line of an envelope's route (WebhookRoute without a webhook) to be
+// delivered as far as it goes at once, except the webhooks in Skip, whose lines wait on their
+// retry schedule.
+type WebhookSweep struct {
+	Route WebhookRoute
+	Skip  []string
+}
+
+// WebhookSwept is what a sweep did: Delivered calls in all; for each line it could not deliver
+// at once, where it stopped (Stuck, a WebhookNext with its WebhookID); the webhooks it looked at
+// (Webhooks); More when a line's time ran out with calls left, so that the workflow sweeps again
+// at once.
+type WebhookSwept struct {
+	Delivered int
+	Stuck     []WebhookNext
+	Webhooks  []string
 	More      bool
 }
 

@@ -150,8 +150,10 @@ func DeletedWebhookEvent(t Type, s Status) (WebhookEvent, bool) {
 	return "", false
 }
 
-// WebhookRoute is one line of delivery: the calls of one webhook for one envelope, delivered in
-// the order their events happened by one workflow.
+// WebhookRoute is a line of delivery: the calls of one envelope (EnvelopeID, of team TeamID) to
+// one webhook (WebhookID), delivered in the order their events happened. One workflow delivers
+// every line of an envelope (its route names the envelope only: WebhookID empty), each line
+// after its own retries, so that a failing endpoint holds back only its own line.
 type WebhookRoute struct {
 	WebhookID  string
 	EnvelopeID string

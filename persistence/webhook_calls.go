@@ -94,6 +94,22 @@ func (s *Store) NextWebhookCall(ctx context.Context, webhookID, envelopeID strin
 	return callID, attempts, true, nil
 }
 
+// PendingWebhooks returns the enabled webhooks of team teamID that have calls pending for
+// envelope envelopeID, in the order they were made. Tests are never pending for delivery
+// (isTestCall); a resent test's envelope is "".
+func (s *Store) PendingWebhooks(ctx context.Context, teamID int64, envelopeID string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT w.id FROM webhooks w WHERE w.team_id = $2 AND w.enabled AND EXISTS (SELECT 1 FROM webhook_calls c
+		WHERE c.webhook_id = w.id AND c.envelope_id = $1 AND c.status = 'PENDING' AND NOT `+isTestCall+`) ORDER BY w.created_at, w.id`, envelopeID, teamID)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks pending for %s: %w", envelopeID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read webhooks pending for %s: %w", envelopeID, err)
+	}
+	return ids, nil
+}
+
 // ClaimWebhookAttempt claims attempt n of call callID for owner until lease passes, and returns
 // what to send. An attempt already recorded is returned with Done set; one that another owner
 // holds within its lease is ErrAttemptHeld; one whose lease passed unfinished (its worker died)

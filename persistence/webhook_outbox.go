@@ -158,14 +158,6 @@ func (tx *Tx) redispatch(ctx context.Context, id string) error {
 // newWebhookEventID is a new event id, the webhook-id of its requests.
 func newWebhookEventID() string { return "msg_" + randomString(idAlphabet, 24) }
 
-// wrapErr wraps a non-nil err with what was being done.
-func wrapErr(err error, doing string) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", doing, err)
-}
-
 // ErrNotDispatched is what a dispatch function answers for a route it did not try: its calls
 // stay as they are, without the backoff of a failed one.
 var ErrNotDispatched = errors.New("the route was not tried")
@@ -194,7 +186,7 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, back
 			`c.dispatched_at IS NULL ORDER BY c.seq`,
 			`c.dispatched_at IS NOT NULL AND c.updated_at < @staleBefore ORDER BY c.updated_at`,
 		} {
-			rows, err := tx.q.Query(ctx, `SELECT c.id, c.webhook_id, c.envelope_id, w.team_id FROM webhook_calls c
+			rows, err := tx.q.Query(ctx, `SELECT c.id, c.envelope_id, w.team_id FROM webhook_calls c
 				JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
 				WHERE c.status = 'PENDING' AND (c.dispatch_after IS NULL OR c.dispatch_after <= now()) AND `+which+`
 				LIMIT @limit FOR UPDATE OF c SKIP LOCKED`, pgx.NamedArgs{"limit": limit - len(list), "staleBefore": staleBefore})
@@ -203,7 +195,7 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, back
 			}
 			more, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pending, error) {
 				var p pending
-				return p, row.Scan(&p.callID, &p.route.WebhookID, &p.route.EnvelopeID, &p.route.TeamID)
+				return p, row.Scan(&p.callID, &p.route.EnvelopeID, &p.route.TeamID)
 			})
 			if err != nil {
 				return fmt.Errorf("read pending webhook calls: %w", err)

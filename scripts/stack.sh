@@ -154,7 +154,7 @@ temporal_up() {
       --db-filename "$STACK_DIR/temporal.db" \
       --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
       --search-attribute EnvelopeId=Keyword --search-attribute EnvelopeStatus=Keyword \
-      --search-attribute TeamId=Keyword --search-attribute WebhookId=Keyword \
+      --search-attribute TeamId=Keyword --search-attribute WebhookId=KeywordList \
       --log-level warn >"$STACK_DIR/temporal.log" 2>&1 &
     local pid=$!
     echo "$pid" >"$STACK_DIR/temporal.pid"

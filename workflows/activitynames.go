@@ -20,7 +20,7 @@ const (
 	actPurgeExpired      = "PurgeExpired"
 	actLoadPickup        = "LoadPickup"
 
-	actNextWebhookCall    = "NextWebhookCall"
+	actSweepWebhookCalls  = "SweepWebhookCalls"
 	actAttemptWebhookCall = "AttemptWebhookCall"
 	actDisableWebhook     = "DisableWebhook"
 	actFailWebhookCall    = "FailWebhookCall"
@@ -32,5 +32,5 @@ const (
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
 		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
-		actNextWebhookCall, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls}
+		actSweepWebhookCalls, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls}
 }

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"slices"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,10 +19,14 @@ const WebhookWakeSignal = "webhook-wake"
 // envelope workflows' (docs/webhooks.md, Delivery).
 func WebhookQueue(taskQueue string) string { return taskQueue + "-webhook" }
 
-// WebhookWorkflowID is the id of the workflow that delivers webhook webhookID's calls for
-// envelope envelopeID: one at a time, so that they arrive in order.
-func WebhookWorkflowID(webhookID, envelopeID string) string {
-	return "webhook-" + webhookID + "-" + envelopeID
+// WebhookWorkflowID is the id of the workflow that delivers the webhook calls of envelope
+// envelopeID of team teamID: one workflow for all the envelope's webhooks, each line in order.
+// The calls of resent tests, which have no envelope, go to one workflow per team.
+func WebhookWorkflowID(teamID int64, envelopeID string) string {
+	if envelopeID == "" {
+		return "webhooks-tests-" + strconv.FormatInt(teamID, 10)
+	}
+	return "webhooks-" + envelopeID
 }
 
 // webhookIdle is how long a delivery workflow with nothing to deliver waits for a wake signal
@@ -54,61 +60,121 @@ func webhookLocalCtx(ctx workflow.Context) workflow.Context {
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
 }
 
-// WebhookWorkflow delivers the pending calls of one webhook for one envelope (route), oldest
-// event first, each until an attempt succeeds or the schedule (envelope.WebhookRetryDelay) runs
-// out: then the call is FAILED and the next goes. A 410 disables the webhook (its admins are
-// mailed) and ends the workflow, as does a webhook found disabled or deleted. With nothing
-// pending it waits for a wake signal (WebhookWakeSignal) and ends once webhookIdle passed with
-// nothing delivered (idleWait); it continues
-// as new after webhookStepsPerRun steps or when Temporal suggests it. Its history holds call ids
-// and outcomes only: no secret, no payload, no URL.
+// WebhookWorkflow delivers the webhook calls of one envelope (route names the envelope and its
+// team), each webhook's line in the order its events happened, the lines side by side. A sweep
+// (activity SweepWebhookCalls) delivers every line as far as it goes at once; a line with a call
+// it cannot deliver at once goes on in a coroutine of its own (deliverCall), each attempt after
+// its delay (envelope.WebhookRetryDelay), while the other lines go on: a failing endpoint holds
+// back only its own line. A 410 disables that webhook (its admins are mailed); a webhook found
+// disabled or deleted ends its line. With nothing pending and no line retrying, it waits for a
+// wake signal (WebhookWakeSignal) and ends once webhookIdle passed with nothing delivered
+// (idleWait); it continues as new after webhookStepsPerRun sweeps, or when Temporal suggests it,
+// once no line is retrying. Its history holds ids and outcomes only: no secret, no payload, no URL.
+// The webhooks it delivers to are its WebhookId search attribute.
 func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 	wake := workflow.GetSignalChannel(ctx, WebhookWakeSignal)
+	lines := &webhookLines{route: route, done: workflow.NewBufferedChannel(ctx, envelope.MaxWebhooks)}
 	var idle idleWait
 	for delivered, steps := 0, 0; ; steps++ {
-		if steps >= webhookStepsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		if len(lines.retrying) == 0 && (steps >= webhookStepsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			drainWake(wake) // the next run reads the store first: the signals have nothing to add
 			return workflow.NewContinueAsNewError(ctx, WebhookWorkflow, route)
 		}
-		var next envelope.WebhookNext
-		if err := workflow.ExecuteLocalActivity(webhookLocalCtx(ctx), actNextWebhookCall, route).Get(ctx, &next); err != nil {
-			// A claim another worker holds, the store away: the step is retried as a regular
-			// activity, on its schedule.
-			if err := workflow.ExecuteActivity(webhookAttemptCtx(ctx), actNextWebhookCall, route).Get(ctx, &next); err != nil {
-				return err
-			}
+		swept, err := lines.sweep(ctx)
+		if err != nil {
+			return err
 		}
-		delivered += next.Delivered
-		switch {
-		case next.Found:
-			stop, err := deliverCall(ctx, route, next)
-			if err != nil || stop {
-				return err
-			}
-			delivered++
-		case next.More:
-		default:
-			ended, err := idle.wait(ctx, wake, delivered)
-			if err != nil || ended {
-				return err
-			}
+		delivered += swept.Delivered
+		if err := lines.seen(ctx, swept.Webhooks); err != nil {
+			return err
+		}
+		for _, next := range swept.Stuck {
+			lines.retry(ctx, next)
+		}
+		if swept.More {
+			continue
+		}
+		ended, err := idle.wait(ctx, wake, lines, delivered)
+		if err != nil || ended {
+			return err
+		}
+		if lines.err != nil {
+			return lines.err
 		}
 	}
 }
 
-// idleWait is a route's idle timer: started the first time the route has nothing to deliver, and
-// kept across the waits that a wake signal ends, so that a busy route does not start and cancel a
-// timer for every call.
+// webhookLines are the lines of one envelope's delivery: those retrying in a coroutine of their
+// own, the webhooks seen, and the channel on which a line tells that it is done.
+type webhookLines struct {
+	route    envelope.WebhookRoute
+	retrying []string // sorted: the order of the history never depends on a map's
+	webhooks []string
+	done     workflow.Channel
+	err      error // the first error a line ended with
+}
+
+// sweep runs SweepWebhookCalls for the lines not retrying: locally once, then, when that fails,
+// as a regular activity retried on its schedule.
+func (l *webhookLines) sweep(ctx workflow.Context) (envelope.WebhookSwept, error) {
+	in := envelope.WebhookSweep{Route: l.route, Skip: slices.Clone(l.retrying)}
+	var swept envelope.WebhookSwept
+	if err := workflow.ExecuteLocalActivity(webhookLocalCtx(ctx), actSweepWebhookCalls, in).Get(ctx, &swept); err != nil {
+		// A claim another worker holds, the store away: the sweep is retried as a regular
+		// activity, on its schedule.
+		err = workflow.ExecuteActivity(webhookAttemptCtx(ctx), actSweepWebhookCalls, in).Get(ctx, &swept)
+		return swept, err
+	}
+	return swept, nil
+}
+
+// seen adds webhooks to the ones the workflow delivers to, and to its WebhookId search attribute.
+func (l *webhookLines) seen(ctx workflow.Context, webhooks []string) error {
+	added := false
+	for _, id := range webhooks {
+		if !slices.Contains(l.webhooks, id) {
+			l.webhooks, added = append(l.webhooks, id), true
+		}
+	}
+	if !added {
+		return nil
+	}
+	slices.Sort(l.webhooks)
+	return workflow.UpsertTypedSearchAttributes(ctx, AttrWebhookIDs.ValueSet(l.webhooks))
+}
+
+// retry goes on with next, the call of its webhook's line that a sweep could not deliver at once,
+// in a coroutine of its own; when it is done the line is swept again (done is buffered for every
+// webhook a team may have, so a line never waits to say so).
+func (l *webhookLines) retry(ctx workflow.Context, next envelope.WebhookNext) {
+	l.retrying = append(l.retrying, next.WebhookID)
+	slices.Sort(l.retrying)
+	line := envelope.WebhookRoute{WebhookID: next.WebhookID, EnvelopeID: l.route.EnvelopeID, TeamID: l.route.TeamID}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		_, err := deliverCall(ctx, line, next)
+		if err != nil && l.err == nil {
+			l.err = err
+		}
+		l.retrying = slices.DeleteFunc(l.retrying, func(id string) bool { return id == next.WebhookID })
+		l.done.Send(ctx, next.WebhookID)
+	})
+}
+
+// idleWait is the idle timer of an envelope's delivery: started the first time it has nothing to
+// deliver, and kept across the waits that a wake signal ends, so that a busy envelope does not
+// start and cancel a timer for every call.
 type idleWait struct {
 	timer workflow.Future
 	since int // the calls delivered when the timer started
 }
 
-// wait waits for a wake signal or the idle timer. ended is true when the timer fired with no call
-// delivered since it started and no signal waiting: the workflow may end. A timer that fired
-// after calls were delivered is started again at the next wait.
-func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, delivered int) (ended bool, err error) {
-	if w.timer == nil {
+// wait waits for a wake signal, a retrying line to be done, or, when no line retries, the idle
+// timer. ended is true when the timer fired with no call delivered since it started, no line
+// retrying and no signal waiting: the workflow may end. A timer that fired after calls were
+// delivered is started again at the next wait.
+func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, lines *webhookLines, delivered int) (ended bool, err error) {
+	retrying := len(lines.retrying) > 0
+	if w.timer == nil && !retrying {
 		w.timer, w.since = workflow.NewTimer(ctx, webhookIdle), delivered
 	}
 	woken := false
@@ -117,7 +183,15 @@ func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, deli
 		c.Receive(ctx, nil)
 		woken = true
 	})
-	sel.AddFuture(w.timer, func(workflow.Future) {})
+	sel.AddReceive(lines.done, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		woken = true
+	})
+	if !retrying {
+		// While a line retries, only a signal or its end wakes the workflow: no sweep every
+		// idle minute for the hours a line may wait.
+		sel.AddFuture(w.timer, func(workflow.Future) {})
+	}
 	sel.Select(ctx)
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -126,7 +200,10 @@ func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, deli
 		drainWake(wake)
 		return false, nil
 	}
-	busy := delivered != w.since
+	busy := delivered != w.since || len(lines.retrying) > 0
+	for lines.done.ReceiveAsync(nil) {
+		busy = true // a line was done as the timer fired: it is swept again
+	}
 	w.timer = nil
 	return !busy && !drainWake(wake), nil
 }

@@ -12,18 +12,19 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// WakeWebhookDelivery tells the delivery workflow of route that it has a call to deliver:
+// WakeWebhookDelivery tells the delivery workflow of route (an envelope) that it has a call to
+// deliver:
 // signal-with-start of WebhookWorkflow on WebhookQueue, so that a running workflow is woken and
 // a new run starts when none runs (whatever the runs before came to). The workflow is findable
-// in the Temporal Web UI by WebhookId, EnvelopeId and TeamId.
+// in the Temporal Web UI by EnvelopeId and TeamId, and by WebhookId once it delivered to one.
 func (c *Client) WakeWebhookDelivery(ctx context.Context, r envelope.WebhookRoute) error {
 	ctx, cancel, err := c.callAnyway(ctx)
 	defer cancel()
 	if err != nil {
 		return err
 	}
-	id := WebhookWorkflowID(r.WebhookID, r.EnvelopeID)
-	attrs := []temporal.SearchAttributeUpdate{AttrWebhookID.ValueSet(r.WebhookID), AttrEnvelopeID.ValueSet(r.EnvelopeID)}
+	id := WebhookWorkflowID(r.TeamID, r.EnvelopeID)
+	attrs := []temporal.SearchAttributeUpdate{AttrEnvelopeID.ValueSet(r.EnvelopeID)}
 	if r.TeamID != 0 {
 		attrs = append(attrs, AttrTeamID.ValueSet(strconv.FormatInt(r.TeamID, 10)))
 	}

@@ -30,8 +30,9 @@ type hookBackend struct {
 	failed   []string
 	disabled []envelope.WebhookRoute
 	inactive bool
-	nexts    int // steps that looked for the next call
-	failNext int // steps to fail before the next one answers
+	nexts    int               // sweeps
+	hooks    map[string]string // the webhook of a call, when not wh_1
+	failNext int               // steps to fail before the next one answers
 }
 
 type hookAttempt struct {
@@ -41,7 +42,7 @@ type hookAttempt struct {
 }
 
 func newHookBackend(calls ...string) *hookBackend {
-	return &hookBackend{pending: calls, attempts: map[string]int{}, script: map[string][]envelope.WebhookOutcome{}}
+	return &hookBackend{pending: calls, attempts: map[string]int{}, script: map[string][]envelope.WebhookOutcome{}, hooks: map[string]string{}}
 }
 
 func (b *hookBackend) add(call string) {
@@ -53,31 +54,36 @@ func (b *hookBackend) add(call string) {
 func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	b.env = env
 	env.RegisterWorkflow(WebhookWorkflow)
-	env.RegisterActivityWithOptions(func(_ context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
+	env.RegisterActivityWithOptions(func(_ context.Context, sw envelope.WebhookSweep) (envelope.WebhookSwept, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		// As the real step does, calls without attempts are delivered one after another while
-		// their first attempt succeeds.
+		// As the real sweep does, each line not skipped is delivered one call after another
+		// while their first attempt succeeds.
 		b.nexts++
 		if b.failNext > 0 {
 			b.failNext--
-			return envelope.WebhookNext{}, errors.New("the attempt's claim is held by another worker")
+			return envelope.WebhookSwept{}, errors.New("the attempt's claim is held by another worker")
 		}
-		var next envelope.WebhookNext
-		for len(b.pending) > 0 && !b.inactive {
-			id := b.pending[0]
-			if b.attempts[id] > 0 {
-				next.CallID, next.Attempts, next.Found = id, b.attempts[id], true
-				return next, nil
+		var swept envelope.WebhookSwept
+		for _, hook := range b.lines() {
+			if slices.Contains(sw.Skip, hook) || b.inactive {
+				continue
 			}
-			if out := b.attempt(envelope.WebhookAttemptStep{CallID: id, Attempt: 1}); out.Outcome != envelope.WebhookSuccess {
-				next.CallID, next.Attempts, next.Found, next.First = id, 1, true, out.Outcome
-				return next, nil
+			swept.Webhooks = append(swept.Webhooks, hook)
+			for _, id := range b.lineOf(hook) {
+				if b.attempts[id] > 0 {
+					swept.Stuck = append(swept.Stuck, envelope.WebhookNext{WebhookID: hook, CallID: id, Attempts: b.attempts[id], Found: true})
+					break
+				}
+				if out := b.attempt(envelope.WebhookAttemptStep{CallID: id, Attempt: 1}); out.Outcome != envelope.WebhookSuccess {
+					swept.Stuck = append(swept.Stuck, envelope.WebhookNext{WebhookID: hook, CallID: id, Attempts: 1, Found: true, First: out.Outcome})
+					break
+				}
+				swept.Delivered++
 			}
-			next.Delivered++
 		}
-		return next, nil
-	}, activity.RegisterOptions{Name: actNextWebhookCall})
+		return swept, nil
+	}, activity.RegisterOptions{Name: actSweepWebhookCalls})
 	env.RegisterActivityWithOptions(func(_ context.Context, s envelope.WebhookAttemptStep) (envelope.WebhookAttemptOutcome, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -97,6 +103,36 @@ func (b *hookBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.inactive = true
 		return nil
 	}, activity.RegisterOptions{Name: actDisableWebhook})
+}
+
+// hookOf is the webhook of call id: "wh_1" unless the test said otherwise.
+func (b *hookBackend) hookOf(id string) string {
+	if h, ok := b.hooks[id]; ok {
+		return h
+	}
+	return "wh_1"
+}
+
+// lines are the webhooks with calls pending, in the order of their first pending call.
+func (b *hookBackend) lines() []string {
+	var out []string
+	for _, id := range b.pending {
+		if h := b.hookOf(id); !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// lineOf is webhook hook's pending calls, in order (a copy: delivering changes b.pending).
+func (b *hookBackend) lineOf(hook string) []string {
+	var out []string
+	for _, id := range b.pending {
+		if b.hookOf(id) == hook {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // attempt makes attempt s, as the script says, with b locked.
@@ -124,7 +160,7 @@ func newHookEnv(b *hookBackend) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-var testRoute = envelope.WebhookRoute{WebhookID: "wh_1", EnvelopeID: "envelope_1", TeamID: 7}
+var testRoute = envelope.WebhookRoute{EnvelopeID: "envelope_1", TeamID: 7}
 
 // Three calls of one route are delivered one after the other, in their order, each at its first
 // attempt, by one step; with nothing left the workflow ends after a minute idle.
@@ -218,7 +254,8 @@ func TestWebhookWorkflowGoneDisables(t *testing.T) {
 	if len(b.made) != 2 || b.made[1].call != "call_1" {
 		t.Errorf("attempts %+v, want two of call_1", b.made)
 	}
-	if !slices.Equal(b.disabled, []envelope.WebhookRoute{testRoute}) {
+	line := envelope.WebhookRoute{WebhookID: "wh_1", EnvelopeID: testRoute.EnvelopeID, TeamID: testRoute.TeamID}
+	if !slices.Equal(b.disabled, []envelope.WebhookRoute{line}) {
 		t.Errorf("disabled %v, want the route's webhook once", b.disabled)
 	}
 	if !slices.Equal(b.pending, []string{"call_1", "call_2"}) {
@@ -300,5 +337,40 @@ func TestWebhookWorkflowFallsBackToARegularStep(t *testing.T) {
 	}
 	if len(b.made) != 1 || b.made[0].call != "call_1" || b.nexts != 2 {
 		t.Errorf("attempts %+v after %d steps; want call_1 delivered by the second, regular, step", b.made, b.nexts)
+	}
+}
+
+// One envelope's lines go side by side: while wh_1's call waits on its retry schedule, wh_2's
+// calls, and a call of wh_2 that comes later (a wake), are delivered at once; wh_1's next call
+// waits for the one before it.
+func TestWebhookWorkflowAFailingLineHoldsBackOnlyItself(t *testing.T) {
+	b := newHookBackend("a_1", "b_1", "a_2")
+	b.hooks = map[string]string{"a_1": "wh_1", "a_2": "wh_1", "b_1": "wh_2", "b_2": "wh_2"}
+	b.script["a_1"] = []envelope.WebhookOutcome{envelope.WebhookFailed, envelope.WebhookFailed, envelope.WebhookFailed}
+	env := newHookEnv(b)
+	start := env.Now()
+	env.RegisterDelayedCallback(func() {
+		b.add("b_2")
+		env.SignalWorkflow(WebhookWakeSignal, nil)
+	}, time.Minute)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]time.Duration{}
+	for _, a := range b.made {
+		if _, seen := at[a.call]; !seen || b.attempts[a.call] == a.n {
+			at[a.call] = a.at.Sub(start)
+		}
+	}
+	if at["b_1"] != 0 || at["b_2"] != time.Minute {
+		t.Errorf("wh_2's calls delivered at %v and %v, want at once and at the wake", at["b_1"], at["b_2"])
+	}
+	// a_1: attempts at 0, 5 s, 5 min 5 s, then the fourth, successful, 30 min later.
+	if want := 35*time.Minute + 5*time.Second; at["a_1"] != want || at["a_2"] != want {
+		t.Errorf("wh_1's calls delivered at %v and %v, want both at %v (a_2 right after a_1)", at["a_1"], at["a_2"], want)
+	}
+	if len(b.pending) != 0 {
+		t.Errorf("pending %v", b.pending)
 	}
 }

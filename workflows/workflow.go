@@ -28,8 +28,8 @@ var (
 	AttrEnvelopeID = temporal.NewSearchAttributeKeyKeyword("EnvelopeId")
 	AttrTeamID     = temporal.NewSearchAttributeKeyKeyword("TeamId")
 	AttrStatus     = temporal.NewSearchAttributeKeyKeyword("EnvelopeStatus")
-	// AttrWebhookID names the webhook whose calls a WebhookWorkflow delivers.
-	AttrWebhookID = temporal.NewSearchAttributeKeyKeyword("WebhookId")
+	// AttrWebhookIDs names the webhooks whose calls a WebhookWorkflow delivers.
+	AttrWebhookIDs = temporal.NewSearchAttributeKeyKeywordList("WebhookId")
 )
 
 // handlerWaitLimit is how long an Update handler waits for the main loop to act on its event

@@ -7,9 +7,10 @@
 set -eu
 
 tries=90
-for name in EnvelopeId EnvelopeStatus TeamId WebhookId; do
+for attr in EnvelopeId:Keyword EnvelopeStatus:Keyword TeamId:Keyword WebhookId:KeywordList; do
+  name=${attr%%:*} type=${attr#*:}
   i=0
-  until timeout 15 temporal operator search-attribute create --name "$name" --type Keyword; do
+  until timeout 15 temporal operator search-attribute create --name "$name" --type "$type"; do
     i=$((i + 1))
     if [ "$i" -ge "$tries" ]; then
       echo "could not register search attribute $name on $TEMPORAL_ADDRESS" >&2

@@ -105,7 +105,7 @@ func (f fixture) create(t *testing.T, title string) envelope.WebhookRoute {
 }
 
 func (f fixture) route(envelopeID string) envelope.WebhookRoute {
-	return envelope.WebhookRoute{WebhookID: f.hook.ID, EnvelopeID: envelopeID, TeamID: f.member.TeamID}
+	return envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: f.member.TeamID} // one route per envelope, for all its webhooks
 }
 
 // query reads one value from the database behind the store's back.
