@@ -14,7 +14,7 @@ import (
 func (f *webhookFixture) routes() []envelope.WebhookRoute {
 	f.t.Helper()
 	var routes []envelope.WebhookRoute
-	if _, err := f.store.DispatchWebhookCalls(context.Background(), 100, 0, time.Minute, func(r envelope.WebhookRoute) error {
+	if _, err := f.store.DispatchWebhookCalls(context.Background(), 100, 1, 0, time.Minute, func(r envelope.WebhookRoute) error {
 		routes = append(routes, r)
 		return nil
 	}); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/view"
@@ -165,12 +166,12 @@ var ErrNotDispatched = errors.New("the route was not tried")
 // DispatchWebhookCalls takes up to limit calls waiting for the dispatcher, oldest first: calls
 // never dispatched, and calls with no progress for stale (their workflow was stopped by hand),
 // of enabled webhooks. dispatch starts or wakes the workflow of each of their routes, once per
-// route; the calls of the routes it returns without error are marked dispatched, and it returns
+// route, up to parallel routes at a time (dispatch must be safe for concurrent use); the calls of the routes it returns without error are marked dispatched, and it returns
 // how many routes those were. The calls of a route dispatch failed for wait backoff, so
 // that a route that cannot be woken never holds back the others. Two dispatchers never take the
 // same call (FOR UPDATE SKIP LOCKED); a dispatcher that dies before its commit leaves them to the
 // next.
-func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, backoff time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
+func (s *Store) DispatchWebhookCalls(ctx context.Context, limit, parallel int, stale, backoff time.Duration, dispatch func(envelope.WebhookRoute) error) (int, error) {
 	n := 0
 	err := s.InTx(ctx, func(tx *Tx) error {
 		type pending struct {
@@ -204,18 +205,29 @@ func (s *Store) DispatchWebhookCalls(ctx context.Context, limit int, stale, back
 				break
 			}
 		}
+		// Each route is woken once, up to parallel at a time.
+		var routes []envelope.WebhookRoute
+		for _, p := range list {
+			if !slices.Contains(routes, p.route) {
+				routes = append(routes, p.route)
+			}
+		}
+		woken := make([]error, len(routes))
+		var g errgroup.Group
+		g.SetLimit(max(parallel, 1))
+		for i, r := range routes {
+			g.Go(func() error { woken[i] = dispatch(r); return nil })
+		}
+		_ = g.Wait()
 		done := map[envelope.WebhookRoute]error{}
+		for i, r := range routes {
+			if done[r] = woken[i]; woken[i] == nil {
+				n++
+			}
+		}
 		var ids, failed []string
 		for _, p := range list {
-			err, seen := done[p.route]
-			if !seen {
-				err = dispatch(p.route)
-				done[p.route] = err
-				if err == nil {
-					n++
-				}
-			}
-			if err == nil {
+			if err := done[p.route]; err == nil {
 				ids = append(ids, p.callID)
 			} else if !errors.Is(err, ErrNotDispatched) {
 				failed = append(failed, p.callID)

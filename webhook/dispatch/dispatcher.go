@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,7 @@ const (
 	DefaultBatch       = 200
 	DefaultWakeTimeout = 10 * time.Second
 	DefaultBackoff     = 30 * time.Second
+	DefaultParallel    = 8
 )
 
 // errPassStalled is the answer to the routes left in a pass after a wake ran out of time.
@@ -52,6 +54,9 @@ type Dispatcher struct {
 	// Temporal that does not answer holds the outbox's locks for one WakeTimeout, not one per
 	// route.
 	WakeTimeout time.Duration
+	// Parallel is how many routes a look wakes at once (DefaultParallel when zero): with a
+	// Temporal far away, a look is not one round trip per route long.
+	Parallel int
 	// Backoff is how long the calls of a route whose wake failed wait before a look takes them
 	// again (DefaultBackoff when zero), so that a route that cannot be woken never holds back the
 	// others.
@@ -98,22 +103,25 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 func (d *Dispatcher) drain(ctx context.Context) {
 	batch, stale := orDefault(d.Batch, DefaultBatch), orDefault(d.Stale, DefaultStale)
 	for ctx.Err() == nil {
-		stalled := false
-		n, err := d.Store.DispatchWebhookCalls(ctx, batch, stale, orDefault(d.Backoff, DefaultBackoff), func(r envelope.WebhookRoute) error {
-			if stalled {
-				return errPassStalled
-			}
-			var err error
-			stalled, err = d.wake(ctx, r)
-			return err
-		})
+		var stalled atomic.Bool
+		n, err := d.Store.DispatchWebhookCalls(ctx, batch, orDefault(d.Parallel, DefaultParallel), stale, orDefault(d.Backoff, DefaultBackoff),
+			func(r envelope.WebhookRoute) error {
+				if stalled.Load() {
+					return errPassStalled
+				}
+				timedOut, err := d.wake(ctx, r)
+				if timedOut {
+					stalled.Store(true)
+				}
+				return err
+			})
 		if err != nil {
 			if ctx.Err() == nil {
 				d.log().Error("dispatch webhook calls", "err", err)
 			}
 			return
 		}
-		if n == 0 || stalled {
+		if n == 0 || stalled.Load() {
 			return
 		}
 	}

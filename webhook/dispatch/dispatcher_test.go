@@ -179,7 +179,7 @@ func TestOneLookTakesEveryBatch(t *testing.T) {
 		want = append(want, f.create(t, fmt.Sprint("waiting ", i)))
 	}
 	waker := &recorder{}
-	run(t, &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, Batch: 3})
+	run(t, &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, Batch: 3, Parallel: 1})
 	eventually(t, "every call dispatched", func() bool { return f.undispatched(t, "") == 0 })
 	if got := waker.routes(); !slices.Equal(got, want) {
 		t.Errorf("woke %v, want %v in the order of their events", got, want)
@@ -197,7 +197,7 @@ func TestWakeOutOfTimeEndsTheLook(t *testing.T) {
 		want = append(want, f.create(t, fmt.Sprint("held ", i)))
 	}
 	waker := &hangingOnce{}
-	d := &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, WakeTimeout: 100 * time.Millisecond, Backoff: time.Millisecond}
+	d := &dispatch.Dispatcher{Store: f.store, Waker: waker, Every: never, WakeTimeout: 100 * time.Millisecond, Backoff: time.Millisecond, Parallel: 1}
 	stop := run(t, d)
 	eventually(t, "the first wake timed out and its look ended", func() bool {
 		var free int
@@ -213,7 +213,7 @@ func TestWakeOutOfTimeEndsTheLook(t *testing.T) {
 	}
 	stop()
 
-	run(t, &dispatch.Dispatcher{Store: f.store, Waker: &waker.woken, Every: never})
+	run(t, &dispatch.Dispatcher{Store: f.store, Waker: &waker.woken, Every: never, Parallel: 1})
 	eventually(t, "every call dispatched by the next look", func() bool { return f.undispatched(t, "") == 0 })
 	if got := waker.woken.routes(); !slices.Equal(got, want) {
 		t.Errorf("woke %v, want %v", got, want)
