@@ -28,38 +28,10 @@ import (
 func TestAttemptWebhookCallOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) }))
-	t.Cleanup(srv.Close)
-	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
-
-	m, err := store.EnsureMember(ctx, "Acme hooks", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := persistence.NewEnvelope{
-		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
-			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
-		Items:      []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF once %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
-		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
-	}
-	var envelopeID string
-	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f := newHookFixture(t, ctx, "Acme hooks", func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) })
+	a, store, m, w, envelopeID := f.acts, f.store, f.member, f.hook, f.envelopeID
+	var err error
 	var next envelope.WebhookNext
 	next.CallID, next.Attempts, next.Found, err = store.NextWebhookCall(ctx, w.ID, envelopeID)
 	if err != nil || !next.Found || next.Attempts != 0 {
@@ -122,40 +94,13 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	f := newHookFixture(t, ctx, "Acme first", func(w http.ResponseWriter, _ *http.Request) {
 		if sent.Add(1) == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
-	m, err := store.EnsureMember(ctx, "Acme first", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := persistence.NewEnvelope{
-		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
-			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
-		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF first %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
-	}
-	var envelopeID string
-	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	a, m, w, envelopeID := f.acts, f.member, f.hook, f.envelopeID
 	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
 	sweep := func(skip ...string) envelope.WebhookNext {
 		t.Helper()
@@ -182,4 +127,49 @@ func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	if skipped := sweep(w.ID); skipped.Found || sent.Load() != 1 {
 		t.Fatalf("a line skipped (it retries): %+v, %d sent; want nothing", skipped, sent.Load())
 	}
+}
+
+// hookFixture is a store, the activities on it sending to a local endpoint answering with
+// handler, a team whose webhook subscribes to every event, and an envelope of that team, whose
+// creation made one pending call.
+type hookFixture struct {
+	store      *persistence.Store
+	acts       *activities.Activities
+	member     envelope.Member
+	hook       persistence.Webhook
+	envelopeID string
+}
+
+func newHookFixture(t *testing.T, ctx context.Context, team string, handler http.HandlerFunc) hookFixture {
+	t.Helper()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	f := hookFixture{store: store, acts: &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}}
+	if f.member, err = store.EnsureMember(ctx, team, "ana@acme.cl", "Ana", envelope.TeamRoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	f.hook, err = store.CreateWebhook(ctx, f.member, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true,
+		Secret: webhook.NewSecret()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items:      []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF %s %d", team, time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
+	}
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		f.envelopeID, err = tx.CreateEnvelope(ctx, f.member, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
