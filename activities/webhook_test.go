@@ -183,3 +183,65 @@ func TestSweepMakesTheFirstAttempt(t *testing.T) {
 		t.Fatalf("a line skipped (it retries): %+v, %d sent; want nothing", skipped, sent.Load())
 	}
 }
+
+// A line that fails the sweep (its claim held by another worker) does not cut another line's
+// attempt short: that one is made, recorded, and not sent again by the retried sweep.
+func TestSweepLineErrorSparesTheOtherLines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	var sent atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(time.Second)
+		sent.Add(1)
+	}))
+	t.Cleanup(slow.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+	m, err := store.EnsureMember(ctx, "Acme lines", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooks []string
+	for range 2 {
+		w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: slow.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, w.ID)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF lines %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+	}
+	var envelopeID string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	held, _, found, err := store.NextWebhookCall(ctx, hooks[1], envelopeID)
+	if err != nil || !found {
+		t.Fatalf("next call of the second webhook: %v, %v", found, err)
+	}
+	if _, err := store.ClaimWebhookAttempt(ctx, held, 1, "another worker", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
+	if _, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route}); err == nil {
+		t.Fatal("a sweep with a line held elsewhere succeeded")
+	}
+	done, _, err := store.WebhookCalls(ctx, m.TeamID, hooks[0], persistence.CallSuccess, 1, 10)
+	if err != nil || len(done) != 1 || sent.Load() != 1 {
+		t.Fatalf("the other line: %d delivered, %d sent, %v; want its call delivered, sent once", len(done), sent.Load(), err)
+	}
+	if _, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route, Skip: hooks[1:]}); err != nil || sent.Load() != 1 {
+		t.Fatalf("the sweep again: %v, %d sent; want the delivered call not sent again", err, sent.Load())
+	}
+}
