@@ -144,18 +144,7 @@ func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := persistence.NewEnvelope{
-		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
-			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
-		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF first %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
-	}
-	var envelopeID string
-	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	envelopeID := hookedEnvelope(ctx, t, store, m, "first")
 	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
 	sweep := func(skip ...string) envelope.WebhookNext {
 		t.Helper()
@@ -214,18 +203,7 @@ func TestSweepLineErrorSparesTheOtherLines(t *testing.T) {
 		}
 		hooks = append(hooks, w.ID)
 	}
-	in := persistence.NewEnvelope{
-		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
-			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
-		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF lines %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
-	}
-	var envelopeID string
-	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	envelopeID := hookedEnvelope(ctx, t, store, m, "lines")
 	held, _, found, err := store.NextWebhookCall(ctx, hooks[1], envelopeID)
 	if err != nil || !found {
 		t.Fatalf("next call of the second webhook: %v, %v", found, err)
@@ -244,4 +222,23 @@ func TestSweepLineErrorSparesTheOtherLines(t *testing.T) {
 	if _, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route, Skip: hooks[1:]}); err != nil || sent.Load() != 1 {
 		t.Fatalf("the sweep again: %v, %d sent; want the delivered call not sent again", err, sent.Load())
 	}
+}
+
+// hookedEnvelope creates a draft envelope of member m, named by tag, and so a call to each of
+// its team's webhooks.
+func hookedEnvelope(ctx context.Context, t *testing.T, store *persistence.Store, m envelope.Member, tag string) string {
+	t.Helper()
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF %s %d", tag, time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+	}
+	var envelopeID string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return envelopeID
 }
