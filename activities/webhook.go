@@ -26,9 +26,9 @@ const webhookLease = 45 * time.Second
 // worker holds the attempt's claim: retried, it finds the attempt recorded or the claim free.
 const WebhookAttemptHeldType = "WEBHOOK_ATTEMPT_HELD"
 
-// webhookBatchFor is how long NextWebhookCall goes on delivering calls one after another: it
-// starts no attempt past it, so that the step, one attempt (the sender's 15 s) included, ends
-// well within its 30 s.
+// webhookBatchFor is how long a sweep goes on delivering calls: no line starts an attempt past
+// it from the sweep's start, however many lines wait for their turn (webhookLines at a time), so
+// that the sweep, one attempt (the sender's 15 s) included, ends well within its 30 s.
 const webhookBatchFor = 5 * time.Second
 
 // webhookLines is how many of an envelope's webhooks one sweep delivers to at once.
@@ -38,7 +38,8 @@ const webhookLines = 8
 // envelope (but those it skips), that line's calls in order as far as they go at once
 // (nextWebhookCall), the lines side by side, and says where each stopped (envelope.WebhookSwept).
 // A line that fails (a claim another worker holds, the store away) fails the sweep, which is
-// retried: what the other lines delivered is recorded, and is not sent again.
+// retried, once the other lines are done: their attempts are never cut short, what they delivered
+// is recorded, and is not sent again.
 func (a *Activities) SweepWebhookCalls(ctx context.Context, s envelope.WebhookSweep) (envelope.WebhookSwept, error) {
 	var swept envelope.WebhookSwept
 	ids, err := a.Store.PendingWebhooks(ctx, s.Route.TeamID, s.Route.EnvelopeID)
@@ -47,11 +48,12 @@ func (a *Activities) SweepWebhookCalls(ctx context.Context, s envelope.WebhookSw
 	}
 	ids = slices.DeleteFunc(ids, func(id string) bool { return slices.Contains(s.Skip, id) })
 	nexts := make([]envelope.WebhookNext, len(ids))
-	g, gctx := errgroup.WithContext(ctx)
+	var g errgroup.Group // not WithContext: a line's error must not cut another's attempt
 	g.SetLimit(webhookLines)
+	start := time.Now()
 	for i, id := range ids {
 		g.Go(func() (err error) {
-			nexts[i], err = a.nextWebhookCall(gctx, envelope.WebhookRoute{WebhookID: id, EnvelopeID: s.Route.EnvelopeID, TeamID: s.Route.TeamID})
+			nexts[i], err = a.nextWebhookCall(ctx, envelope.WebhookRoute{WebhookID: id, EnvelopeID: s.Route.EnvelopeID, TeamID: s.Route.TeamID}, start)
 			return err
 		})
 	}
@@ -71,10 +73,10 @@ func (a *Activities) SweepWebhookCalls(ctx context.Context, s envelope.WebhookSw
 
 // nextWebhookCall delivers line r's pending calls in order while their first attempt succeeds
 // (AttemptWebhookCall), and returns where it stopped (envelope.WebhookNext): a call that needs
-// its schedule, none left, or its time (webhookBatchFor) up.
-func (a *Activities) nextWebhookCall(ctx context.Context, r envelope.WebhookRoute) (envelope.WebhookNext, error) {
+// its schedule, none left, or the sweep's time (webhookBatchFor from start) up.
+func (a *Activities) nextWebhookCall(ctx context.Context, r envelope.WebhookRoute, start time.Time) (envelope.WebhookNext, error) {
 	next := envelope.WebhookNext{WebhookID: r.WebhookID}
-	for start := time.Now(); ; {
+	for {
 		id, attempts, found, err := a.Store.NextWebhookCall(ctx, r.WebhookID, r.EnvelopeID)
 		if err != nil {
 			return next, domainError(err)

@@ -28,10 +28,38 @@ import (
 func TestAttemptWebhookCallOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	f := newHookFixture(t, ctx, "Acme hooks", func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) })
-	a, store, m, w, envelopeID := f.acts, f.store, f.member, f.hook, f.envelopeID
-	var err error
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) }))
+	t.Cleanup(srv.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+
+	m, err := store.EnsureMember(ctx, "Acme hooks", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := persistence.NewEnvelope{
+		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
+		Items:      []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF once %d", time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
+		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
+	}
+	var envelopeID string
+	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var next envelope.WebhookNext
 	next.CallID, next.Attempts, next.Found, err = store.NextWebhookCall(ctx, w.ID, envelopeID)
 	if err != nil || !next.Found || next.Attempts != 0 {
@@ -94,13 +122,29 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	f := newHookFixture(t, ctx, "Acme first", func(w http.ResponseWriter, _ *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if sent.Add(1) == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-	})
-	a, m, w, envelopeID := f.acts, f.member, f.hook, f.envelopeID
+	}))
+	t.Cleanup(srv.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+	m, err := store.EnsureMember(ctx, "Acme first", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	envelopeID := hookedEnvelope(ctx, t, store, m, "first")
 	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
 	sweep := func(skip ...string) envelope.WebhookNext {
 		t.Helper()
@@ -129,47 +173,72 @@ func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	}
 }
 
-// hookFixture is a store, the activities on it sending to a local endpoint answering with
-// handler, a team whose webhook subscribes to every event, and an envelope of that team, whose
-// creation made one pending call.
-type hookFixture struct {
-	store      *persistence.Store
-	acts       *activities.Activities
-	member     envelope.Member
-	hook       persistence.Webhook
-	envelopeID string
-}
-
-func newHookFixture(t *testing.T, ctx context.Context, team string, handler http.HandlerFunc) hookFixture {
-	t.Helper()
+// A line that fails the sweep (its claim held by another worker) does not cut another line's
+// attempt short: that one is made, recorded, and not sent again by the retried sweep.
+func TestSweepLineErrorSparesTheOtherLines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
 	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	srv := httptest.NewServer(handler)
-	t.Cleanup(srv.Close)
-	f := hookFixture{store: store, acts: &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}}
-	if f.member, err = store.EnsureMember(ctx, team, "ana@acme.cl", "Ana", envelope.TeamRoleAdmin); err != nil {
-		t.Fatal(err)
-	}
-	f.hook, err = store.CreateWebhook(ctx, f.member, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true,
-		Secret: webhook.NewSecret()})
+	var sent atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(time.Second)
+		sent.Add(1)
+	}))
+	t.Cleanup(slow.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+	m, err := store.EnsureMember(ctx, "Acme lines", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var hooks []string
+	for range 2 {
+		w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: slow.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks = append(hooks, w.ID)
+	}
+	envelopeID := hookedEnvelope(ctx, t, store, m, "lines")
+	held, _, found, err := store.NextWebhookCall(ctx, hooks[1], envelopeID)
+	if err != nil || !found {
+		t.Fatalf("next call of the second webhook: %v, %v", found, err)
+	}
+	if _, err := store.ClaimWebhookAttempt(ctx, held, 1, "another worker", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
+	if _, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route}); err == nil {
+		t.Fatal("a sweep with a line held elsewhere succeeded")
+	}
+	done, _, err := store.WebhookCalls(ctx, m.TeamID, hooks[0], persistence.CallSuccess, 1, 10)
+	if err != nil || len(done) != 1 || sent.Load() != 1 {
+		t.Fatalf("the other line: %d delivered, %d sent, %v; want its call delivered, sent once", len(done), sent.Load(), err)
+	}
+	if _, err := a.SweepWebhookCalls(ctx, envelope.WebhookSweep{Route: route, Skip: hooks[1:]}); err != nil || sent.Load() != 1 {
+		t.Fatalf("the sweep again: %v, %d sent; want the delivered call not sent again", err, sent.Load())
+	}
+}
+
+// hookedEnvelope creates a draft envelope of member m, named by tag, and so a call to each of
+// its team's webhooks.
+func hookedEnvelope(ctx context.Context, t *testing.T, store *persistence.Store, m envelope.Member, tag string) string {
+	t.Helper()
 	in := persistence.NewEnvelope{
 		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
 			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
-		Items:      []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF %s %d", team, time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
-		Recipients: []persistence.NewRecipient{{Recipient: envelope.Recipient{Email: "zoe@example.com", Name: "Zoe", Role: envelope.RoleSigner}}},
+		Items: []persistence.Document{{Title: "a.pdf", Data: fmt.Appendf(nil, "%%PDF %s %d", tag, time.Now().UnixNano()), Pages: []persistence.PageSize{{Width: 1, Height: 1}}}},
 	}
+	var envelopeID string
 	if err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
-		f.envelopeID, err = tx.CreateEnvelope(ctx, f.member, in, envelope.Actor{})
+		envelopeID, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return envelopeID
 }

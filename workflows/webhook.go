@@ -80,6 +80,9 @@ func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 			drainWake(wake) // the next run reads the store first: the signals have nothing to add
 			return workflow.NewContinueAsNewError(ctx, WebhookWorkflow, route)
 		}
+		// The sweep reads the store after every signal waiting (a wake is sent once its calls
+		// are committed): they have nothing to add, not even the one that started the run.
+		drainWake(wake)
 		swept, err := lines.sweep(ctx)
 		if err != nil {
 			return err
@@ -162,7 +165,7 @@ func (l *webhookLines) retry(ctx workflow.Context, next envelope.WebhookNext) {
 
 // idleWait is the idle timer of an envelope's delivery: started the first time it has nothing to
 // deliver, and kept across the waits that a wake signal ends, so that a busy envelope does not
-// start and cancel a timer for every call.
+// start and cancel a timer for every call; dropped while a line retries.
 type idleWait struct {
 	timer workflow.Future
 	since int // the calls delivered when the timer started
@@ -174,7 +177,12 @@ type idleWait struct {
 // delivered is started again at the next wait.
 func (w *idleWait) wait(ctx workflow.Context, wake workflow.ReceiveChannel, lines *webhookLines, delivered int) (ended bool, err error) {
 	retrying := len(lines.retrying) > 0
-	if w.timer == nil && !retrying {
+	switch {
+	case retrying:
+		// A line retrying is not idle, and what it delivers is not counted: the timer starts
+		// again once no line retries.
+		w.timer = nil
+	case w.timer == nil:
 		w.timer, w.since = workflow.NewTimer(ctx, webhookIdle), delivered
 	}
 	woken := false

@@ -374,3 +374,40 @@ func TestWebhookWorkflowAFailingLineHoldsBackOnlyItself(t *testing.T) {
 		t.Errorf("pending %v", b.pending)
 	}
 }
+
+// The idle timer that ran before a line retried does not end the workflow once the retry
+// delivered: it ends a minute or more after its last delivery, whoever made it.
+func TestWebhookWorkflowIdlesAfterARetry(t *testing.T) {
+	b := newHookBackend("call_1")
+	env := newHookEnv(b)
+	start := env.Now()
+	env.RegisterDelayedCallback(func() {
+		b.mu.Lock()
+		b.script["call_2"] = []envelope.WebhookOutcome{envelope.WebhookFailed}
+		b.mu.Unlock()
+		b.add("call_2")
+		env.SignalWorkflow(WebhookWakeSignal, nil)
+	}, 30*time.Second)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	last := b.made[len(b.made)-1]
+	if end := env.Now(); end.Sub(last.at) < webhookIdle {
+		t.Errorf("ended %v after its last delivery (%v after the start), want at least %v", end.Sub(last.at), last.at.Sub(start), webhookIdle)
+	}
+}
+
+// A run started by its wake signal (signal-with-start) sweeps once, not once more for that signal.
+func TestWebhookWorkflowStartSignalCostsOneSweep(t *testing.T) {
+	b := newHookBackend("call_1")
+	env := newHookEnv(b)
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(WebhookWakeSignal, nil) }, 0)
+	env.ExecuteWorkflow(WebhookWorkflow, testRoute)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if b.nexts != 1 {
+		t.Errorf("%d sweeps, want 1", b.nexts)
+	}
+}
