@@ -28,25 +28,10 @@ import (
 func TestAttemptWebhookCallOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) }))
-	t.Cleanup(srv.Close)
-	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
-
-	m, err := store.EnsureMember(ctx, "Acme hooks", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, a, m, hooks := hookSetup(ctx, t, "Acme hooks", 1, func(w http.ResponseWriter, _ *http.Request) { sent.Add(1) })
+	w := hooks[0]
+	var err error
 	in := persistence.NewEnvelope{
 		Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
 			TemplateType: envelope.TemplateTypePrivate, Title: "t", Meta: envelope.DefaultMeta("")},
@@ -122,28 +107,13 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 func TestSweepMakesTheFirstAttempt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	store, a, m, hooks := hookSetup(ctx, t, "Acme first", 1, func(w http.ResponseWriter, _ *http.Request) {
 		if sent.Add(1) == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
-	m, err := store.EnsureMember(ctx, "Acme first", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	w := hooks[0]
 	envelopeID := hookedEnvelope(ctx, t, store, m, "first")
 	route := envelope.WebhookRoute{EnvelopeID: envelopeID, TeamID: m.TeamID}
 	sweep := func(skip ...string) envelope.WebhookNext {
@@ -178,31 +148,12 @@ func TestSweepMakesTheFirstAttempt(t *testing.T) {
 func TestSweepLineErrorSparesTheOtherLines(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
 	var sent atomic.Int32
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	store, a, m, made := hookSetup(ctx, t, "Acme lines", 2, func(w http.ResponseWriter, _ *http.Request) {
 		time.Sleep(time.Second)
 		sent.Add(1)
-	}))
-	t.Cleanup(slow.Close)
-	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
-	m, err := store.EnsureMember(ctx, "Acme lines", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hooks []string
-	for range 2 {
-		w, err := store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: slow.URL, EventTriggers: envelope.WebhookEvents(), Enabled: true, Secret: webhook.NewSecret()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hooks = append(hooks, w.ID)
-	}
+	})
+	hooks := []string{made[0].ID, made[1].ID}
 	envelopeID := hookedEnvelope(ctx, t, store, m, "lines")
 	held, _, found, err := store.NextWebhookCall(ctx, hooks[1], envelopeID)
 	if err != nil || !found {
@@ -241,4 +192,31 @@ func hookedEnvelope(ctx context.Context, t *testing.T, store *persistence.Store,
 		t.Fatal(err)
 	}
 	return envelopeID
+}
+
+// hookSetup is a store, the activities on it sending to a local endpoint answering with handler,
+// and an admin of team whose n webhooks subscribe to every event.
+func hookSetup(ctx context.Context, t *testing.T, team string, n int, handler http.HandlerFunc) (*persistence.Store, *activities.Activities, envelope.Member, []persistence.Webhook) {
+	t.Helper()
+	store, err := persistence.Open(ctx, pgtest.NewURL(t), persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	a := &activities.Activities{Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Webhooks: webhook.NewSender(webhook.Policy{AllowPrivate: true}, nil)}
+	m, err := store.EnsureMember(ctx, team, "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks := make([]persistence.Webhook, n)
+	for i := range hooks {
+		if hooks[i], err = store.CreateWebhook(ctx, m, persistence.NewWebhook{URL: srv.URL, EventTriggers: envelope.WebhookEvents(),
+			Enabled: true, Secret: webhook.NewSecret()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return store, a, m, hooks
 }
