@@ -45,6 +45,12 @@ func claimant(ctx context.Context) (owner string, lease time.Duration) {
 	}
 	info := activity.GetInfo(ctx)
 	owner = fmt.Sprintf("%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	if info.IsLocalActivity {
+		// A local activity's id and attempt start again when its workflow task is replayed by
+		// another worker (the first cut off from Temporal, still sending): the two must not
+		// share a claim.
+		owner += "/" + rand.Text()
+	}
 	// The attempt's own time limit, not its deadline: the deadline is the server's clock read
 	// with the worker's, and the lease runs on PostgreSQL's from the claim.
 	if info.StartToCloseTimeout <= 0 {

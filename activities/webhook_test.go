@@ -83,8 +83,8 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 	if _, err := store.UpdateWebhook(ctx, m.TeamID, w.ID, persistence.WebhookUpdate{Enabled: &off}); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := attempt(3); out != envelope.WebhookSuccess || err != nil {
-		t.Errorf("a delivered call of a disabled webhook: %s, %v; want success", out, err)
+	if out, err := attempt(3); out != envelope.WebhookDone || err != nil {
+		t.Errorf("a delivered call of a disabled webhook: %s, %v; want done (its line reads what is next)", out, err)
 	}
 	calls, _, err := store.WebhookCalls(ctx, m.TeamID, w.ID, persistence.CallPending, 1, 10)
 	if err != nil || len(calls) != 1 {

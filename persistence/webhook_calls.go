@@ -25,6 +25,9 @@ const (
 	AttemptSuccess = "success" // a 2xx answer
 	AttemptGone    = "gone"    // a 410 answer: the webhook is disabled
 	AttemptFailed  = "failed"  // anything else: retried on the schedule
+	// AttemptDone is not recorded: it answers a claim on a call no longer pending (delivered or
+	// given up by another attempt meanwhile).
+	AttemptDone = "done"
 )
 
 // WebhookCall is one delivery of one event to one webhook, with its attempts, oldest first.
@@ -141,10 +144,7 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 			return fmt.Errorf("attempt %d of webhook call %s: %w", n, callID, err)
 		}
 		if status != CallPending {
-			d.Done = AttemptSuccess
-			if status == CallFailed {
-				d.Done = AttemptFailed
-			}
+			d.Done = AttemptDone // delivered or given up meanwhile: the line reads what is next
 			return nil
 		}
 		if !d.Enabled {

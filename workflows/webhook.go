@@ -76,6 +76,9 @@ func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 	lines := &webhookLines{route: route, done: workflow.NewBufferedChannel(ctx, envelope.MaxWebhooks)}
 	var idle idleWait
 	for delivered, steps := 0, 0; ; steps++ {
+		if lines.err != nil {
+			return lines.err // a line ended with an error (its activities are retried without bound: cancelled)
+		}
 		if len(lines.retrying) == 0 && (steps >= webhookStepsPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
 			drainWake(wake) // the next run reads the store first: the signals have nothing to add
 			return workflow.NewContinueAsNewError(ctx, WebhookWorkflow, route)
@@ -100,9 +103,6 @@ func WebhookWorkflow(ctx workflow.Context, route envelope.WebhookRoute) error {
 		ended, err := idle.wait(ctx, wake, lines, delivered)
 		if err != nil || ended {
 			return err
-		}
-		if lines.err != nil {
-			return lines.err
 		}
 	}
 }
