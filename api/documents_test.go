@@ -17,7 +17,8 @@ import (
 
 // Uploads are normalised: a document that hides content or would cost too much to read is a 400
 // naming the file and why, and nothing is written; an accepted one keeps its upload, byte for
-// byte, as the original.
+// byte, as the original, and the normalised document is what the default download gives before
+// completion.
 func TestUploadsAreNormalisedOrRefused(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
@@ -83,6 +84,23 @@ func TestUploadsAreNormalisedOrRefused(t *testing.T) {
 	}
 	if strings.Contains(string(current), "/JavaScript") || strings.Contains(string(current), "/OpenAction") {
 		t.Error("the stored document still holds JavaScript")
+	}
+	// Before completion, "signed" (and no version, Documenso's default) is the document as it is
+	// now: the normalised one, not the upload.
+	for _, version := range []string{"signed", ""} {
+		if got := get(version); string(got) != string(current) {
+			t.Errorf("download version=%q of a DRAFT: %d bytes, not the current document's %d", version, len(got), len(current))
+		}
+	}
+	req, _ := http.NewRequest("GET", a.srv.URL+"/api/v2/envelope/item/"+itemID+"/download?version=latest", nil)
+	req.Header.Set("Authorization", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("download version=latest: %d, want 400", res.StatusCode)
 	}
 }
 

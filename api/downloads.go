@@ -12,41 +12,42 @@ import (
 	"github.com/sobre-sign/sobre/seal"
 )
 
-// downloadItem answers GET /envelope/item/{envelopeItemId}/download?version=original|signed.
+// downloadItem answers GET /envelope/item/{envelopeItemId}/download?version=original|signed: the
+// file envelope.DownloadFile names.
 func (s *Server) downloadItem(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "envelopeItemId")
-	version := r.URL.Query().Get("version")
-	if version == "" {
-		version = "signed"
-	}
-	if version != "original" && version != "signed" {
-		s.writeError(w, r, envelope.Invalid("version", `must be "original" or "signed", got %q`, version))
-		return
-	}
-	item, ref, err := s.store.ItemByID(r.Context(), scope(r), id)
+	item, ref, err := s.store.ItemByID(r.Context(), scope(r), chi.URLParam(r, "envelopeItemId"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if version == "signed" {
-		if ref.Status != envelope.StatusCompleted {
-			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "The signed version exists once the envelope is COMPLETED; it is %s", ref.Status))
-			return
-		}
+	file, err := envelope.DownloadFile(r.URL.Query().Get("version"), ref.Status)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch file {
+	case envelope.ItemFileSealed:
 		data, err := s.store.SealedItemFile(r.Context(), item.ID)
 		if err != nil {
 			s.writeError(w, r, envelope.Errorf(envelope.CodeInvalidRequest, "This envelope was completed before Sobre sealed documents; download version=original"))
 			return
 		}
 		writePDF(w, pdfName(item.Title, "_signed.pdf"), data)
-		return
+	case envelope.ItemFileCurrent:
+		doc, err := s.store.ItemFile(r.Context(), ref.ID, item.ID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writePDF(w, pdfName(item.Title, ".pdf"), doc.Data)
+	default:
+		data, err := s.store.OriginalFile(r.Context(), item.ID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writePDF(w, pdfName(item.Title, ".pdf"), data)
 	}
-	data, err := s.store.OriginalFile(r.Context(), item.ID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writePDF(w, pdfName(item.Title, ".pdf"), data)
 }
 
 // writePDF sends a PDF to download (writeFile).

@@ -58,7 +58,11 @@ test("a completed envelope yields a sealed PDF that pdfsig validates and that sh
   const env = await raw("GET", `/envelope/${id}`, { key });
   const itemId = env.json.envelopeItems[0].id;
   const early = await download(key, `/envelope/item/${itemId}/download?version=signed`);
-  assert.equal(early.status, 400, "no signed version before COMPLETED");
+  assert.equal(early.status, 200, "before COMPLETED, signed is the document as it is now (Documenso's default)");
+  assert.ok(!early.body.includes("/ByteRange"), "not sealed yet");
+  const byDefault = await download(key, `/envelope/item/${itemId}/download`);
+  assert.equal(byDefault.status, 200);
+  assert.ok(byDefault.body.equals(early.body), "no version is version=signed");
 
   // José fills every field through the signing API and draws his signature on the page.
   const fields = Object.fromEntries((await signing("GET", tok[jose])).json.fields.map((f) => [f.type, f]));
