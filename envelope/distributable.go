@@ -5,6 +5,8 @@ import "strings"
 // CheckDistributable decides whether envelope e may be sent (distributed, or used from a
 // template and sent at once), with Documenso's checks, in this order:
 //
+//   - it is a DOCUMENT: a template is never sent nor signed itself, but used (POST
+//     /envelope/use) to make documents (INVALID_REQUEST);
 //   - it is not finished (RequireEditable);
 //   - it has recipients, and documents (INVALID_REQUEST);
 //   - every recipient but a CC with an authentication list of its own or the envelope's (any
@@ -12,6 +14,9 @@ import "strings"
 //   - every SIGNER has a signature field (SIGNATURE or FREE_SIGNATURE):
 //     MISSING_SIGNATURE_FIELD naming the signers without one by email.
 func CheckDistributable(e *Envelope) error {
+	if e.Type == TypeTemplate {
+		return Errorf(CodeInvalidRequest, "A template is not sent: use it (POST /api/v2/envelope/use) to make a document, and send that")
+	}
 	if err := RequireEditable(e.Status); err != nil {
 		return err
 	}

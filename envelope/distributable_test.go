@@ -7,7 +7,7 @@ func TestCheckDistributable(t *testing.T) {
 	sig := Field{ID: 10, RecipientID: 1, Type: FieldSignature}
 	items := []Item{{ID: "item_1"}}
 	ready := func() *Envelope {
-		return &Envelope{Status: StatusDraft, Recipients: []Recipient{signer}, Fields: []Field{sig}, Items: items}
+		return &Envelope{Type: TypeDocument, Status: StatusDraft, Recipients: []Recipient{signer}, Fields: []Field{sig}, Items: items}
 	}
 	with := func(change func(e *Envelope)) *Envelope { e := ready(); change(e); return e }
 	tests := []struct {
@@ -17,6 +17,7 @@ func TestCheckDistributable(t *testing.T) {
 		issues string // the first issue's path and message, when want has issues
 	}{
 		{"ready draft", ready(), "", ""},
+		{"a template is used, never sent", with(func(e *Envelope) { e.Type = TypeTemplate }), CodeInvalidRequest, ""},
 		{"pending (sending to recipients added later)", with(func(e *Envelope) { e.Status = StatusPending }), "", ""},
 		{"free signature counts", with(func(e *Envelope) { e.Fields[0].Type = FieldFreeSignature }), "", ""},
 		{"completed", with(func(e *Envelope) { e.Status = StatusCompleted }), CodeEnvelopeCompleted, ""},

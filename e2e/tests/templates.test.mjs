@@ -45,6 +45,10 @@ test("use a template: plain, with overrides, prefills and a new PDF, and distrib
   const tpl = await makeTemplate(sdk);
   const r = byRole(tpl);
   const tplNumber = Number(tpl.secondaryId.split("_")[1]);
+  const direct = await raw("POST", "/envelope/distribute", { key, body: { envelopeId: tpl.id } });
+  assert.equal(direct.status, 400, "a template is used, never sent itself");
+  assert.equal(direct.json.code, "INVALID_REQUEST");
+  assert.equal((await sdk.envelopes.get({ envelopeId: tpl.id })).status, "DRAFT");
 
   // 1. Plain: template recipients mapped by id, the unlisted one kept.
   const plain = await sdk.envelopes.use({ payload: { envelopeId: tpl.id, recipients: [
