@@ -157,7 +157,8 @@ func NewEnvelopeSummary(e *envelope.Envelope, maskTokens bool) EnvelopeSummary {
 	return v
 }
 
-// NewEnvelope is the whole envelope, with its signing tokens masked when maskTokens.
+// NewEnvelope is the whole envelope, with its signing tokens masked when maskTokens. Each
+// recipient carries its own fields, as the SPEC's envelope reads show them.
 func NewEnvelope(e *envelope.Envelope, maskTokens bool) Envelope {
 	v := Envelope{
 		EnvelopeSummary: NewEnvelopeSummary(e, maskTokens),
@@ -166,8 +167,17 @@ func NewEnvelope(e *envelope.Envelope, maskTokens bool) Envelope {
 		EnvelopeItems:   e.Items,
 		Attachments:     e.Attachments,
 	}
+	for i := range v.Recipients {
+		v.Recipients[i].Fields = []Field{}
+	}
 	for _, f := range e.Fields {
-		v.Fields = append(v.Fields, NewField(f))
+		fv := NewField(f)
+		v.Fields = append(v.Fields, fv)
+		for i := range v.Recipients {
+			if v.Recipients[i].ID == f.RecipientID {
+				v.Recipients[i].Fields = append(v.Recipients[i].Fields, fv)
+			}
+		}
 	}
 	return v
 }
