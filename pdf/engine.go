@@ -117,6 +117,17 @@ func openDocument(data []byte) (inst pdfium.Pdfium, doc references.FPDF_DOCUMENT
 // openDocuments is openDocument for several documents open at once in one instance: docs[i]
 // and pages[i] are those of data[i].
 func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_DOCUMENT, pages []int, done func(), err error) {
+	release := func() {}
+	if raceBuild {
+		raceSerial.Lock()
+		release = sync.OnceFunc(raceSerial.Unlock)
+	}
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			release() // an error, or a panic of PDFium's on the way
+		}
+	}()
 	pool, err := engine()
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -126,6 +137,7 @@ func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_D
 		return nil, nil, nil, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
 	}
 	done = func() {
+		defer release()
 		for _, doc := range docs {
 			_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
 		}
@@ -148,8 +160,15 @@ func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_D
 		}
 		pages = append(pages, count.PageCount)
 	}
+	handedOver = true
 	return inst, docs, pages, done, nil
 }
+
+// raceSerial lets one PDFium instance run at a time in a race-detector build. wazero caches the
+// type key of a host function lazily, unsynchronised, in a value every instance shares (wazero
+// issue 2520): two instances write the same string, which is harmless but reported by the race
+// detector. Other builds run instances side by side.
+var raceSerial sync.Mutex
 
 // withDeadline runs f, which calls PDFium through inst, and stops it if it has not returned
 // within d: the instance's WebAssembly module is closed, which ends the call in progress (wazero
