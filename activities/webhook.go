@@ -122,7 +122,7 @@ func (a *Activities) AttemptWebhookCall(ctx context.Context, step envelope.Webho
 	case err != nil:
 		return envelope.WebhookAttemptOutcome{}, domainError(err)
 	case d.Done != "":
-		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookOutcome(d.Done)}, nil
+		return envelope.WebhookAttemptOutcome{Outcome: d.Done}, nil
 	case !d.Enabled:
 		return envelope.WebhookAttemptOutcome{Outcome: envelope.WebhookInactive}, nil
 	}
@@ -140,7 +140,7 @@ func (a *Activities) AttemptWebhookCall(ctx context.Context, step envelope.Webho
 	}
 	res := a.Webhooks.Send(ctx, webhook.Message{URL: d.URL, ID: d.EventID, Timestamp: now, Body: body,
 		Secrets: secrets, DocumensoSecret: documensoSecret})
-	err = a.Store.FinishWebhookAttempt(ctx, step.CallID, step.Attempt, owner, persistence.AttemptResult{Outcome: string(res.Outcome),
+	err = a.Store.FinishWebhookAttempt(ctx, step.CallID, step.Attempt, owner, persistence.AttemptResult{Outcome: envelope.WebhookOutcome(res.Outcome),
 		ResponseCode: res.StatusCode, ResponseBody: res.Body, Error: res.Err, Duration: res.Duration})
 	if errors.Is(err, persistence.ErrAttemptLost) {
 		a.Log.WarnContext(ctx, "webhook attempt's claim passed to another worker; not recorded", "call", step.CallID, "attempt", step.Attempt)

@@ -63,7 +63,7 @@ func TestAttemptWebhookCallOnce(t *testing.T) {
 	if !errors.As(err, &app) || app.Type() != activities.WebhookAttemptHeldType || app.NonRetryable() || sent.Load() != 0 {
 		t.Fatalf("attempt held elsewhere: %v, %d sent; want a retryable %s and nothing sent", err, sent.Load(), activities.WebhookAttemptHeldType)
 	}
-	if err := store.FinishWebhookAttempt(ctx, next.CallID, 1, "another worker", persistence.AttemptResult{Outcome: persistence.AttemptFailed, ResponseCode: 503}); err != nil {
+	if err := store.FinishWebhookAttempt(ctx, next.CallID, 1, "another worker", persistence.AttemptResult{Outcome: envelope.WebhookFailed, ResponseCode: 503}); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := attempt(1); out != envelope.WebhookFailed || err != nil || sent.Load() != 0 {

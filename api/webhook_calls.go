@@ -116,13 +116,13 @@ func (s *Server) sendTest(ctx context.Context, m envelope.Member, id string, eve
 	}
 	res := s.webhooks.Sender.Send(ctx, webhook.Message{URL: d.URL, ID: d.EventID, Timestamp: time.Now(), Body: body,
 		Secrets: secrets, DocumensoSecret: documensoSecret})
-	err = s.store.FinishWebhookAttempt(ctx, d.CallID, 1, owner, persistence.AttemptResult{Outcome: string(res.Outcome),
+	err = s.store.FinishWebhookAttempt(ctx, d.CallID, 1, owner, persistence.AttemptResult{Outcome: envelope.WebhookOutcome(res.Outcome),
 		ResponseCode: res.StatusCode, ResponseBody: res.Body, Error: res.Err, Duration: res.Duration})
 	if err != nil {
 		return "", err
 	}
 	if res.Outcome != webhook.OutcomeSuccess {
-		if err := s.store.CloseTestCall(ctx, d.CallID); err != nil {
+		if _, err := s.store.FailWebhookCall(ctx, d.CallID); err != nil {
 			return "", err
 		}
 	}
@@ -132,7 +132,7 @@ func (s *Server) sendTest(ctx context.Context, m envelope.Member, id string, eve
 // abandonTest closes test call callID, which was not attempted because of cause, and returns
 // cause.
 func (s *Server) abandonTest(ctx context.Context, callID string, cause error) error {
-	if err := s.store.CloseTestCall(ctx, callID); err != nil {
+	if _, err := s.store.FailWebhookCall(ctx, callID); err != nil {
 		return errors.Join(cause, err)
 	}
 	return cause

@@ -20,16 +20,6 @@ const (
 	CallFailed  = "FAILED"
 )
 
-// Attempt outcomes.
-const (
-	AttemptSuccess = "success" // a 2xx answer
-	AttemptGone    = "gone"    // a 410 answer: the webhook is disabled
-	AttemptFailed  = "failed"  // anything else: retried on the schedule
-	// AttemptDone is not recorded: it answers a claim on a call no longer pending (delivered or
-	// given up by another attempt meanwhile).
-	AttemptDone = "done"
-)
-
 // WebhookCall is one delivery of one event to one webhook, with its attempts, oldest first.
 type WebhookCall struct {
 	ID           string
@@ -73,7 +63,7 @@ type WebhookDelivery struct {
 	Attempt   int
 	// Done is the outcome of an attempt already made (the activity was run again after it was
 	// recorded): it must not be made again. Empty when the attempt is to be made.
-	Done string
+	Done envelope.WebhookOutcome
 }
 
 // ErrAttemptHeld answers a claim on an attempt that another worker holds: it must not be made now.
@@ -128,7 +118,7 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 		if err != nil {
 			return notFound(err, "Webhook call")
 		}
-		var outcome *string
+		var outcome *envelope.WebhookOutcome
 		var holder string
 		var leased bool
 		// The lease runs on PostgreSQL's clock, which set it, never on this worker's.
@@ -144,7 +134,7 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 			return fmt.Errorf("attempt %d of webhook call %s: %w", n, callID, err)
 		}
 		if status != CallPending {
-			d.Done = AttemptDone // delivered or given up meanwhile: the line reads what is next
+			d.Done = envelope.WebhookDone // delivered or given up meanwhile: the line reads what is next
 			return nil
 		}
 		if !d.Enabled {
@@ -163,9 +153,9 @@ func (s *Store) ClaimWebhookAttempt(ctx context.Context, callID string, n int, o
 
 // AttemptResult is what one attempt got.
 type AttemptResult struct {
-	Outcome      string // AttemptSuccess, AttemptGone or AttemptFailed
-	ResponseCode int    // 0 when there was no answer
-	ResponseBody string // its first KiB
+	Outcome      envelope.WebhookOutcome // success, gone or failed; never recorded: inactive, done
+	ResponseCode int                     // 0 when there was no answer
+	ResponseBody string                  // its first KiB
 	Error        string
 	Duration     time.Duration
 }
@@ -184,7 +174,7 @@ func (s *Store) FinishWebhookAttempt(ctx context.Context, callID string, n int, 
 			return ErrAttemptLost
 		}
 		status := CallPending
-		if r.Outcome == AttemptSuccess {
+		if r.Outcome == envelope.WebhookSuccess {
 			status = CallSuccess
 		}
 		_, err = tx.q.Exec(ctx, `UPDATE webhook_calls SET status = $2, attempts = GREATEST(attempts, $3), response_code = $4, response_body = $5,

@@ -122,7 +122,7 @@ const isTestCall = `coalesce(c.dispatch_after = 'infinity', false)`
 
 // StartTestCall records a test of webhook webhookID of team teamID: an event of type event with
 // payload (a sample, for no envelope) and its call, whose one attempt the caller makes now and
-// records with FinishWebhookAttempt then CloseTestCall. The call is never dispatched.
+// records with FinishWebhookAttempt, then FailWebhookCall when it was not delivered. The call is never dispatched.
 func (s *Store) StartTestCall(ctx context.Context, teamID int64, webhookID string, event envelope.WebhookEvent, payload []byte, owner string) (WebhookDelivery, error) {
 	d := WebhookDelivery{WebhookID: webhookID, Event: event, Payload: payload, Attempt: 1, At: time.Now().UTC().Truncate(time.Millisecond)}
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -144,12 +144,6 @@ func (s *Store) StartTestCall(ctx context.Context, teamID int64, webhookID strin
 		return err
 	})
 	return d, err
-}
-
-// CloseTestCall ends a test call that its one attempt did not deliver: FAILED.
-func (s *Store) CloseTestCall(ctx context.Context, callID string) error {
-	_, err := s.FailWebhookCall(ctx, callID)
-	return err
 }
 
 // PurgeWebhookCalls deletes the calls created before before that nobody delivers any more (done,

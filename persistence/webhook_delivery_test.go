@@ -54,7 +54,7 @@ func TestWebhookTestCallIsNeverDelivered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.store.FinishWebhookAttempt(ctx, failing.CallID, 1, "api-test-1", persistence.AttemptResult{Outcome: persistence.AttemptFailed, ResponseCode: 500}); err != nil {
+	if err := f.store.FinishWebhookAttempt(ctx, failing.CallID, 1, "api-test-1", persistence.AttemptResult{Outcome: envelope.WebhookFailed, ResponseCode: 500}); err != nil {
 		t.Fatal(err)
 	}
 	resent, err := f.store.ResendWebhookCall(ctx, f.admin.TeamID, left.CallID)
@@ -69,7 +69,7 @@ func TestWebhookTestCallIsNeverDelivered(t *testing.T) {
 		t.Fatalf("the resent test's workflow delivers %q (%d attempts, found %v, %v), want the resent call %q; the tests are %q and %q",
 			callID, attempts, found, err, resent.ID, left.CallID, failing.CallID)
 	}
-	if err := f.store.CloseTestCall(ctx, failing.CallID); err != nil {
+	if _, err := f.store.FailWebhookCall(ctx, failing.CallID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -90,7 +90,7 @@ func TestWebhookPurgeKeepsCallsBeingDelivered(t *testing.T) {
 	if _, err := f.store.ClaimWebhookAttempt(ctx, delivered, 1, "a", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.store.FinishWebhookAttempt(ctx, delivered, 1, "a", persistence.AttemptResult{Outcome: persistence.AttemptSuccess, ResponseCode: 200}); err != nil {
+	if err := f.store.FinishWebhookAttempt(ctx, delivered, 1, "a", persistence.AttemptResult{Outcome: envelope.WebhookSuccess, ResponseCode: 200}); err != nil {
 		t.Fatal(err)
 	}
 	pending, err := f.store.ResendWebhookCall(ctx, f.admin.TeamID, delivered)
@@ -131,7 +131,7 @@ func TestWebhookPurgeKeepsCallsBeingDelivered(t *testing.T) {
 		t.Errorf("purged %d, left %v; want the call being delivered %s and the other envelope's call of the enabled webhook left (test %s, %s)",
 			purged, left, pending.ID, test.CallID, other)
 	}
-	if err := f.store.FinishWebhookAttempt(ctx, pending.ID, 1, "b", persistence.AttemptResult{Outcome: persistence.AttemptSuccess, ResponseCode: 200}); err != nil {
+	if err := f.store.FinishWebhookAttempt(ctx, pending.ID, 1, "b", persistence.AttemptResult{Outcome: envelope.WebhookSuccess, ResponseCode: 200}); err != nil {
 		t.Errorf("the attempt in flight cannot be recorded after the purge: %v", err)
 	}
 }

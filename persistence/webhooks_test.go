@@ -240,13 +240,13 @@ func TestWebhookAttemptClaims(t *testing.T) {
 	if _, err := f.store.ClaimWebhookAttempt(ctx, callID, 1, "c", time.Minute); !errors.Is(err, persistence.ErrAttemptHeld) {
 		t.Fatalf("a held attempt: %v", err)
 	}
-	if err := f.store.FinishWebhookAttempt(ctx, callID, 1, "a", persistence.AttemptResult{Outcome: persistence.AttemptFailed}); !errors.Is(err, persistence.ErrAttemptLost) {
+	if err := f.store.FinishWebhookAttempt(ctx, callID, 1, "a", persistence.AttemptResult{Outcome: envelope.WebhookFailed}); !errors.Is(err, persistence.ErrAttemptLost) {
 		t.Fatalf("the worker that lost it records it: %v", err)
 	}
-	if err := f.store.FinishWebhookAttempt(ctx, callID, 1, "b", persistence.AttemptResult{Outcome: persistence.AttemptSuccess, ResponseCode: 204}); err != nil {
+	if err := f.store.FinishWebhookAttempt(ctx, callID, 1, "b", persistence.AttemptResult{Outcome: envelope.WebhookSuccess, ResponseCode: 204}); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := f.store.ClaimWebhookAttempt(ctx, callID, 1, "d", time.Minute); err != nil || d.Done != persistence.AttemptSuccess {
+	if d, err := f.store.ClaimWebhookAttempt(ctx, callID, 1, "d", time.Minute); err != nil || d.Done != envelope.WebhookSuccess {
 		t.Fatalf("an attempt made is not made again: %+v %v", d, err)
 	}
 	if _, _, found, _ := f.store.NextWebhookCall(ctx, f.hookID, id); found {

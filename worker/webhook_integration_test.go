@@ -246,8 +246,8 @@ func TestWebhookDeliveryRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := first.History; len(h) != 2 || *h[0].Outcome != persistence.AttemptFailed || *h[0].ResponseCode != 500 ||
-		*h[1].Outcome != persistence.AttemptSuccess || h[1].StartedAt.Sub(h[0].StartedAt) < 5*time.Second {
+	if h := first.History; len(h) != 2 || *h[0].Outcome != string(envelope.WebhookFailed) || *h[0].ResponseCode != 500 ||
+		*h[1].Outcome != string(envelope.WebhookSuccess) || h[1].StartedAt.Sub(h[0].StartedAt) < 5*time.Second {
 		t.Errorf("attempts of the first call: %+v", h)
 	}
 	if n := counted(t, e.reg, "sobre_webhook_attempts_total", string(envelope.WebhookDocumentCreated), "failed"); n != 1 {
