@@ -231,3 +231,96 @@ func TestAssistantFillsTheFieldsOfLaterSigners(t *testing.T) {
 		t.Fatalf("the certificate of completion does not say what the assistant filled:\n%s", cert)
 	}
 }
+
+// TestAssistantValuesStandUnderTheSignersProofs: a signer whose completion rests on a proof
+// (PASSWORD) completes with the values an assistant filled for it (they are the assistant's,
+// logged as such, not someone else's typing in another browser); a value the signer changes
+// becomes its own, the one it keeps stays the assistant's.
+func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	ctx := context.Background()
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	email := fmt.Sprintf("assisted-%d@sobre.test", time.Now().UnixNano())
+	const password = "signer's good passphrase"
+	a.signerAccount(email, password)
+	text := func(y int) map[string]any {
+		return map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": y, "width": 20, "height": 5,
+			"fieldMeta": map[string]any{"type": "text", "required": true}}
+	}
+	payload := map[string]any{"title": "Préstamo", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "SEQUENTIAL"},
+		"recipients": []any{
+			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+			map[string]any{"email": email, "name": "Firmante", "role": "SIGNER", "signingOrder": 2, "actionAuth": []string{"PASSWORD"},
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
+		}}
+	status, created := a.createRaw(owner, payload, map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano()))})
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, created)
+	}
+	id := created["id"].(string)
+	if status, body := a.do("POST", "/api/v2/envelope/distribute", owner, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
+		t.Fatalf("distribute: %d %v", status, body)
+	}
+	e, err := a.store.EnvelopeForRecipient(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var assistant, signerRec envelope.Recipient
+	for _, r := range e.Recipients {
+		if r.Role == envelope.RoleAssistant {
+			assistant = r
+		} else {
+			signerRec = r
+		}
+	}
+	var sig int64
+	var texts []int64
+	for _, f := range e.Fields {
+		if f.Type == envelope.FieldSignature {
+			sig = f.ID
+		} else {
+			texts = append(texts, f.ID)
+		}
+	}
+	ab := newAccountBrowser(t, a)
+	if status, _, body := ab.get("/sign/" + assistant.Token); status != http.StatusOK {
+		t.Fatalf("assistant's page: %d\n%s", status, body)
+	}
+	for i, f := range texts {
+		if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": f, "value": fmt.Sprint("del asistente ", i)}); status != http.StatusOK {
+			t.Fatalf("the assistant fills %d: %d %s", f, status, body)
+		}
+	}
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/complete", map[string]any{}); status != http.StatusOK {
+		t.Fatalf("the assistant completes: %d %s", status, body)
+	}
+
+	v := newAccountBrowser(t, a)
+	v.signIn(email, password)
+	if status, _, body := v.get("/sign/" + signerRec.Token); status != http.StatusOK {
+		t.Fatalf("signing page: %d\n%s", status, body)
+	}
+	for f, value := range map[int64]string{sig: "Firmante", texts[1]: "del firmante"} {
+		if status, body := v.json("/api/v2/signing/"+signerRec.Token+"/fields", map[string]any{"fieldId": f, "value": value}); status != http.StatusOK {
+			t.Fatalf("the signer fills %d: %d %s", f, status, body)
+		}
+	}
+	if status, body := v.json("/api/v2/signing/"+signerRec.Token+"/auth/password", map[string]any{"password": password}); status != http.StatusOK {
+		t.Fatalf("password: %d %s", status, body)
+	}
+	if status, body := v.json("/api/v2/signing/"+signerRec.Token+"/complete", map[string]any{}); status != http.StatusOK {
+		t.Fatalf("the signer completes with the assistant's value: %d %s", status, body)
+	}
+	after, err := a.store.EnvelopeForRecipient(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range after.Fields {
+		switch {
+		case f.ID == texts[0] && (f.PrefilledBy == nil || *f.PrefilledBy != assistant.ID || f.CustomText != "del asistente 0"):
+			t.Errorf("the kept value: %q prefilled by %v, want the assistant's", f.CustomText, f.PrefilledBy)
+		case f.ID == texts[1] && (f.PrefilledBy != nil || f.CustomText != "del firmante"):
+			t.Errorf("the changed value: %q prefilled by %v, want the signer's own", f.CustomText, f.PrefilledBy)
+		}
+	}
+}
