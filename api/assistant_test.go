@@ -16,6 +16,25 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
+// sendEnvelope creates an envelope of payload with one document, distributes it, and returns it
+// as the store reads it.
+func (a *testAPI) sendEnvelope(key string, payload map[string]any, pdf []byte) *envelope.Envelope {
+	a.t.Helper()
+	status, created := a.createRaw(key, payload, map[string][]byte{"a.pdf": pdf})
+	if status != http.StatusOK {
+		a.t.Fatalf("create: %d %v", status, created)
+	}
+	id := created["id"].(string)
+	if status, body := a.do("POST", "/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
+		a.t.Fatalf("distribute: %d %v", status, body)
+	}
+	e, err := a.store.EnvelopeForRecipient(context.Background(), id)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return e
+}
+
 // TestAssistantFillsTheFieldsOfLaterSigners: in a SEQUENTIAL envelope (a signer, an ASSISTANT,
 // a signer), the assistant's signing view lists the last signer's TEXT field (not its
 // SIGNATURE), labelled with whom it is for; it cannot fill the earlier signer's field nor, before
@@ -26,7 +45,6 @@ import (
 func TestAssistantFillsTheFieldsOfLaterSigners(t *testing.T) {
 	needTool(t, "pdftotext")
 	a := newTestAPIWithWorkflows(t)
-	ctx := context.Background()
 	owner := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	field := func(typ string, y int) map[string]any {
 		f := map[string]any{"type": typ, "page": 1, "positionX": 10, "positionY": y, "width": 30, "height": 5}
@@ -43,18 +61,8 @@ func TestAssistantFillsTheFieldsOfLaterSigners(t *testing.T) {
 			map[string]any{"email": "tercero@sobre.test", "name": "Tercero", "role": "SIGNER", "signingOrder": 3,
 				"fields": []any{field("SIGNATURE", 40), field("TEXT", 50)}},
 		}}
-	status, created := a.createRaw(owner, payload, map[string][]byte{"a.pdf": minimalPDF("ARRIENDO")})
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, created)
-	}
-	id := created["id"].(string)
-	if status, body := a.do("POST", "/api/v2/envelope/distribute", owner, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
-		t.Fatalf("distribute: %d %v", status, body)
-	}
-	e, err := a.store.EnvelopeForRecipient(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := a.sendEnvelope(owner, payload, minimalPDF("ARRIENDO"))
+	id := e.ID
 	tokens := map[string]string{}
 	recipients := map[string]int64{}
 	for _, r := range e.Recipients {
@@ -253,18 +261,8 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 			map[string]any{"email": email, "name": "Firmante", "role": "SIGNER", "signingOrder": 2, "actionAuth": []string{"PASSWORD"},
 				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
 		}}
-	status, created := a.createRaw(owner, payload, map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano()))})
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, created)
-	}
-	id := created["id"].(string)
-	if status, body := a.do("POST", "/api/v2/envelope/distribute", owner, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
-		t.Fatalf("distribute: %d %v", status, body)
-	}
-	e, err := a.store.EnvelopeForRecipient(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano())))
+	id := e.ID
 	var assistant, signerRec envelope.Recipient
 	for _, r := range e.Recipients {
 		if r.Role == envelope.RoleAssistant {

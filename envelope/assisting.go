@@ -9,10 +9,13 @@ import (
 // they act, and they then see those values as theirs. The rules below say which fields a
 // recipient may fill; every reader and writer of field values asks them.
 
-// OwnerOnly reports whether a field of type t is filled only by its own recipient, never by an
-// assistant: a signature (IsSignature) and RUT_FIRMADO, which holds the RUN the recipient's own
-// Clave Única login proves.
-func OwnerOnly(t FieldType) bool { return t.IsSignature() || t == FieldRUTFirmado }
+// OwnerOnly reports whether a field of type t is its own recipient's alone, never an
+// assistant's to fill: a signature (IsSignature) and INITIALS, which are the recipient's mark
+// (ParseFieldValue takes them as a signature); RUT_FIRMADO, which holds the RUN the recipient's
+// own Clave Única login proves; and DATE, which Sobre fills with the day the recipient completes.
+func OwnerOnly(t FieldType) bool {
+	return t.IsSignature() || t == FieldInitials || t == FieldRUTFirmado || t == FieldDate
+}
 
 // Assists reports whether a fills the fields of type t of owner, who is someone else: a is an
 // ASSISTANT, owner still has to act (Pending: neither signed nor rejected, not a CC), owner comes

@@ -39,9 +39,11 @@ func TestAssists(t *testing.T) {
 		want     bool
 	}{
 		{"later signer's text", a, part(2, RoleSigner, 2, ns), FieldText, true},
-		{"later approver's date", a, part(2, RoleApprover, 2, ns), FieldDate, true},
+		{"later approver's dropdown", a, part(2, RoleApprover, 2, ns), FieldDropdown, true},
+		{"never a date (Sobre fills it)", a, part(2, RoleApprover, 2, ns), FieldDate, false},
 		{"same order signer", a, part(2, RoleSigner, 1, ns), FieldName, true},
-		{"later signer's initials", a, part(2, RoleSigner, 2, ns), FieldInitials, true},
+		{"later signer's email", a, part(2, RoleSigner, 2, ns), FieldEmail, true},
+		{"never initials", a, part(2, RoleSigner, 2, ns), FieldInitials, false},
 		{"never a signature", a, part(2, RoleSigner, 2, ns), FieldSignature, false},
 		{"never a free signature", a, part(2, RoleSigner, 2, ns), FieldFreeSignature, false},
 		{"never RUT_FIRMADO", a, part(2, RoleSigner, 2, ns), FieldRUTFirmado, false},
@@ -123,6 +125,7 @@ func TestFieldsToFill(t *testing.T) {
 		{ID: 13, RecipientID: 3, Type: FieldSignature},
 		{ID: 14, RecipientID: 3, Type: FieldRUTFirmado},
 		{ID: 15, RecipientID: 3, Type: FieldDate},
+		{ID: 17, RecipientID: 3, Type: FieldNumber},
 		{ID: 16, RecipientID: 4, Type: FieldText},
 	}
 	ids := func(fs []Field) []int64 {
@@ -137,8 +140,8 @@ func TestFieldsToFill(t *testing.T) {
 		id   int64
 		want []int64
 	}{
-		{"assistant: its own and the later signer's, no signature", 2, []int64{11, 12, 15}},
-		{"signer: its own only", 3, []int64{12, 13, 14, 15}},
+		{"assistant: its own and the later signer's, no signature, no date", 2, []int64{11, 12, 17}},
+		{"signer: its own only", 3, []int64{12, 13, 14, 15, 17}},
 		{"signed signer: its own", 1, []int64{10}},
 		{"unknown", 9, nil},
 	}
