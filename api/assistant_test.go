@@ -162,7 +162,7 @@ func TestAssistantFillsTheFieldsOfLaterSigners(t *testing.T) {
 		}
 		return string(raw)
 	}
-	if html := page("Asistente"); !strings.Contains(html, "for Tercero") {
+	if html := page("Asistente"); !strings.Contains(html, "for Tercero") || !strings.Contains(html, "Fields to fill in for the recipients after you") {
 		t.Fatal("the assistant's page does not say whom the field is for")
 	}
 	complete("Asistente")

@@ -210,6 +210,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		v.Heading, v.Action = t.TitleView, t.MarkViewed
 	case envelope.RoleAssistant:
 		v.Heading, v.Action = t.TitleAssist, t.Complete
+		v.T.YourFields = t.AssistFields
 	default:
 		v.Heading, v.Action = t.TitleSign, t.Sign
 	}

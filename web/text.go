@@ -11,7 +11,7 @@ type Text struct {
 	YourFields, NoFields                                   string
 	Required, Optional                                     string
 	FilledAtSigning, FilledByClaveUnica                    string
-	FieldFor, FieldPrefilledBy                             string
+	FieldFor, FieldPrefilledBy, AssistFields               string
 	SignatureHeading, SignatureHelp                        string
 	TabDraw, TabType, TabUpload                            string
 	DrawLabel, Clear, TypeLabel, UploadLabel               string
@@ -69,6 +69,7 @@ var texts = map[envelope.Language]Text{
 		FilledByClaveUnica: "Filled in with your RUN when you verify your identity with ClaveÚnica.",
 		FieldFor:           "for %s",
 		FieldPrefilledBy:   "filled in by %s",
+		AssistFields:       "Fields to fill in for the recipients after you",
 		SignatureHeading:   "Your signature",
 		SignatureHelp:      "Draw, type or upload your signature. It is placed in every signature field of yours.",
 		TabDraw:            "Draw", TabType: "Type", TabUpload: "Upload",
@@ -132,6 +133,7 @@ var texts = map[envelope.Language]Text{
 		FilledByClaveUnica: "Se completa con su RUN al verificar su identidad con ClaveÚnica.",
 		FieldFor:           "para %s",
 		FieldPrefilledBy:   "completado por %s",
+		AssistFields:       "Campos que completa para los destinatarios siguientes",
 		SignatureHeading:   "Su firma",
 		SignatureHelp:      "Dibuje, escriba o suba su firma. Se coloca en cada uno de sus campos de firma.",
 		TabDraw:            "Dibujar", TabType: "Escribir", TabUpload: "Subir",
