@@ -322,3 +322,49 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		}
 	}
 }
+
+// TestAssistantCannotTouchASignedRecipientsFields: in a PARALLEL envelope a signer after the
+// assistant may sign first; from then on its fields are out of the assistant's reach, and the
+// assistant's view no longer lists them.
+func TestAssistantCannotTouchASignedRecipientsFields(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	payload := map[string]any{"title": "Paralelo", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "PARALLEL"},
+		"recipients": []any{
+			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": 2,
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5},
+					map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 30, "width": 20, "height": 5}}},
+		}}
+	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("parallel ", time.Now().UnixNano())))
+	var assistant, signerRec envelope.Recipient
+	for _, r := range e.Recipients {
+		if r.Role == envelope.RoleAssistant {
+			assistant = r
+		} else {
+			signerRec = r
+		}
+	}
+	var sig, text int64
+	for _, f := range e.Fields {
+		if f.Type == envelope.FieldSignature {
+			sig = f.ID
+		} else {
+			text = f.ID
+		}
+	}
+	fill := func(token string, fieldID int64, value string) (int, map[string]any) {
+		return a.do("POST", "/api/v2/signing/"+token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":%q}`, fieldID, value))
+	}
+	if status, body := fill(signerRec.Token, sig, "Firmante"); status != http.StatusOK {
+		t.Fatalf("the signer signs: %d %v", status, body)
+	}
+	if status, body := a.do("POST", "/api/v2/signing/"+signerRec.Token+"/complete", "", ""); status != http.StatusOK {
+		t.Fatalf("the signer completes: %d %v", status, body)
+	}
+	status, body := fill(assistant.Token, text, "tarde")
+	wantError(t, status, body, http.StatusNotFound, envelope.CodeNotFound)
+	if status, v := a.do("GET", "/api/v2/signing/"+assistant.Token, "", ""); status != http.StatusOK || len(v["fields"].([]any)) != 0 || len(v["assisting"].([]any)) != 0 {
+		t.Fatalf("the assistant's view after the signer signed: %d %v", status, v)
+	}
+}
