@@ -35,6 +35,18 @@ func (a *testAPI) sendEnvelope(key string, payload map[string]any, pdf []byte) *
 	return e
 }
 
+// assistantAndSigner are e's ASSISTANT and its other recipient.
+func assistantAndSigner(e *envelope.Envelope) (assistant, other envelope.Recipient) {
+	for _, r := range e.Recipients {
+		if r.Role == envelope.RoleAssistant {
+			assistant = r
+		} else {
+			other = r
+		}
+	}
+	return assistant, other
+}
+
 // TestAssistantFillsTheFieldsOfLaterSigners: in a SEQUENTIAL envelope (a signer, an ASSISTANT,
 // a signer), the assistant's signing view lists the last signer's TEXT field (not its
 // SIGNATURE), labelled with whom it is for; it cannot fill the earlier signer's field nor, before
@@ -263,14 +275,7 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		}}
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano())))
 	id := e.ID
-	var assistant, signerRec envelope.Recipient
-	for _, r := range e.Recipients {
-		if r.Role == envelope.RoleAssistant {
-			assistant = r
-		} else {
-			signerRec = r
-		}
-	}
+	assistant, signerRec := assistantAndSigner(e)
 	var sig int64
 	var texts []int64
 	for _, f := range e.Fields {
@@ -337,14 +342,7 @@ func TestAssistantCannotTouchASignedRecipientsFields(t *testing.T) {
 					map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 30, "width": 20, "height": 5}}},
 		}}
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("parallel ", time.Now().UnixNano())))
-	var assistant, signerRec envelope.Recipient
-	for _, r := range e.Recipients {
-		if r.Role == envelope.RoleAssistant {
-			assistant = r
-		} else {
-			signerRec = r
-		}
-	}
+	assistant, signerRec := assistantAndSigner(e)
 	var sig, text int64
 	for _, f := range e.Fields {
 		if f.Type == envelope.FieldSignature {
