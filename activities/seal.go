@@ -253,6 +253,7 @@ func sealInput(src persistence.SealSource, now time.Time) seal.Input {
 				p.Signature = *sig.Typed
 			}
 		}
+		p.Prefilled = prefilledLines(e, rec.ID)
 		in.Parties = append(in.Parties, p)
 	}
 	return in

@@ -104,6 +104,8 @@ func schemas() obj {
 			"envelope": object(nil, obj{"id": str(""), "title": str(""), "status": str(""), "documentMeta": ref("DocumentMeta"),
 				"envelopeItems": arrayOf(object(nil, obj{"id": str(""), "title": str(""), "order": obj{"type": "integer"}, "url": str("")})), "ownerName": str("")}),
 			"recipient": ref("Recipient"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
+			"assisting": obj{"type": "array", "description": "an ASSISTANT's view: the recipients after it whose fields are among fields, which it fills for them",
+				"items": object(nil, obj{"id": obj{"type": "integer"}, "name": str(""), "email": str(""), "role": str(""), "signingOrder": nullable("integer")})},
 			"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},
 			"auth": object(nil, obj{"accessAuth": accessAuth, "actionAuth": actionAuth}),
 			"verification": object(nil, obj{

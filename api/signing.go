@@ -86,7 +86,8 @@ func (s *Server) signingItem(w http.ResponseWriter, r *http.Request) {
 }
 
 // signingField answers POST /api/v2/signing/{token}/fields {fieldId, value}: a value for one of
-// the recipient's fields, or null to clear it.
+// the fields the recipient may fill (envelope.MayFillField: its own, and an assistant's for the
+// recipients after it), or null to clear it.
 func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 	rec, e, st, err := s.ceremonyOf(r)
 	if err != nil {
@@ -107,7 +108,7 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 	}
 	var field *envelope.Field
 	for i := range e.Fields {
-		if e.Fields[i].ID == *in.FieldID && e.Fields[i].RecipientID == rec.ID {
+		if e.Fields[i].ID == *in.FieldID {
 			field = &e.Fields[i]
 		}
 	}
@@ -115,10 +116,17 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, envelope.NotFound("Field"))
 		return
 	}
-	if field.Type == envelope.FieldRUTFirmado {
+	if field.RecipientID == rec.ID && field.Type == envelope.FieldRUTFirmado {
 		s.writeError(w, r, &envelope.Error{Code: envelope.CodeRUTFirmadoTyped, Message: "A RUT_FIRMADO field is filled with the RUN that ClaveÚnica verifies when you complete; it cannot be typed or cleared",
 			Issues: []envelope.Issue{{Path: "value", Message: "RUT_FIRMADO fields are filled from the signer's verified identity"}}})
 		return
+	}
+	if field.RecipientID != rec.ID {
+		// Another recipient's field: only an assistant's, as the store decides again under its lock.
+		if err := envelope.MayFillField(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, field.RecipientID, field.Type, time.Now()); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	var value *persistence.FieldValue
 	if len(in.Value) > 0 && string(in.Value) != "null" {

@@ -26,7 +26,10 @@ type signingView struct {
 		OwnerName    string            `json:"ownerName"`
 	} `json:"envelope"`
 	Recipient view.Recipient `json:"recipient"`
-	Fields    []view.Field   `json:"fields"`
+	// Fields are the fields the recipient fills (envelope.FieldsToFill): its own, and an
+	// assistant's for the recipients after it, whom Assisting names.
+	Fields    []view.Field        `json:"fields"`
+	Assisting []assistedRecipient `json:"assisting"`
 	// MayActNow: the recipient may sign, approve or view now. Waiting names why not.
 	MayActNow bool   `json:"mayActNow"`
 	Waiting   string `json:"waiting,omitempty"`
@@ -88,12 +91,11 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 			v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
 				URL: "/api/v2/signing/" + rec.Token + "/items/" + it.ID})
 		}
-		for _, f := range e.Fields {
-			if f.RecipientID == rec.ID {
-				v.Fields = append(v.Fields, view.NewField(f))
-			}
+		for _, f := range envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields) {
+			v.Fields = append(v.Fields, view.NewField(f))
 		}
 	}
+	v.Assisting = assistedIn(e, rec.ID, v.Fields)
 	v.Recipient = view.NewRecipient(rec)
 	// Whoever holds the link is not told whose RUN may sign: it would hand a forwarded link's
 	// holder the intended signer's RUN.

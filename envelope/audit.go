@@ -31,6 +31,7 @@ const (
 	AuditViewed                   = AuditType("DOCUMENT_VIEWED")
 	AuditFieldInserted            = AuditType("DOCUMENT_FIELD_INSERTED")
 	AuditFieldUninserted          = AuditType("DOCUMENT_FIELD_UNINSERTED")
+	AuditFieldPrefilled           = AuditType("DOCUMENT_FIELD_PREFILLED")
 	AuditFieldsAutoInserted       = AuditType("DOCUMENT_FIELDS_AUTO_INSERTED")
 	AuditRecipientCompleted       = AuditType("DOCUMENT_RECIPIENT_COMPLETED")
 	AuditRecipientRejected        = AuditType("DOCUMENT_RECIPIENT_REJECTED")

@@ -10,6 +10,9 @@ type Completion struct {
 	Identity ProvenIdentity
 	// Documents are the documents the recipient was shown, by content hash.
 	Documents []ShownDocument
+	// Prefilled are the fields an assistant filled for the recipients after it, still as it
+	// filled them when it completed.
+	Prefilled []PrefilledField
 }
 
 // ShownDocument is one document a recipient completed on: its item and the SHA-256 (hex) of the
@@ -44,7 +47,8 @@ type ProvenIdentity struct {
 }
 
 // auditData is what DOCUMENT_RECIPIENT_COMPLETED records besides R: actionAuth, identity
-// {claveUnica, certificate} and proofs when there are any, and documents.
+// {claveUnica, certificate}, proofs and an assistant's prefilled when there are any, and
+// documents.
 func (c Completion) auditData() map[string]any {
 	out := map[string]any{"actionAuth": c.ActionAuth, "documents": c.Documents}
 	id := c.Identity
@@ -61,6 +65,9 @@ func (c Completion) auditData() map[string]any {
 	}
 	if proofs := id.proofs(); len(proofs) > 0 {
 		out["proofs"] = proofs
+	}
+	if len(c.Prefilled) > 0 {
+		out["prefilled"] = c.Prefilled
 	}
 	return out
 }

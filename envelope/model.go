@@ -202,6 +202,9 @@ type Field struct {
 	// whose browser did, "sender" for the sender's values, "link" for a caller of the signing
 	// link without a session, "" when nobody touched it; never shown.
 	FilledBy string `json:"-"`
+	// PrefilledBy is the ASSISTANT whose value the field holds (MayFillField), nil when the
+	// value is its own recipient's, the sender's or none; never shown.
+	PrefilledBy *int64 `json:"-"`
 }
 
 // Attachment is a link shown with the envelope.

@@ -22,8 +22,9 @@ type CompleteInput struct {
 // the recipient owes (envelope.CheckCompletion, against the documents and values as this
 // transaction sees them), its RUN fills the RUT_FIRMADO fields and its proofs become the
 // recipient's identity; every required field must be filled (DATE, NAME and EMAIL fields are
-// filled for them), then SIGNED with DOCUMENT_RECIPIENT_COMPLETED. A recipient already SIGNED is
-// left as is (a retried activity). It returns the new snapshot.
+// filled for them), then SIGNED with DOCUMENT_RECIPIENT_COMPLETED (an assistant's naming the
+// fields it filled for others). A recipient already SIGNED is left as is (a retried activity).
+// It returns the new snapshot.
 func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -72,6 +73,9 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 			return err
 		}
 		if auth.Documents, err = tx.shownDocuments(ctx, in.EnvelopeID); err != nil {
+			return err
+		}
+		if auth.Prefilled, err = tx.prefilledBy(ctx, cur, r.ID); err != nil {
 			return err
 		}
 		if err := tx.Record(ctx, envelope.RecipientCompletedEvent(*r, auth, done.EnvelopeComplete, in.Now), in.Actor); err != nil {

@@ -20,10 +20,12 @@ type FieldValue struct {
 	PNG        []byte
 }
 
-// InsertFieldValue sets (or, with v nil, clears) the value of field fieldID of recipient r, while
-// the envelope is PENDING and the recipient has not acted, as filled by ceremony session
-// sessionID (its public id; "" for a caller without one). auditType is
-// DOCUMENT_FIELD_INSERTED or DOCUMENT_FIELD_UNINSERTED.
+// InsertFieldValue sets (or, with v nil, clears) the value of field fieldID for recipient r,
+// while the envelope is PENDING and r may fill that field (envelope.MayFillField: its own, or as
+// an ASSISTANT those of the recipients after it), as filled by ceremony session sessionID (its
+// public id; "" for a caller without one). It logs DOCUMENT_FIELD_INSERTED, or
+// DOCUMENT_FIELD_PREFILLED for an assistant's value in another's field (which then records the
+// assistant in prefilled_by), or DOCUMENT_FIELD_UNINSERTED.
 func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -41,12 +43,16 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if cur == nil {
 			return envelope.NotFound("Recipient")
 		}
-		if err := envelope.MayFill(envelope.ParticipantOf(*cur), time.Now()); err != nil {
-			return err
-		}
-		f, err = scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1 AND f.recipient_id = $2`, fieldID, r.ID))
+		f, err = scanField(tx.q.QueryRow(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.id = $1 AND f.envelope_id = $2`, fieldID, r.EnvelopeID))
 		if err != nil {
 			return notFound(err, "Field")
+		}
+		if err := envelope.MayFillField(snap.Meta.SigningOrder, snap.Participants(), cur.ID, f.RecipientID, f.Type, time.Now()); err != nil {
+			return err
+		}
+		owner := snap.Recipient(f.RecipientID)
+		if owner == nil {
+			return envelope.NotFound("Field")
 		}
 		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
@@ -60,14 +66,21 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 			f.CustomText, f.Inserted = v.CustomText, true
 			if v.Typed != nil || v.PNG != nil {
 				if _, err := tx.q.Exec(ctx, `INSERT INTO signatures (field_id, recipient_id, typed, image_png) VALUES ($1, $2, $3, $4)`,
-					f.ID, r.ID, v.Typed, v.PNG); err != nil {
+					f.ID, f.RecipientID, v.Typed, v.PNG); err != nil {
 					return fmt.Errorf("store signature of field %d: %w", f.ID, err)
 				}
 			}
 		}
-		// Who touched the value last, filled or cleared: a session, or the link alone.
-		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = COALESCE(NULLIF($4, ''), '`+FilledByLink+`'), updated_at = now() WHERE id = $1`,
-			f.ID, f.CustomText, f.Inserted, sessionID); err != nil {
+		prefilled := v != nil && owner.ID != cur.ID
+		f.PrefilledBy = nil
+		if prefilled {
+			f.PrefilledBy = &cur.ID
+		}
+		// Who touched the value last, filled or cleared: a session, or the link alone; and the
+		// assistant whose value it is.
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = COALESCE(NULLIF($4, ''), '`+FilledByLink+`'),
+			prefilled_by = $5, updated_at = now() WHERE id = $1`,
+			f.ID, f.CustomText, f.Inserted, sessionID, f.PrefilledBy); err != nil {
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
@@ -76,6 +89,9 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		shown := f.CustomText
 		if v.Typed != nil || v.PNG != nil {
 			shown = "" // a signature's value is not logged
+		}
+		if prefilled {
+			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldPrefilledAudit(*cur, *owner, f, shown), a)
 		}
 		return tx.Record(ctx, envelope.FieldInsertedEvent(*cur, f, shown, time.Now()), a)
 	})

@@ -13,7 +13,8 @@ import (
 )
 
 const fieldColumns = `f.id, f.secondary_id, f.envelope_id, f.envelope_item_id, f.type, f.recipient_id, f.page,
-	f.position_x, f.position_y, f.width, f.height, f.custom_text, f.inserted, f.field_meta, coalesce(f.filled_by_session, '')`
+	f.position_x, f.position_y, f.width, f.height, f.custom_text, f.inserted, f.field_meta, coalesce(f.filled_by_session, ''),
+	f.prefilled_by`
 
 // Who gave a field's value (Field.FilledBy), when not a signing session: the sender (at creation,
 // or a preset filled at send), or a caller of the signing link without a session.
@@ -26,7 +27,8 @@ func scanField(row pgx.Row) (envelope.Field, error) {
 	var f envelope.Field
 	var meta []byte
 	err := row.Scan(&f.ID, &f.SecondaryID, &f.EnvelopeID, &f.EnvelopeItemID, &f.Type, &f.RecipientID, &f.Page,
-		&f.PositionX, &f.PositionY, &f.Width, &f.Height, &f.CustomText, &f.Inserted, &meta, &f.FilledBy)
+		&f.PositionX, &f.PositionY, &f.Width, &f.Height, &f.CustomText, &f.Inserted, &meta, &f.FilledBy,
+		&f.PrefilledBy)
 	if err != nil {
 		return f, err
 	}

@@ -15,6 +15,7 @@ type certText struct {
 	ClaveUnica, Certificate, Revocation, Signature, Audit, AuditHelp, SealedAt, Page, None, AuthEmail, Rejection       string
 	Account, Password, TOTP, Passkey                                                                                   string
 	Unstamped                                                                                                          string
+	Prefilled                                                                                                          string
 }
 
 var certTexts = map[envelope.Language]certText{
@@ -25,7 +26,8 @@ var certTexts = map[envelope.Language]certText{
 		Revocation: "Revocation", Signature: "Signature", Audit: "Audit trail", AuditHelp: "SHA-256 chain of the audit log when sealed (sobre audit verify recomputes it):",
 		SealedAt: "Sealed", Page: "Page", None: "none (signing link)", AuthEmail: "mailed access code",
 		Account: "Signed in to the account of", Password: "password typed again", TOTP: "authenticator app code", Passkey: "passkey",
-		Unstamped: "Timestamp: none; the timestamp authority was unavailable when sealed"},
+		Unstamped: "Timestamp: none; the timestamp authority was unavailable when sealed",
+		Prefilled: "Filled in for"},
 	envelope.LanguageSpanish: {Title: "Certificado de finalización", Envelope: "Sobre", ID: "Id", Documents: "Documentos (SHA-256)",
 		Uploaded: "subido", Shown: "mostrado y sellado",
 		Recipients: "Destinatarios", Role: "Rol", Sent: "Enviado", Opened: "Abierto", Signed: "Completado", Rejected: "Rechazado", IP: "Dirección IP",
@@ -33,7 +35,8 @@ var certTexts = map[envelope.Language]certText{
 		Revocation: "Revocación", Signature: "Firma", Audit: "Registro de auditoría", AuditHelp: "Cadena SHA-256 del registro de auditoría al sellar (sobre audit verify la recalcula):",
 		SealedAt: "Sellado", Page: "Página", None: "ninguna (enlace de firma)", AuthEmail: "código enviado por correo",
 		Account: "Con sesión iniciada en la cuenta de", Password: "contraseña ingresada de nuevo", TOTP: "código de app autenticadora", Passkey: "llave de acceso",
-		Unstamped: "Sello de tiempo: ninguno; la autoridad de sellado de tiempo no estaba disponible al sellar"},
+		Unstamped: "Sello de tiempo: ninguno; la autoridad de sellado de tiempo no estaba disponible al sellar",
+		Prefilled: "Completado para"},
 }
 
 var roleNames = map[envelope.Language]map[envelope.Role]string{
@@ -198,6 +201,9 @@ func party(wr *writer, t certText, roles map[envelope.Role]string, p Party, when
 	}
 	if p.Signature != "" {
 		lines = append(lines, struct{ font, text string }{"italic", t.Signature + ": " + p.Signature})
+	}
+	for _, f := range p.Prefilled {
+		lines = append(lines, struct{ font, text string }{"regular", t.Prefilled + " " + f})
 	}
 	for _, l := range lines {
 		size := 9.0

@@ -88,6 +88,9 @@ type Party struct {
 	Account      *AccountProofs // the signer account the completion rested on, if any
 	Signature    string         // typed signature
 	SignaturePNG []byte         // drawn signature
+	// Prefilled are the fields an assistant filled for others, as sealed: "Bob <bob@x>: TEXT
+	// «value»", each shown after "Filled in for".
+	Prefilled []string
 }
 
 // AccountProofs are the signer account a recipient completed signed in to, and the proofs it

@@ -198,7 +198,8 @@ func (h *Handler) accessView(t Text, e *envelope.Envelope, rec envelope.Recipien
 	return &view{T: t, State: "access", Token: rec.Token, Title: e.Title, Heading: t.AccessHeading, Role: rec.Role}
 }
 
-// documentView fills v with the document, the recipient's fields and the proofs to give.
+// documentView fills v with the document, the fields the recipient fills (its own, and an
+// assistant's for the recipients after it: envelope.FieldsToFill) and the proofs to give.
 func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, st ceremony.Status) error {
 	t := v.T
 	v.State = "document"
@@ -209,6 +210,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		v.Heading, v.Action = t.TitleView, t.MarkViewed
 	case envelope.RoleAssistant:
 		v.Heading, v.Action = t.TitleAssist, t.Complete
+		v.T.YourFields = t.AssistFields
 	default:
 		v.Heading, v.Action = t.TitleSign, t.Sign
 	}
@@ -226,11 +228,9 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		return err
 	}
 	byItem := map[string][]fieldView{}
-	for _, f := range e.Fields {
-		if f.RecipientID != rec.ID {
-			continue
-		}
+	for _, f := range envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields) {
 		fv := newFieldView(t, f, e.Meta)
+		fv.Label += whose(t, e, rec, f)
 		if f.Type == envelope.FieldRUTFirmado && st.ClaveUnicaRUN != "" {
 			// What this browser's completion will fill it with: the RUN it verified.
 			fv.Value, fv.Inserted = st.ClaveUnicaRUN, true

@@ -11,6 +11,7 @@ type Text struct {
 	YourFields, NoFields                                   string
 	Required, Optional                                     string
 	FilledAtSigning, FilledByClaveUnica                    string
+	FieldFor, FieldPrefilledBy, AssistFields               string
 	SignatureHeading, SignatureHelp                        string
 	TabDraw, TabType, TabUpload                            string
 	DrawLabel, Clear, TypeLabel, UploadLabel               string
@@ -66,6 +67,9 @@ var texts = map[envelope.Language]Text{
 		Required: "required", Optional: "optional",
 		FilledAtSigning:    "Filled in with the date when you finish.",
 		FilledByClaveUnica: "Filled in with your RUN when you verify your identity with ClaveÚnica.",
+		FieldFor:           "for %s",
+		FieldPrefilledBy:   "filled in by %s",
+		AssistFields:       "Fields to fill in for the recipients after you",
 		SignatureHeading:   "Your signature",
 		SignatureHelp:      "Draw, type or upload your signature. It is placed in every signature field of yours.",
 		TabDraw:            "Draw", TabType: "Type", TabUpload: "Upload",
@@ -127,6 +131,9 @@ var texts = map[envelope.Language]Text{
 		Required: "obligatorio", Optional: "opcional",
 		FilledAtSigning:    "Se completa con la fecha al terminar.",
 		FilledByClaveUnica: "Se completa con su RUN al verificar su identidad con ClaveÚnica.",
+		FieldFor:           "para %s",
+		FieldPrefilledBy:   "completado por %s",
+		AssistFields:       "Campos que completa para los destinatarios siguientes",
 		SignatureHeading:   "Su firma",
 		SignatureHelp:      "Dibuje, escriba o suba su firma. Se coloca en cada uno de sus campos de firma.",
 		TabDraw:            "Dibujar", TabType: "Escribir", TabUpload: "Subir",
