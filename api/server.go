@@ -100,6 +100,7 @@ func NewServer(d Deps) (*Server, error) {
 	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Accounts: s.ceremony.Accounts, Log: d.Log, ClientIP: s.clientIP,
 		PageCacheBytes: int64(d.Config.PageCacheMiB) << 20, LinkRead: d.Config.LinkRead()}
 	s.pages.ClaveUnicaOrigin = origin(d.Config.ClaveUnicaIssuerURL)
+	s.pages.EmbedOrigins = d.Config.EmbedOrigins
 	return s, nil
 }
 

@@ -32,3 +32,17 @@ func (s *Store) SetTeamEmbedOrigins(ctx context.Context, teamID int64, origins [
 	}
 	return nil
 }
+
+// EmbedOriginsOfToken returns the embed origins of the team whose envelope holds signing token
+// token (none for an unknown token).
+func (s *Store) EmbedOriginsOfToken(ctx context.Context, token string) ([]string, error) {
+	origins := []string{}
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(o.origins, '{}') FROM recipients r
+		JOIN envelopes e ON e.id = r.envelope_id
+		LEFT JOIN team_embed_origins o ON o.team_id = e.team_id
+		WHERE r.token_hash = $1`, TokenHash(token)).Scan(&origins)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read embed origins of a signing link: %w", err)
+	}
+	return origins, nil
+}

@@ -50,6 +50,8 @@ type Handler struct {
 	// LinkRead is how long a signing link shows the document after it ended
 	// (envelope.LinkShowsDocument; SOBRE_LINK_READ_DAYS): 0, not at all.
 	LinkRead time.Duration
+	// EmbedOrigins may frame every team's embedded page (SOBRE_EMBED_ORIGINS; embed.go).
+	EmbedOrigins []string
 	// ClaveUnicaOrigin is the origin (scheme://host[:port]) of Clave Única's issuer, where the
 	// pages' "continue with Clave Única" form leads: the only place besides Sobre their forms
 	// may submit to (the CSP's form-action). Empty: Sobre only.
@@ -76,6 +78,7 @@ func (h *Handler) Routes(r chi.Router) {
 		r.Get("/auth/claveunica/callback", h.claveUnicaCallback)
 		r.Get("/auth/claveunica/return/{recipientId}", h.claveUnicaReturn)
 	})
+	h.embedRoutes(r)
 	r.Handle("/static/sign/*", http.StripPrefix("/static/sign/", staticFiles(http.FileServer(http.FS(static)))))
 }
 
@@ -83,12 +86,7 @@ func (h *Handler) Routes(r chi.Router) {
 // a referrer, are never framed, run no script from elsewhere and submit forms only to Sobre and
 // Clave Única.
 func (h *Handler) pageHeaders(next http.Handler) http.Handler {
-	formAction := "'self'"
-	if h.ClaveUnicaOrigin != "" {
-		formAction += " " + h.ClaveUnicaOrigin
-	}
-	csp := "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action " + formAction +
-		"; frame-ancestors 'none'; base-uri 'none'"
+	csp := h.csp("'none'")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
@@ -98,6 +96,16 @@ func (h *Handler) pageHeaders(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", csp)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// csp is the pages' Content-Security-Policy, framed by frameAncestors.
+func (h *Handler) csp(frameAncestors string) string {
+	formAction := "'self'"
+	if h.ClaveUnicaOrigin != "" {
+		formAction += " " + h.ClaveUnicaOrigin
+	}
+	return "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action " + formAction +
+		"; frame-ancestors " + frameAncestors + "; base-uri 'none'"
 }
 
 func staticFiles(next http.Handler) http.Handler {
@@ -140,6 +148,7 @@ func (h *Handler) showsDocument(e *envelope.Envelope, rec envelope.Recipient) bo
 
 // render writes the page template with v.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *view) {
+	embedView(r, v)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if err := pageTemplate.Execute(w, v); err != nil {
@@ -282,8 +291,8 @@ func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
-	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+	back := signPath(r, rec.Token)
+	if _, err := h.begin(w, r, rec); err != nil {
 		h.failure(w, r, t, err, back)
 		return
 	}
@@ -301,7 +310,7 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
+	back := signPath(r, rec.Token)
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
 		h.failure(w, r, t, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable form"), back)
@@ -321,8 +330,8 @@ func (h *Handler) startClaveUnica(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
-	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+	back := signPath(r, rec.Token)
+	if _, err := h.begin(w, r, rec); err != nil {
 		h.failure(w, r, t, err, back)
 		return
 	}
