@@ -61,6 +61,10 @@ type view struct {
 	EmbedMeta  template.JS
 	embedEvent map[string]any
 	SignBase   string // where the page's forms post: /sign/ or /embed/sign/, then the token
+
+	// Attachments are the envelope's link attachments (linkAttachments), AttachText their words.
+	Attachments []attachmentView
+	AttachText  AttachmentText
 }
 
 type itemView struct {
@@ -220,6 +224,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	default:
 		v.Heading, v.Action = t.TitleSign, t.Sign
 	}
+	v.Attachments, v.AttachText = linkAttachments(e.Attachments), attachmentTextFor(t.Lang)
 	v.Draw, v.Type, v.Upload = e.Meta.DrawSignatureEnabled, e.Meta.TypedSignatureEnabled, e.Meta.UploadSignatureEnabled
 	if !v.Draw && !v.Type && !v.Upload {
 		v.Draw = true
