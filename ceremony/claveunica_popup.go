@@ -53,7 +53,7 @@ func (s *Service) StartClaveUnicaPopup(ctx context.Context, r *http.Request, rec
 }
 
 // TakeClaveUnicaPopup is the popup taking the login of state: once, from a page of Sobre's own
-// origin (Origin, and Sec-Fetch-Site when sent). It sets the popup's cookie and returns the URL
+// origin (fromOwnOrigin). It sets the popup's cookie and returns the URL
 // of Clave Única's login.
 func (s *Service) TakeClaveUnicaPopup(ctx context.Context, w http.ResponseWriter, r *http.Request, state string) (string, error) {
 	if s.ClaveUnica == nil {
@@ -77,10 +77,12 @@ func (s *Service) TakeClaveUnicaPopup(ctx context.Context, w http.ResponseWriter
 	return s.authURL(ctx, state, nonce)
 }
 
-// fromOwnOrigin reports whether r was sent by a page of Sobre's origin (SOBRE_PUBLIC_URL).
+// fromOwnOrigin reports whether r was sent by a page of Sobre's origin (SOBRE_PUBLIC_URL): its
+// Sec-Fetch-Site is same-origin, or, from a browser that sends no Sec-Fetch-Site, its Origin is
+// Sobre's. (The pages' no-referrer policy makes a browser send Origin: null with their forms.)
 func (s *Service) fromOwnOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
-		return false
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
 	}
 	u, err := url.Parse(s.PublicURL)
 	if err != nil {

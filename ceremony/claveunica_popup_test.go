@@ -51,12 +51,12 @@ func TestClaveUnicaPopup(t *testing.T) {
 		authURL, err := s.TakeClaveUnicaPopup(ctx, w, r, state)
 		return w, authURL, err
 	}
-	for _, bad := range [][2]string{{"", ""}, {"https://evil.example", "cross-site"}, {"http://sobre.test", "cross-site"}} {
+	for _, bad := range [][2]string{{"", ""}, {"null", ""}, {"https://evil.example", ""}, {"null", "cross-site"}, {"http://sobre.test", "same-site"}} {
 		if _, _, err := take(bad[0], bad[1]); envelope.ErrorCode(err) != envelope.CodeForbidden {
 			t.Errorf("taken with Origin %q, Sec-Fetch-Site %q: %v", bad[0], bad[1], err)
 		}
 	}
-	tw, authURL, err := take("http://sobre.test", "same-origin")
+	tw, authURL, err := take("null", "same-origin")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/sobre-sign/sobre/ceremony"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
@@ -40,6 +41,12 @@ func (h *Handler) embedRoutes(r chi.Router) {
 		r.Get("/embed/sign/{token}", h.page)
 		r.Post("/embed/sign/{token}/access-code", h.requestCode)
 		r.Post("/embed/sign/{token}/access-code/verify", h.verifyCode)
+		r.Post("/embed/sign/{token}/claveunica", h.startClaveUnicaPopup)
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(h.pageHeaders)
+		r.Post("/auth/claveunica/popup", h.takeClaveUnicaPopup)
+		r.Get(ceremony.PopupDonePath, h.claveUnicaPopupDone)
 	})
 }
 
@@ -115,7 +122,8 @@ func embedView(r *http.Request, v *view) {
 		return
 	}
 	v.Embed, v.SignBase = true, "/embed/sign/"
-	meta, _ := json.Marshal(map[string]any{"origins": origins, "state": v.State, "event": v.embedEvent})
+	meta, _ := json.Marshal(map[string]any{"origins": origins, "state": v.State, "event": v.embedEvent,
+		"popupBlocked": embedTextFor(v.T.Lang).PopupBlocked})
 	v.EmbedMeta = template.JS(meta)
 	if strings.HasPrefix(v.Back, "/sign/") {
 		v.Back = "/embed" + v.Back
@@ -130,14 +138,20 @@ func completionEvent(e *envelope.Envelope, rec envelope.Recipient) map[string]an
 
 // EmbedText is what only the embedded page says, in one language.
 type EmbedText struct {
-	Refused, RefusedHelp string
+	Refused, RefusedHelp     string
+	PopupDone, PopupDoneHelp string
+	PopupBlocked             string
 }
 
 var embedTexts = map[string]EmbedText{
 	"en": {Refused: "This page cannot be embedded",
-		RefusedHelp: "No site may show this signing page inside its own: its team allows none. Open the signing link from your email instead."},
+		RefusedHelp: "No site may show this signing page inside its own: its team allows none. Open the signing link from your email instead.",
+		PopupDone:   "ClaveÚnica is done", PopupDoneHelp: "You can close this window and go back to the document.",
+		PopupBlocked: "Your browser blocked the ClaveÚnica window: allow pop-up windows for this page and try again."},
 	"es": {Refused: "Esta página no se puede incrustar",
-		RefusedHelp: "Ningún sitio puede mostrar esta página de firma dentro de la suya: su equipo no lo permite. Abra el enlace de firma de su correo."},
+		RefusedHelp: "Ningún sitio puede mostrar esta página de firma dentro de la suya: su equipo no lo permite. Abra el enlace de firma de su correo.",
+		PopupDone:   "ClaveÚnica terminó", PopupDoneHelp: "Puede cerrar esta ventana y volver al documento.",
+		PopupBlocked: "Su navegador bloqueó la ventana de ClaveÚnica: permita ventanas emergentes para esta página e intente de nuevo."},
 }
 
 func embedTextFor(lang string) EmbedText {

@@ -1,5 +1,5 @@
 // The embedded signing page (/embed/sign/{token}) in a real browser, framed by a parent page on
-// another local origin: the parent (http://localhost:<port>) is not the same site as Sobre
+// another local origin, and Clave Única from it in a popup window: the parent (http://localhost:<port>) is not the same site as Sobre
 // (http://127.0.0.1:<port>), so the frame works only with the partitioned ceremony cookie, and
 // the parent hears of the ceremony through Documenso's embed events. A parent whose origin the
 // team does not allow cannot frame it.
@@ -138,4 +138,39 @@ test("the team's embed origins: MANAGER or ADMIN only, every origin checked", as
   const read = await raw("GET", "/team/embed-origins", { key });
   assert.equal(read.status, 200);
   assert.deepEqual(read.json.origins, []);
+});
+
+test("Clave Única from the frame: a popup logs in and closes, the frame is verified and signs; the RUN is on the RUT_FIRMADO field", async () => {
+  const { key } = newKey();
+  await allow(key, [allowedParent()]);
+  const signer = uniqueEmail("embedcu");
+  const { id, tokens } = await create(key, {
+    meta: { language: "en", typedSignatureEnabled: true, drawSignatureEnabled: false },
+    recipients: [{ email: signer, name: "Persona de Prueba", role: "SIGNER", actionAuth: ["CLAVE_UNICA"],
+      fields: [field("SIGNATURE", { positionY: 40 }), field("RUT_FIRMADO", { positionY: 30 })] }],
+  });
+  const embedURL = `${baseURL}/embed/sign/${tokens[signer]}`;
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1500 } });
+  const page = await context.newPage();
+  await page.goto(`${allowedParent()}/?src=${encodeURIComponent(embedURL)}`);
+  const frame = page.frameLocator("#sobre");
+  await received(page, "document-ready");
+  const opened = context.waitForEvent("page");
+  await frame.getByRole("button", { name: "Continue with ClaveÚnica" }).click();
+  const popup = await opened;
+  await popup.waitForURL(/127\.0\.0\.1:\d+\/openid\//);
+  const closed = popup.waitForEvent("close");
+  await popup.getByRole("button", { name: /44\.444\.444-4/ }).click();
+  await closed;
+  await frame.getByText("Verified with ClaveÚnica").waitFor();
+  assert.equal(page.url().startsWith(allowedParent()), true);
+  await frame.locator("#typed").fill("Persona de Prueba");
+  await frame.locator("#typed").press("Tab");
+  await eventually(async () => (await page.evaluate(() => window.received)).some((m) => m.action === "field-signed"), { what: "field-signed" });
+  await frame.getByRole("button", { name: "Sign", exact: true }).click();
+  assert.equal((await received(page, "document-completed")).data.envelopeId, id);
+  await shot(page, "embed-02-claveunica-completed");
+  await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
+  assert.equal((await envelopeStatus(key, id)).fields.find((f) => f.type === "RUT_FIRMADO").customText, "44444444-4");
+  await context.close();
 });

@@ -46,7 +46,44 @@
     error: function () { post("document-error", null); },
   };
 
+  // Clave Única runs in a popup (it cannot be framed, and the frame stays): the popup is opened
+  // at the click (so that it is not blocked), the login is asked for with this frame's session,
+  // and its state posted from the popup, in a form's body, to Sobre, which sends the popup on to
+  // Clave Única. Back, the popup tells this frame (or closes), and the frame reloads.
+  function claveUnica(button) {
+    var status = document.getElementById("claveunica-status");
+    var popup = window.open("about:blank", "sobre-claveunica", "popup,width=520,height=760");
+    if (!popup) { status.textContent = meta.popupBlocked; return; }
+    button.disabled = true;
+    var done = false;
+    var finish = function () { if (!done) { done = true; window.location.reload(); } };
+    window.addEventListener("message", function (e) {
+      if (e.origin === window.location.origin && e.source === popup && e.data && e.data.action === "sobre-claveunica-done") { finish(); }
+    });
+    fetch(window.location.pathname.replace(/\/$/, "") + "/claveunica", { method: "POST", credentials: "same-origin" }).then(function (res) {
+      return res.json().then(function (data) { if (!res.ok) { throw new Error(data.message || ""); } return data; });
+    }).then(function (data) {
+      var d = popup.document;
+      var form = d.createElement("form");
+      form.method = "post";
+      form.action = window.location.origin + "/auth/claveunica/popup";
+      var input = d.createElement("input");
+      input.type = "hidden"; input.name = "state"; input.value = data.state;
+      form.appendChild(input);
+      d.body.appendChild(form);
+      form.submit();
+      var watch = window.setInterval(function () { if (popup.closed) { window.clearInterval(watch); finish(); } }, 500);
+    }, function (err) {
+      popup.close();
+      status.textContent = err.message;
+      button.disabled = false;
+      window.SobreEmbed.error();
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var cu = document.getElementById("claveunica-popup");
+    if (cu) { cu.addEventListener("click", function () { claveUnica(cu); }); }
     Array.prototype.forEach.call(document.querySelectorAll("a[href]"), function (a) {
       if (a.getAttribute("href").indexOf("/embed/sign/") === 0) { return; }
       a.setAttribute("target", "_blank");
