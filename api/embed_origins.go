@@ -27,9 +27,14 @@ type embedOriginsView struct {
 	ServerOrigins []string `json:"serverOrigins"`
 }
 
-func (s *Server) embedOriginsView(r *http.Request, teamID int64) (embedOriginsView, error) {
+// writeEmbedOrigins answers team teamID's embed origins (embedOriginsView).
+func (s *Server) writeEmbedOrigins(w http.ResponseWriter, r *http.Request, teamID int64) {
 	origins, err := s.store.TeamEmbedOrigins(r.Context(), teamID)
-	return embedOriginsView{Origins: origins, ServerOrigins: slices.Concat([]string{}, s.cfg.EmbedOrigins)}, err
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, embedOriginsView{Origins: origins, ServerOrigins: slices.Concat([]string{}, s.cfg.EmbedOrigins)})
 }
 
 func (s *Server) getEmbedOrigins(w http.ResponseWriter, r *http.Request) {
@@ -38,12 +43,7 @@ func (s *Server) getEmbedOrigins(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	v, err := s.embedOriginsView(r, m.TeamID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	s.writeEmbedOrigins(w, r, m.TeamID)
 }
 
 func (s *Server) updateEmbedOrigins(w http.ResponseWriter, r *http.Request) {
@@ -86,10 +86,5 @@ func (s *Server) updateEmbedOrigins(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	v, err := s.embedOriginsView(r, m.TeamID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	s.writeEmbedOrigins(w, r, m.TeamID)
 }

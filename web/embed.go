@@ -85,11 +85,7 @@ func (h *Handler) framable(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		lang := envelope.LanguageEnglish
-		if strings.HasPrefix(r.Header.Get("Accept-Language"), "es") {
-			lang = envelope.LanguageSpanish
-		}
-		t := textFor(lang)
+		t := browserText(r, envelope.LanguageEnglish)
 		et := embedTextFor(t.Lang)
 		h.render(w, r, http.StatusForbidden, &view{T: t, State: "noembed", Heading: et.Refused, Message: et.RefusedHelp})
 	})

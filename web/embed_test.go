@@ -111,3 +111,25 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// The popup's pages: the frame's request for a login answers JSON (here a refusal: no Clave
+// Única configured, or no session), a popup's post from another site is refused, and the page
+// the popup lands on runs the script that tells the frame.
+func TestEmbeddedClaveUnicaPopupPages(t *testing.T) {
+	store := pgtest.New(t)
+	rec := pendingFor(t, store, fmt.Sprintf("ana-%d@example.cl", time.Now().UnixNano()), envelope.RecipientAuthOptions{})
+	srv := embedServer(t, store, "https://app.example.com")
+	v := newVisitor(t, srv)
+	a := v.do(http.MethodPost, "/embed/sign/"+rec.Token+"/claveunica", nil, nil)
+	if a.status != http.StatusNotImplemented && a.status != http.StatusServiceUnavailable && a.status != http.StatusBadRequest ||
+		!strings.HasPrefix(a.header.Get("Content-Type"), "application/json") || !strings.Contains(a.body, `"code":"`) {
+		t.Errorf("a login without Clave Única: %d %s %s", a.status, a.header.Get("Content-Type"), a.body)
+	}
+	if a := v.do(http.MethodPost, "/embed/sign/unknown-token-0123456789/claveunica", nil, nil); a.status != http.StatusNotFound || !strings.Contains(a.body, `"code":"NOT_FOUND"`) {
+		t.Errorf("an unknown link: %d %s", a.status, a.body)
+	}
+	done := v.get(ceremony.PopupDonePath)
+	if done.status != http.StatusOK || !strings.Contains(done.body, `src="/static/sign/popupdone.js"`) || frameAncestors(done.header) != "'none'" {
+		t.Errorf("the popup's last page: %d %q\n%s", done.status, frameAncestors(done.header), done.body)
+	}
+}

@@ -156,11 +156,20 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	}
 }
 
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	t := textFor(envelope.LanguageEnglish)
-	if strings.HasPrefix(r.Header.Get("Accept-Language"), "es") {
-		t = textFor(envelope.LanguageSpanish)
+// browserText is the text of a page that knows no envelope: in the language the browser
+// prefers first when it is English or Spanish, else in fallback.
+func browserText(r *http.Request, fallback envelope.Language) Text {
+	switch accept := r.Header.Get("Accept-Language"); {
+	case strings.HasPrefix(accept, "es"):
+		return textFor(envelope.LanguageSpanish)
+	case strings.HasPrefix(accept, "en"):
+		return textFor(envelope.LanguageEnglish)
 	}
+	return textFor(fallback)
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	t := browserText(r, envelope.LanguageEnglish)
 	// A link replaced by a newer one (its recipient's email or authentication changed) says so,
 	// and nothing else: no document, no name.
 	if token := chi.URLParam(r, "token"); token != "" && len(token) <= 128 {
@@ -347,10 +356,7 @@ func (h *Handler) claveUnicaCallback(w http.ResponseWriter, r *http.Request) {
 	v, err := h.Ceremony.FinishClaveUnica(r.Context(), r, h.actor(r))
 	if err != nil {
 		// The callback knows no envelope yet: Spanish unless the browser prefers English.
-		t := textFor(envelope.LanguageSpanish)
-		if strings.HasPrefix(r.Header.Get("Accept-Language"), "en") {
-			t = textFor(envelope.LanguageEnglish)
-		}
+		t := browserText(r, envelope.LanguageSpanish)
 		back := ""
 		if v.Recipient.Token != "" {
 			back = "/sign/" + v.Recipient.Token
