@@ -174,3 +174,22 @@ test("Clave Única from the frame: a popup logs in and closes, the frame is veri
   assert.equal((await envelopeStatus(key, id)).fields.find((f) => f.type === "RUT_FIRMADO").customText, "44444444-4");
   await context.close();
 });
+
+test("rejecting in the frame: document-rejected with the reason reaches the parent; REJECTED", async () => {
+  const { key } = newKey();
+  await allow(key, [allowedParent()]);
+  const signer = uniqueEmail("embedrechaza");
+  const { id, tokens } = await create(key, { meta: { language: "es" }, recipients: [{ email: signer, name: "Rosa", role: "SIGNER", fields: [field("SIGNATURE")] }] });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1500 }, locale: "es-CL" });
+  const page = await context.newPage();
+  await page.goto(`${allowedParent()}/?src=${encodeURIComponent(`${baseURL}/embed/sign/${tokens[signer]}`)}`);
+  const frame = page.frameLocator("#sobre");
+  await received(page, "document-ready");
+  await frame.getByLabel("Motivo del rechazo").fill("No corresponde");
+  await frame.getByRole("button", { name: "Rechazar", exact: true }).click();
+  const rejected = await received(page, "document-rejected");
+  assert.deepEqual({ ...rejected.data, recipientId: undefined }, { token: tokens[signer], documentId: rejected.data.documentId, envelopeId: id, recipientId: undefined, reason: "No corresponde" });
+  await frame.getByRole("heading", { name: "Este documento fue rechazado" }).waitFor();
+  await eventually(async () => (await envelopeStatus(key, id)).status === "REJECTED", { what: "REJECTED" });
+  await context.close();
+});
