@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -82,7 +83,7 @@ func OpenAPI() map[string]any {
 			return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 		}
 		paths := obj{}
-		for _, op := range append(operations(), webhookOperations()...) {
+		for _, op := range slices.Concat(operations(), webhookOperations(), embedOriginOperations()) {
 			item, _ := paths[op.path].(obj)
 			if item == nil {
 				item = obj{}

@@ -100,6 +100,7 @@ func NewServer(d Deps) (*Server, error) {
 	s.pages = &web.Handler{Store: d.Store, Ceremony: s.ceremony, Accounts: s.ceremony.Accounts, Log: d.Log, ClientIP: s.clientIP,
 		PageCacheBytes: int64(d.Config.PageCacheMiB) << 20, LinkRead: d.Config.LinkRead()}
 	s.pages.ClaveUnicaOrigin = origin(d.Config.ClaveUnicaIssuerURL)
+	s.pages.EmbedOrigins = d.Config.EmbedOrigins
 	return s, nil
 }
 
@@ -169,6 +170,7 @@ func (s *Server) v2Routes() chi.Router {
 		r.Use(s.limitByKey)
 		s.envelopeRoutes(r)
 		s.webhookRoutes(r)
+		s.embedOriginRoutes(r)
 	})
 	return r
 }

@@ -136,6 +136,11 @@ func (s *Service) secure() bool { return config.ServedOverHTTPS(s.PublicURL) }
 // this recipient, a new session is stored and its secret set as an HttpOnly, SameSite=Lax cookie
 // (Secure and __Host- under HTTPS). Lax, not Strict: the browser must send it when Clave Única redirects back.
 func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Request, rec envelope.Recipient) (persistence.Ceremony, error) {
+	return s.begin(ctx, w, r, rec, false)
+}
+
+// begin is Begin; embedded sets the cookie of BeginEmbedded instead.
+func (s *Service) begin(ctx context.Context, w http.ResponseWriter, r *http.Request, rec envelope.Recipient, embedded bool) (persistence.Ceremony, error) {
 	if c, ok := s.Session(ctx, r, rec); ok {
 		return c, nil
 	}
@@ -147,24 +152,40 @@ func (s *Service) Begin(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err := s.Store.StartCeremony(ctx, hash(secret), rec.ID, rec.Token, expires); err != nil {
 		return persistence.Ceremony{}, err
 	}
-	http.SetCookie(w, &http.Cookie{
+	ck := &http.Cookie{
 		Name: s.cookieName(rec.ID), Value: secret, Path: "/", Expires: expires, MaxAge: int(SessionTTL.Seconds()),
 		HttpOnly: true, Secure: s.secure(), SameSite: http.SameSiteLaxMode,
-	})
+	}
+	if embedded {
+		embeddedCookie(ck)
+	}
+	http.SetCookie(w, ck)
 	return persistence.Ceremony{IDHash: hash(secret), RecipientID: rec.ID, ExpiresAt: expires}, nil
 }
 
 // Session is the browser's live ceremony with rec, if it has one.
 func (s *Service) Session(ctx context.Context, r *http.Request, rec envelope.Recipient) (persistence.Ceremony, bool) {
-	ck, err := r.Cookie(s.cookieName(rec.ID))
-	if err != nil || ck.Value == "" || len(ck.Value) > 100 {
-		return persistence.Ceremony{}, false
+	_, c, ok := s.sessionCookie(ctx, r, rec)
+	return c, ok
+}
+
+// sessionCookie is the browser's cookie of its live ceremony with rec and that ceremony. A
+// browser may send two of the name (a page framed by a site of the same site sends the
+// top-level cookie and the embedded one): the first live one counts, and no more than two are
+// looked at.
+func (s *Service) sessionCookie(ctx context.Context, r *http.Request, rec envelope.Recipient) (*http.Cookie, persistence.Ceremony, bool) {
+	for i, ck := range r.CookiesNamed(s.cookieName(rec.ID)) {
+		if i == 2 {
+			break
+		}
+		if ck.Value == "" || len(ck.Value) > 100 {
+			continue
+		}
+		if c, err := s.Store.CeremonyByHash(ctx, hash(ck.Value)); err == nil && c.RecipientID == rec.ID {
+			return ck, c, true
+		}
 	}
-	c, err := s.Store.CeremonyByHash(ctx, hash(ck.Value))
-	if err != nil || c.RecipientID != rec.ID {
-		return persistence.Ceremony{}, false
-	}
-	return c, true
+	return nil, persistence.Ceremony{}, false
 }
 
 // Requirements are the proofs a recipient must give (envelope.RequiredProofs).
@@ -279,7 +300,7 @@ func (st Status) CheckAction(role envelope.Role) error {
 
 // RequestCode mails a new six-digit access code to rec, bound to this browser's session.
 func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.Envelope, rec envelope.Recipient, actor envelope.Actor) error {
-	c, ok := s.Session(ctx, r, rec)
+	secret, c, ok := s.sessionCookie(ctx, r, rec)
 	if !ok {
 		return envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
 	}
@@ -294,7 +315,6 @@ func (s *Service) RequestCode(ctx context.Context, r *http.Request, e *envelope.
 		return fmt.Errorf("draw an access code: %w", err)
 	}
 	code := fmt.Sprintf("%06d", n.Int64())
-	secret, _ := r.Cookie(s.cookieName(rec.ID))
 	if err := s.Store.RequestAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now()); err != nil {
 		return err
 	}
@@ -329,7 +349,7 @@ func codeMAC(sessionSecret, code string) []byte {
 // wait; a code on a locked entry, and the wrong code that locks it, with ACCESS_CODE_LOCKED. When
 // the entry locks, the envelope's workflow is told, and it mails the owner.
 func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.Recipient, code string, actor envelope.Actor) error {
-	c, ok := s.Session(ctx, r, rec)
+	secret, c, ok := s.sessionCookie(ctx, r, rec)
 	if !ok {
 		return envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
 	}
@@ -337,7 +357,6 @@ func (s *Service) VerifyCode(ctx context.Context, r *http.Request, rec envelope.
 	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
 		return envelope.Invalid("code", "is six digits")
 	}
-	secret, _ := r.Cookie(s.cookieName(rec.ID))
 	err := s.Store.VerifyAccessCode(ctx, c, rec, codeMAC(secret.Value, code), s.codePolicy(), actor, s.now())
 	switch {
 	case errors.Is(err, persistence.ErrCodeLocked):

@@ -27,24 +27,38 @@ type IdentityProvider interface {
 // StartClaveUnica begins a Clave Única login for rec from this browser: a fresh state and nonce,
 // bound to the browser's ceremony and single use, and the URL to send the browser to.
 func (s *Service) StartClaveUnica(ctx context.Context, r *http.Request, rec envelope.Recipient) (string, error) {
+	state, nonce, err := s.beginLogin(ctx, r, rec, s.Store.BeginClaveUnica)
+	if err != nil {
+		return "", err
+	}
+	return s.authURL(ctx, state, nonce)
+}
+
+// beginLogin draws a state and a nonce for a Clave Única login of rec and records them with
+// record, bound to this browser's ceremony.
+func (s *Service) beginLogin(ctx context.Context, r *http.Request, rec envelope.Recipient,
+	record func(context.Context, persistence.Ceremony, []byte, string, time.Time) error) (state, nonce string, err error) {
 	if s.ClaveUnica == nil {
-		return "", envelope.Errorf(envelope.CodeAuthUnavailable, "ClaveÚnica is not configured on this server")
+		return "", "", envelope.Errorf(envelope.CodeAuthUnavailable, "ClaveÚnica is not configured on this server")
 	}
 	c, ok := s.Session(ctx, r, rec)
 	if !ok {
-		return "", envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
+		return "", "", envelope.Errorf(envelope.CodeUnauthorized, "Open the signing link again to continue")
 	}
-	state, err := randomToken(32)
-	if err != nil {
-		return "", err
+	if state, err = randomToken(32); err != nil {
+		return "", "", err
 	}
-	nonce, err := randomToken(32)
-	if err != nil {
-		return "", err
+	if nonce, err = randomToken(32); err != nil {
+		return "", "", err
 	}
-	if err := s.Store.BeginClaveUnica(ctx, c, hash(state), nonce, time.Now().Add(ClaveUnicaTTL)); err != nil {
-		return "", err
+	if err := record(ctx, c, hash(state), nonce, time.Now().Add(ClaveUnicaTTL)); err != nil {
+		return "", "", err
 	}
+	return state, nonce, nil
+}
+
+// authURL is where a browser logs in to Clave Única for state and nonce.
+func (s *Service) authURL(ctx context.Context, state, nonce string) (string, error) {
 	u, err := s.ClaveUnica.AuthCodeURL(ctx, state, nonce)
 	if err != nil {
 		s.Log.WarnContext(ctx, "Clave Única unavailable", "err", err)
@@ -96,10 +110,15 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 			sessions = append(sessions, hash(ck.Value))
 		}
 	}
-	if len(sessions) == 0 {
-		return v, errUnknownLogin
+	login, session, err := persistence.ClaveUnicaLogin{}, persistence.Ceremony{}, persistence.ErrStateUnknown
+	if len(sessions) > 0 {
+		login, session, err = s.Store.TakeClaveUnica(ctx, hash(state), sessions)
 	}
-	login, session, err := s.Store.TakeClaveUnica(ctx, hash(state), sessions)
+	popup := false
+	if errors.Is(err, persistence.ErrStateUnknown) && s.popupHolds(r, state) {
+		login, session, err = s.Store.TakeClaveUnicaPopup(ctx, hash(state))
+		popup = true
+	}
 	if errors.Is(err, persistence.ErrStateUnknown) {
 		return v, errUnknownLogin
 	}
@@ -127,6 +146,9 @@ func (s *Service) FinishClaveUnica(ctx context.Context, r *http.Request, actor f
 	}
 	v.Recipient, v.Person = rec, person
 	back := s.PublicURL + "/auth/claveunica/return/" + strconv.FormatInt(rec.ID, 10)
+	if popup {
+		back = s.PublicURL + PopupDonePath
+	}
 	if v.Next = s.ClaveUnica.LogoutURL(back); v.Next == "" {
 		v.Next = back
 	}

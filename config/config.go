@@ -112,6 +112,10 @@ type Config struct {
 	// (SOBRE_WEBHOOK_ALLOW_PRIVATE; development only, refused by CheckProduction).
 	WebhookAllowPrivate bool
 	WebhookProxy        *url.URL // SOBRE_WEBHOOK_PROXY: the proxy of webhook deliveries; nil: none
+
+	// EmbedOrigins may frame every team's embedded signing page (SOBRE_EMBED_ORIGINS,
+	// ParseEmbedOrigin); a team adds its own through the API.
+	EmbedOrigins []string
 }
 
 // RateLimit is a number of requests allowed in a sliding window; zero Requests is no limit.
@@ -302,6 +306,9 @@ func Load(getenv Getenv) (Config, error) {
 		errs = append(errs, fmt.Sprintf("SOBRE_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", get("SOBRE_WEBHOOK_ALLOW_PRIVATE")))
 	}
 	if c.WebhookProxy, err = parseWebhookProxy(get("SOBRE_WEBHOOK_PROXY")); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if c.EmbedOrigins, err = parseEmbedOrigins(get("SOBRE_EMBED_ORIGINS"), c.Env); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if c.TemporalCallTimeout, err = time.ParseDuration(get("SOBRE_TEMPORAL_CALL_TIMEOUT")); err != nil || c.TemporalCallTimeout <= 0 {

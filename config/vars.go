@@ -76,6 +76,7 @@ func Vars() []Var {
 		{"SOBRE_MAIL_QUOTA", "2000", "mails a team may have Sobre send in 24 hours: a distribute, redistribute or change of a pending envelope's recipients that would go past it is refused (429); mails the envelopes' workflows send on their own (reminders, the next signer, completion) always go and count; 0: no quota"},
 		{"SOBRE_WEBHOOK_ALLOW_PRIVATE", "false", "`true` lets webhook URLs be `http` and reach loopback, private and link-local addresses (a receiver on this machine); development only: production refuses it (`make run` and `make test` set it)"},
 		{"SOBRE_WEBHOOK_PROXY", "", "http:// or https:// proxy through which webhook deliveries connect; it resolves and dials each endpoint, so it must refuse private addresses itself (Sobre still checks each URL when it is given); empty: none (deliveries never take a proxy from `HTTP_PROXY` or `HTTPS_PROXY`)"},
+		{"SOBRE_EMBED_ORIGINS", "", "comma-separated origins (`https://app.example.com`: scheme, host and port) that may frame every team's embedded signing page (`/embed/sign/{token}`); a team adds its own with `POST /api/v2/team/embed-origins/update`; https only, http for a loopback host in development; empty: only the teams' own ([Embedded signing](#embedded-signing))"},
 		{"SOBRE_PURGE_INTERVAL", "1h", "how often the worker's Temporal Schedule purges expired signing sessions, access codes and Clave Única logins"},
 	}
 }

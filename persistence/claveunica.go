@@ -37,13 +37,19 @@ var ErrStateUnknown = errors.New("this Clave Única login is unknown, was alread
 // says which). It works once; an unknown, used or expired state, or one begun by another
 // session, is ErrStateUnknown.
 func (s *Store) TakeClaveUnica(ctx context.Context, stateHash []byte, sessionHashes [][]byte) (ClaveUnicaLogin, Ceremony, error) {
+	return s.takeClaveUnica(ctx, `session_hash = ANY($2)`, stateHash, sessionHashes)
+}
+
+// takeClaveUnica spends the login with state hash args[0] that also meets the condition which,
+// and returns it with its session.
+func (s *Store) takeClaveUnica(ctx context.Context, which string, args ...any) (ClaveUnicaLogin, Ceremony, error) {
 	var l ClaveUnicaLogin
 	row := s.pool.QueryRow(ctx, `WITH taken AS (
 			UPDATE claveunica_logins SET used_at = now()
-			WHERE state_hash = $1 AND session_hash = ANY($2) AND used_at IS NULL AND expires_at > now()
+			WHERE state_hash = $1 AND `+which+` AND used_at IS NULL AND expires_at > now()
 			RETURNING session_hash, recipient_id, nonce)
 		SELECT taken.recipient_id, taken.nonce, `+qualified("c", ceremonyColumns)+`
-		FROM taken JOIN ceremony_sessions c ON c.id_hash = taken.session_hash`, stateHash, sessionHashes)
+		FROM taken JOIN ceremony_sessions c ON c.id_hash = taken.session_hash`, args...)
 	c, err := scanCeremony(leadingColumns{row, []any{&l.RecipientID, &l.Nonce}})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, c, ErrStateUnknown

@@ -3,7 +3,8 @@
 // fills their fields, proves who they are when the envelope demands it, and signs, approves,
 // marks viewed or rejects; and the account pages (/account...), where a signer creates and
 // keeps the account some envelopes ask them to be signed in to (docs/signer-accounts.md).
-// Pages are html/template in English and Spanish; the scripts and the style sheet are embedded
+// The same page, framed by another site, is /embed/sign/{token} (embed.go; README "Embedded
+// signing"). Pages are html/template in English and Spanish; the scripts and the style sheet are embedded
 // files served from /static/sign/, nothing is fetched from elsewhere, and no page has inline
 // script or style.
 //

@@ -50,6 +50,8 @@ type Handler struct {
 	// LinkRead is how long a signing link shows the document after it ended
 	// (envelope.LinkShowsDocument; SOBRE_LINK_READ_DAYS): 0, not at all.
 	LinkRead time.Duration
+	// EmbedOrigins may frame every team's embedded page (SOBRE_EMBED_ORIGINS; embed.go).
+	EmbedOrigins []string
 	// ClaveUnicaOrigin is the origin (scheme://host[:port]) of Clave Única's issuer, where the
 	// pages' "continue with Clave Única" form leads: the only place besides Sobre their forms
 	// may submit to (the CSP's form-action). Empty: Sobre only.
@@ -76,6 +78,7 @@ func (h *Handler) Routes(r chi.Router) {
 		r.Get("/auth/claveunica/callback", h.claveUnicaCallback)
 		r.Get("/auth/claveunica/return/{recipientId}", h.claveUnicaReturn)
 	})
+	h.embedRoutes(r)
 	r.Handle("/static/sign/*", http.StripPrefix("/static/sign/", staticFiles(http.FileServer(http.FS(static)))))
 }
 
@@ -83,12 +86,7 @@ func (h *Handler) Routes(r chi.Router) {
 // a referrer, are never framed, run no script from elsewhere and submit forms only to Sobre and
 // Clave Única.
 func (h *Handler) pageHeaders(next http.Handler) http.Handler {
-	formAction := "'self'"
-	if h.ClaveUnicaOrigin != "" {
-		formAction += " " + h.ClaveUnicaOrigin
-	}
-	csp := "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action " + formAction +
-		"; frame-ancestors 'none'; base-uri 'none'"
+	csp := h.csp("'none'")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
@@ -98,6 +96,16 @@ func (h *Handler) pageHeaders(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", csp)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// csp is the pages' Content-Security-Policy, framed by frameAncestors.
+func (h *Handler) csp(frameAncestors string) string {
+	formAction := "'self'"
+	if h.ClaveUnicaOrigin != "" {
+		formAction += " " + h.ClaveUnicaOrigin
+	}
+	return "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; form-action " + formAction +
+		"; frame-ancestors " + frameAncestors + "; base-uri 'none'"
 }
 
 func staticFiles(next http.Handler) http.Handler {
@@ -140,6 +148,7 @@ func (h *Handler) showsDocument(e *envelope.Envelope, rec envelope.Recipient) bo
 
 // render writes the page template with v.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *view) {
+	embedView(r, v)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	if err := pageTemplate.Execute(w, v); err != nil {
@@ -147,11 +156,20 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v *
 	}
 }
 
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	t := textFor(envelope.LanguageEnglish)
-	if strings.HasPrefix(r.Header.Get("Accept-Language"), "es") {
-		t = textFor(envelope.LanguageSpanish)
+// browserText is the text of a page that knows no envelope: in the language the browser
+// prefers first when it is English or Spanish, else in fallback.
+func browserText(r *http.Request, fallback envelope.Language) Text {
+	switch accept := r.Header.Get("Accept-Language"); {
+	case strings.HasPrefix(accept, "es"):
+		return textFor(envelope.LanguageSpanish)
+	case strings.HasPrefix(accept, "en"):
+		return textFor(envelope.LanguageEnglish)
 	}
+	return textFor(fallback)
+}
+
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	t := browserText(r, envelope.LanguageEnglish)
 	// A link replaced by a newer one (its recipient's email or authentication changed) says so,
 	// and nothing else: no document, no name.
 	if token := chi.URLParam(r, "token"); token != "" && len(token) <= 128 {
@@ -282,8 +300,8 @@ func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
-	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+	back := signPath(r, rec.Token)
+	if _, err := h.begin(w, r, rec); err != nil {
 		h.failure(w, r, t, err, back)
 		return
 	}
@@ -301,7 +319,7 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
+	back := signPath(r, rec.Token)
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
 		h.failure(w, r, t, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable form"), back)
@@ -321,8 +339,8 @@ func (h *Handler) startClaveUnica(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := textFor(e.Meta.Language)
-	back := "/sign/" + rec.Token
-	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+	back := signPath(r, rec.Token)
+	if _, err := h.begin(w, r, rec); err != nil {
 		h.failure(w, r, t, err, back)
 		return
 	}
@@ -338,10 +356,7 @@ func (h *Handler) claveUnicaCallback(w http.ResponseWriter, r *http.Request) {
 	v, err := h.Ceremony.FinishClaveUnica(r.Context(), r, h.actor(r))
 	if err != nil {
 		// The callback knows no envelope yet: Spanish unless the browser prefers English.
-		t := textFor(envelope.LanguageSpanish)
-		if strings.HasPrefix(r.Header.Get("Accept-Language"), "en") {
-			t = textFor(envelope.LanguageEnglish)
-		}
+		t := browserText(r, envelope.LanguageSpanish)
 		back := ""
 		if v.Recipient.Token != "" {
 			back = "/sign/" + v.Recipient.Token

@@ -54,6 +54,17 @@ type view struct {
 	// ActionPending: the recipient must prove one of the action methods on this page before
 	// completing, and has not.
 	ActionPending bool
+
+	// Embed: the page is the embedded one (embed.go); EmbedMeta is JSON for its script: the
+	// origins it may post to and embedEvent, the members of its completion events.
+	Embed      bool
+	EmbedMeta  template.JS
+	embedEvent map[string]any
+	SignBase   string // where the page's forms post: /sign/ or /embed/sign/, then the token
+
+	// Attachments are the envelope's link attachments (linkAttachments), AttachText their words.
+	Attachments []attachmentView
+	AttachText  AttachmentText
 }
 
 type itemView struct {
@@ -113,7 +124,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if _, err := h.Ceremony.Begin(r.Context(), w, r, rec); err != nil {
+	if _, err := h.begin(w, r, rec); err != nil {
 		h.failure(w, r, t, err, "")
 		return
 	}
@@ -163,6 +174,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.failure(w, r, t, err, "")
 		return
 	}
+	v.embedEvent = completionEvent(e, rec)
 	h.render(w, r, http.StatusOK, v)
 }
 
@@ -172,7 +184,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) finished(w http.ResponseWriter, r *http.Request, t Text, e *envelope.Envelope, rec envelope.Recipient, v *view) (render, applied bool) {
 	switch {
 	case e.Status == envelope.StatusCompleted || (rec.SigningStatus == envelope.SigningStatusSigned && e.Status == envelope.StatusPending):
-		if e.Meta.RedirectURL != nil && *e.Meta.RedirectURL != "" {
+		if _, framed := embedded(r); !framed && e.Meta.RedirectURL != nil && *e.Meta.RedirectURL != "" {
 			http.Redirect(w, r, *e.Meta.RedirectURL, http.StatusSeeOther)
 			return false, true
 		}
@@ -214,6 +226,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	default:
 		v.Heading, v.Action = t.TitleSign, t.Sign
 	}
+	v.Attachments, v.AttachText = linkAttachments(e.Attachments), attachmentTextFor(t.Lang)
 	v.Draw, v.Type, v.Upload = e.Meta.DrawSignatureEnabled, e.Meta.TypedSignatureEnabled, e.Meta.UploadSignatureEnabled
 	if !v.Draw && !v.Type && !v.Upload {
 		v.Draw = true

@@ -7,6 +7,9 @@
   var meta = JSON.parse(document.getElementById("sign-meta").textContent);
   var api = "/api/v2/signing/" + encodeURIComponent(meta.token);
   var pending = [];
+  // embed is the embedded page's messages to the page that frames it (embed.js), or nothing.
+  var noop = function () {};
+  var embed = window.SobreEmbed || { fieldSigned: noop, fieldUnsigned: noop, completed: noop, rejected: noop, error: noop };
 
   function $(sel) { return document.querySelector(sel); }
   function all(sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); }
@@ -67,6 +70,7 @@
     var p = call("/fields", { fieldId: Number(id), value: value }).then(function (field) {
       say("err-" + id, "");
       markBox(id, shown, field.inserted);
+      if (value === null) { embed.fieldUnsigned(id); } else { embed.fieldSigned(id, value); }
       refreshDigest();
     }, function (err) {
       say("err-" + id, err.message);
@@ -270,15 +274,17 @@
     var button = this;
     button.disabled = true; say("action-error", meta.text.working);
     settle().then(saveSignature).then(function () { return call("/complete", {}); }).then(function (res) {
+      // Framed, the page stays in its frame: the parent hears of it and decides where to go.
+      if (window.SobreEmbed) { embed.completed(); window.location.reload(); return; }
       if (res && res.redirectUrl) { window.location.assign(res.redirectUrl); } else { window.location.reload(); }
-    }, function (err) { say("action-error", err.message); button.disabled = false; });
+    }, function (err) { say("action-error", err.message); button.disabled = false; embed.error(); });
   });
 
   $("#reject").addEventListener("click", function () {
     var button = this;
     var reason = $("#reason").value.trim();
     button.disabled = true; say("reject-error", meta.text.working);
-    call("/reject", { reason: reason }).then(function () { window.location.reload(); },
-      function (err) { say("reject-error", err.message); button.disabled = false; $("#reason").focus(); });
+    call("/reject", { reason: reason }).then(function () { embed.rejected(reason); window.location.reload(); },
+      function (err) { say("reject-error", err.message); button.disabled = false; $("#reason").focus(); embed.error(); });
   });
 })();
