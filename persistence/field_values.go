@@ -48,6 +48,17 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if err != nil {
 			return notFound(err, "Field")
 		}
+		f, err = tx.setFieldValue(ctx, *cur, f, v, sessionID, a)
+		return err
+	})
+	return f, err
+}
+
+// setFieldValue writes value v (nil: cleared) of recipient r's field f, as filled by session
+// sessionID, with its audit entry, and returns the field as it now is. A read-only field is
+// refused.
+func (tx *Tx) setFieldValue(ctx context.Context, r envelope.Recipient, f envelope.Field, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
+	err := func() error {
 		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
 		}
@@ -71,14 +82,14 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
-			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
+			return tx.AppendAudit(ctx, f.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
 		}
 		shown := f.CustomText
 		if v.Typed != nil || v.PNG != nil {
 			shown = "" // a signature's value is not logged
 		}
-		return tx.Record(ctx, envelope.FieldInsertedEvent(*cur, f, shown, time.Now()), a)
-	})
+		return tx.Record(ctx, envelope.FieldInsertedEvent(r, f, shown, time.Now()), a)
+	}()
 	return f, err
 }
 
