@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +122,15 @@ func TestDirectLinkEndToEnd(t *testing.T) {
 	for _, typ := range []string{"DOCUMENT_OPENED", "DOCUMENT_FIELD_INSERTED", "DOCUMENT_RECIPIENT_COMPLETED", "DOCUMENT_SENT"} {
 		if a.auditEntry(key, id, typ) == nil {
 			t.Fatalf("no %s in the audit log", typ)
+		}
+	}
+
+	// The owner is told, once, through the workflow's mail (ownerDocumentCreated).
+	if sink := os.Getenv("SOBRE_TEST_MAILPIT_URL"); sink != "" {
+		h := &comboHarness{a: a, sink: sink}
+		got, err := h.mailed("owner@acme.test", "owner_document_created."+strings.TrimPrefix(id, "envelope_")+".", regexp.MustCompile(`(Vera Visitante) signed`))
+		if err != nil || got != "Vera Visitante" {
+			t.Fatalf("owner's mail: %q, %v", got, err)
 		}
 	}
 

@@ -167,3 +167,16 @@ func DirectCreatedAudit(title string, templateID int64, visitorEmail string) Aud
 	return Audit{AuditDocumentCreated, map[string]any{"title": title, "source": map[string]any{
 		"type": SourceTemplateDirectLink, "templateId": templateID, "directRecipientEmail": visitorEmail}}}
 }
+
+// MailOwnerDirectCreated tells the owner that a visitor signed a document made through their
+// template's direct link (ownerDocumentCreated).
+const MailOwnerDirectCreated = Mail("owner_document_created")
+
+// DirectCreatedNotices is the plan when a document made through a direct link is sent: the owner
+// is told who signed it (About: the visitor's recipient), when ownerDocumentCreated is on.
+func DirectCreatedNotices(m Meta, visitorID int64) []Notice {
+	if visitorID == 0 || !m.EmailSettings.OwnerDocumentCreated {
+		return nil
+	}
+	return []Notice{{Mail: MailOwnerDirectCreated, About: visitorID}}
+}

@@ -4,8 +4,11 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -81,6 +84,10 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 		if err := tx.fillDirectFields(ctx, in, visitor); err != nil {
 			return err
 		}
+		if _, err := tx.q.Exec(ctx, `INSERT INTO direct_link_documents (envelope_id, template_envelope_id, visitor_recipient_id) VALUES ($1, $2, $3)`,
+			id, link.EnvelopeID, visitor.ID); err != nil {
+			return fmt.Errorf("record the direct link of %s: %w", id, err)
+		}
 		if _, err := tx.completeRecipient(ctx, CompleteInput{RecipientCompletion: envelope.RecipientCompletion{
 			EnvelopeID: id, RecipientID: visitor.ID, Actor: in.Actor, Now: time.Now()}}); err != nil {
 			return err
@@ -125,4 +132,18 @@ func (tx *Tx) fillDirectFields(ctx context.Context, in DirectSubmission, visitor
 		}
 	}
 	return nil
+}
+
+// directVisitor is the recipient a direct link's visitor became in document id, 0 for a
+// document not made through a direct link.
+func directVisitor(ctx context.Context, q querier, id string) (int64, error) {
+	var visitor int64
+	err := q.QueryRow(ctx, `SELECT visitor_recipient_id FROM direct_link_documents WHERE envelope_id = $1`, id).Scan(&visitor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the direct link of %s: %w", id, err)
+	}
+	return visitor, nil
 }

@@ -12,5 +12,14 @@ CREATE TABLE template_direct_links (
     created_at          timestamptz NOT NULL DEFAULT now()
 );
 
+-- The documents made through a direct link: their template and the recipient its visitor became
+-- (the workflow mails the owner about them, ownerDocumentCreated).
+CREATE TABLE direct_link_documents (
+    envelope_id          text PRIMARY KEY REFERENCES envelopes (id) ON DELETE CASCADE,
+    template_envelope_id text NOT NULL,
+    visitor_recipient_id bigint NOT NULL REFERENCES recipients (id) ON DELETE CASCADE
+);
+
 -- +goose Down
+DROP TABLE direct_link_documents;
 DROP TABLE template_direct_links;
