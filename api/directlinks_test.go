@@ -248,3 +248,23 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// TestDirectLinkSubmitsAreLimited: one client address may submit to a link directPerClient times
+// a minute, refused or not; the next is 429 with Retry-After.
+func TestDirectLinkSubmitsAreLimited(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
+	tpl := a.directTemplate(key)
+	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, tpl.Recipients[0].ID))
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, link)
+	}
+	path := "/api/v2/direct/" + link["token"].(string)
+	for i := 0; i < directPerClient.Requests; i++ {
+		if status, body := a.do("POST", path, "", `{}`); status != http.StatusBadRequest {
+			t.Fatalf("submit %d: %d %v", i+1, status, body)
+		}
+	}
+	status, body := a.do("POST", path, "", `{}`)
+	wantError(t, status, body, http.StatusTooManyRequests, envelope.CodeTooManyRequests)
+}

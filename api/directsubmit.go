@@ -14,8 +14,8 @@ import (
 )
 
 // Submits of one direct link: at most directPerLink a minute from everyone, and at most
-// directPerClient a minute from one client address (IPv6: its /64), on top of the signing-link
-// limit every request to /api/v2/direct/{token} counts against.
+// directPerClient a minute from one client address (IPv6: its /64), refused submits included,
+// besides the per-address limit (SOBRE_RATE_LIMIT_IP) every request counts against.
 var (
 	directPerLink   = config.RateLimit{Requests: 30, Window: time.Minute}
 	directPerClient = config.RateLimit{Requests: 5, Window: time.Minute}
