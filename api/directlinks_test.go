@@ -268,3 +268,36 @@ func TestDirectLinkSubmitsAreLimited(t *testing.T) {
 	status, body := a.do("POST", path, "", `{}`)
 	wantError(t, status, body, http.StatusTooManyRequests, envelope.CodeTooManyRequests)
 }
+
+// TestDirectLinkWithOnlyCCsLeftSeals: when the visitor is the only one to act, the document's
+// workflow seals it at once.
+func TestDirectLinkWithOnlyCCsLeftSeals(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
+	payload := map[string]any{"title": "Recibo", "type": "TEMPLATE", "recipients": []any{
+		map[string]any{"email": "cliente@plantilla.test", "name": "Cliente", "role": "SIGNER",
+			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}}},
+		map[string]any{"email": "c@acme.test", "name": "Carla", "role": "CC"},
+	}}
+	status, created := a.createRaw(key, payload, map[string][]byte{"a.pdf": minimalPDF(fmt.Sprint("cc only ", time.Now().UnixNano()))})
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, created)
+	}
+	tpl, err := a.store.EnvelopeForRecipient(context.Background(), created["id"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, tpl.Recipients[0].ID))
+	if status != http.StatusOK {
+		t.Fatalf("link: %d %v", status, link)
+	}
+	status, body := a.do("POST", "/api/v2/direct/"+link["token"].(string), "", fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test",
+		"templateUpdatedAt":%q,"fields":[{"fieldId":%d,"value":"Vera"}]}`, tpl.UpdatedAt.Format(time.RFC3339Nano), tpl.Fields[0].ID))
+	if status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, body)
+	}
+	waitFor(t, "COMPLETED", func() bool {
+		e, err := a.store.EnvelopeForRecipient(context.Background(), body["envelopeId"].(string))
+		return err == nil && e.Status == envelope.StatusCompleted
+	})
+}
