@@ -60,6 +60,15 @@ func TestDirectLinkEndToEnd(t *testing.T) {
 	token := link["token"].(string)
 	status, again := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d}`, tpl.LegacyID))
 	wantError(t, status, again, http.StatusBadRequest, envelope.CodeAlreadyExists)
+	// The template keeps what the page can prove while it has the link.
+	status, body := a.do("POST", "/api/v2/envelope/recipient/update-many", key,
+		fmt.Sprintf(`{"envelopeId":%q,"data":[{"id":%d,"actionAuth":["PASSKEY"]}]}`, tpl.ID, direct.ID))
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
+	status, body = a.do("POST", "/api/v2/envelope/update", key, fmt.Sprintf(`{"envelopeId":%q,"data":{"globalAccessAuth":["ACCOUNT"]}}`, tpl.ID))
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
+	if tpl, err := a.store.EnvelopeForRecipient(ctx, tpl.ID); err != nil || len(tpl.AuthOptions.GlobalAccessAuth) > 0 || len(tpl.Recipients[0].AuthOptions.ActionAuth) > 0 {
+		t.Fatalf("a refused change was kept: %v %+v", err, tpl)
+	}
 	status, read := a.do("GET", "/api/v2/envelope/"+tpl.ID, key, "")
 	if dl, _ := read["directLink"].(map[string]any); status != http.StatusOK || dl["token"] != token || dl["enabled"] != true {
 		t.Fatalf("template read: %d directLink %v", status, read["directLink"])
@@ -89,7 +98,7 @@ func TestDirectLinkEndToEnd(t *testing.T) {
 	}
 	values := fmt.Sprintf(`{"fieldId":%d,"value":"Vera V."},{"fieldId":%d,"value":"rut 1-9"}`, sigID, textID)
 	before := a.envelopeCount()
-	status, body := submit(tpl.UpdatedAt.Add(time.Second), values)
+	status, body = submit(tpl.UpdatedAt.Add(time.Second), values)
 	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
 	status, body = submit(tpl.UpdatedAt, fmt.Sprintf(`{"fieldId":%d,"value":"Vera V."}`, sigID))
 	wantError(t, status, body, http.StatusBadRequest, envelope.CodeRecipientHasUnsignedFields)

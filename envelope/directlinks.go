@@ -180,3 +180,23 @@ func DirectCreatedNotices(m Meta, visitorID int64) []Notice {
 	}
 	return []Notice{{Mail: MailOwnerDirectCreated, About: visitorID}}
 }
+
+// CheckDirectLinkKept decides whether template e, as a change leaves it, still suits its direct
+// link (none: nothing to check): no authentication the page cannot prove (CheckDirectAuth) and a
+// direct recipient that is not a CC (INVALID_BODY naming directTemplateRecipientId). A change
+// that breaks the link is refused: delete the link first. Fields are not checked: a template is
+// built a field at a time, and until the direct recipient may sign the page says the link is not
+// ready (CheckDirectUse).
+func CheckDirectLinkKept(e *Envelope) error {
+	if e.DirectLink == nil {
+		return nil
+	}
+	r := e.Recipient(e.DirectLink.RecipientID)
+	if r == nil {
+		return nil // removed with its recipient
+	}
+	if r.Role == RoleCC {
+		return Invalid("directTemplateRecipientId", "recipient %d is the template's direct recipient and may not become a CC; delete the direct link first", r.ID)
+	}
+	return CheckDirectAuth(e, r)
+}

@@ -180,3 +180,35 @@ func issuePath(err error) string {
 	}
 	return e.Issues[0].Path
 }
+
+func TestCheckDirectLinkKept(t *testing.T) {
+	linked := func(change func(*Envelope)) func(*Envelope) {
+		return func(e *Envelope) {
+			e.DirectLink = &DirectLink{Enabled: true, RecipientID: 1}
+			if change != nil {
+				change(e)
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(*Envelope)
+		want   Code
+	}{
+		{"no link: anything goes", func(e *Envelope) { e.AuthOptions.GlobalAccessAuth = []AccessAuth{AccessAuthAccount} }, ""},
+		{"link, unchanged", linked(nil), ""},
+		{"link, signature field removed: the page says not ready", linked(func(e *Envelope) { e.Fields = nil }), ""},
+		{"link, direct recipient became a CC", linked(func(e *Envelope) { e.Recipients[0].Role = RoleCC }), CodeInvalidBody},
+		{"link, template access auth", linked(func(e *Envelope) { e.AuthOptions.GlobalAccessAuth = []AccessAuth{AccessAuthAccount} }), CodeInvalidBody},
+		{"link, direct recipient action auth", linked(func(e *Envelope) { e.Recipients[0].AuthOptions.ActionAuth = []ActionAuth{ActionAuthPassword} }), CodeInvalidBody},
+		{"link, another recipient's auth", linked(func(e *Envelope) { e.Recipients[1].AuthOptions.AccessAuth = []AccessAuth{AccessAuthAccount} }), ""},
+		{"link, direct recipient removed", linked(func(e *Envelope) { e.Recipients = e.Recipients[1:] }), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codeOf(CheckDirectLinkKept(directFixture(tt.change))); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
