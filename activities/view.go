@@ -12,7 +12,8 @@ import (
 // SnapshotOf is s as the workflow holds it (persistence.Snapshot without the owner, the title
 // and the recipients' secrets).
 func SnapshotOf(s persistence.Snapshot) envelope.Progress {
-	p := envelope.Progress{EnvelopeID: s.EnvelopeID, Status: s.Status, Meta: s.Meta, Recipients: envelope.ProgressOfAll(s.Recipients), LinkVersions: s.LinkVersions}
+	p := envelope.Progress{EnvelopeID: s.EnvelopeID, Status: s.Status, Meta: s.Meta, Recipients: envelope.ProgressOfAll(s.Recipients), LinkVersions: s.LinkVersions,
+		DirectVisitor: s.DirectVisitor}
 	for _, l := range s.CodeLocks {
 		p.CodeLocks = append(p.CodeLocks, envelope.CodeLock{RecipientID: l.RecipientID, Lock: l.Lock})
 	}

@@ -48,7 +48,7 @@ func schemas() obj {
 	full["fields"] = arrayOf(ref("Field"))
 	full["envelopeItems"] = arrayOf(ref("EnvelopeItem"))
 	full["attachments"] = arrayOf(ref("Attachment"))
-	full["directLink"] = nullable("object")
+	full["directLink"] = directLinkSchema()
 	metaProps := obj{
 		"subject": obj{"type": []string{"string", "null"}, "maxLength": 254}, "message": obj{"type": []string{"string", "null"}, "maxLength": 5000},
 		"timezone": nullable("string"), "dateFormat": nullable("string"), "distributionMethod": enumOf("EMAIL", "NONE"),

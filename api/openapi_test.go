@@ -17,6 +17,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	s.envelopeRoutes(r)
 	s.webhookRoutes(r)
 	s.embedOriginRoutes(r)
+	s.directLinkRoutes(r)
+	s.directSubmitRoutes(r)
 	r.Route("/signing/{token}", s.signingRoutes)
 	routed := map[string]bool{}
 	err := chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -36,7 +36,8 @@ type Server struct {
 	// auditPDFLimit is the most entries of an audit log's PDF (MaxAuditPDFEntries when 0).
 	auditPDFLimit int
 
-	limitIP, limitKey, limitLink *limiter // the rate limits (ratelimit.go); nil when off
+	limitIP, limitKey, limitLink       *limiter // the rate limits (ratelimit.go); nil when off
+	limitDirectLink, limitDirectClient *limiter // a direct link's submits (directsubmit.go)
 }
 
 // Deps are the dependencies of a Server.
@@ -165,12 +166,14 @@ func (s *Server) v2Routes() chi.Router {
 	})
 	r.Get("/openapi.json", s.openAPI)
 	r.Route("/signing/{token}", s.signingRoutes)
+	s.directSubmitRoutes(r)
 	r.Group(func(r chi.Router) {
 		r.Use(s.keys.Middleware(s.writeError, s.log))
 		r.Use(s.limitByKey)
 		s.envelopeRoutes(r)
 		s.webhookRoutes(r)
 		s.embedOriginRoutes(r)
+		s.directLinkRoutes(r)
 	})
 	return r
 }

@@ -128,22 +128,10 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var value *persistence.FieldValue
-	if len(in.Value) > 0 && string(in.Value) != "null" {
-		text, sig, err := envelope.ParseFieldValue(*field, e.Meta, in.Value)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		value = &persistence.FieldValue{CustomText: text}
-		if sig != nil {
-			if sig.PNG != nil {
-				value.PNG = sig.PNG
-			} else {
-				typed := sig.Typed
-				value.Typed = &typed
-			}
-		}
+	value, err := fieldValue(*field, e.Meta, in.Value)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	f, err := s.store.InsertFieldValue(r.Context(), rec, field.ID, value, st.SessionID(), envelope.RecipientActor(rec, s.clientIP(r), r.UserAgent()))
 	if err != nil {
@@ -151,6 +139,28 @@ func (s *Server) signingField(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, view.NewField(f))
+}
+
+// fieldValue is the value raw puts in field f (envelope.ParseFieldValue), nil for none (absent
+// or null: the field is cleared).
+func fieldValue(f envelope.Field, m envelope.Meta, raw json.RawMessage) (*persistence.FieldValue, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	text, sig, err := envelope.ParseFieldValue(f, m, raw)
+	if err != nil {
+		return nil, err
+	}
+	value := &persistence.FieldValue{CustomText: text}
+	if sig != nil {
+		if sig.PNG != nil {
+			value.PNG = sig.PNG
+		} else {
+			typed := sig.Typed
+			value.Typed = &typed
+		}
+	}
+	return value, nil
 }
 
 // signingComplete answers POST /api/v2/signing/{token}/complete {nextSigner?}: the recipient

@@ -262,6 +262,7 @@ type Envelope struct {
 	Attachments []Attachment `json:"-"`
 	Team        TeamRef      `json:"-"`
 	User        UserRef      `json:"-"`
+	DirectLink  *DirectLink  `json:"-"` // a template's direct link, in whole reads; nil for none
 }
 
 // DocumentID is the envelope's legacy number when it is a document, else nil.

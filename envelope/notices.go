@@ -30,7 +30,7 @@ const (
 func Mails() []Mail {
 	return []Mail{MailSigningRequest, MailReminder, MailRecipientSigned, MailDocumentPending, MailDocumentCompleted,
 		MailOwnerCompleted, MailRejectionConfirmed, MailOwnerRejected, MailEnvelopeCancelled, MailOwnerExpired,
-		MailRecipientRemoved, MailOwnerSealFailed, MailOwnerCodeLocked, MailOwnerIdentity}
+		MailRecipientRemoved, MailOwnerSealFailed, MailOwnerCodeLocked, MailOwnerIdentity, MailOwnerDirectCreated}
 }
 
 // Notice is one mail of a plan: its kind, whom it goes to (a recipient's id, or 0 for the

@@ -24,6 +24,9 @@ type Progress struct {
 	// IdentityMismatches are the recipients whose expected RUN was refused to a proof (the
 	// owner is mailed once per RUN refused).
 	IdentityMismatches []IdentityMismatch `json:",omitempty"`
+	// DirectVisitor is the recipient a direct link's visitor became, for a document made
+	// through one; 0 for any other.
+	DirectVisitor int64 `json:",omitempty"`
 }
 
 // ProgressRecipient is a recipient as the envelope workflow holds it: what the signing-order

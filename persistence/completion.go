@@ -28,6 +28,17 @@ type CompleteInput struct {
 func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
 	var snap Snapshot
 	err := s.InTx(ctx, func(tx *Tx) error {
+		var err error
+		snap, err = tx.completeRecipient(ctx, in)
+		return err
+	})
+	return snap, err
+}
+
+// completeRecipient is CompleteRecipient within the transaction tx.
+func (tx *Tx) completeRecipient(ctx context.Context, in CompleteInput) (Snapshot, error) {
+	var snap Snapshot
+	err := func() error {
 		cur, r, already, err := tx.lockForOutcome(ctx, in.EnvelopeID, in.RecipientID, envelope.SigningStatusSigned)
 		if err != nil {
 			return err
@@ -112,7 +123,7 @@ func (s *Store) CompleteRecipient(ctx context.Context, in CompleteInput) (Snapsh
 		}
 		snap, err = loadSnapshot(ctx, tx.q, tx.ring, in.EnvelopeID)
 		return err
-	})
+	}()
 	return snap, err
 }
 

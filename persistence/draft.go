@@ -100,6 +100,9 @@ func (s *Store) editEnvelope(ctx context.Context, ed Editor, id string, change f
 		if after, err = tx.touchedEnvelope(ctx, ed, before.ID); err != nil {
 			return err
 		}
+		if err := envelope.CheckDirectLinkKept(after); err != nil {
+			return err
+		}
 		if check == nil {
 			return nil
 		}

@@ -112,6 +112,9 @@ func (s *Store) UpdateEnvelope(ctx context.Context, ed Editor, checks EditChecks
 		if err := p.Err(); err != nil {
 			return err
 		}
+		if err := envelope.CheckDirectLinkKept(e); err != nil {
+			return err
+		}
 		if err := tx.SaveEnvelope(ctx, e); err != nil {
 			return err
 		}

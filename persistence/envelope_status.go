@@ -22,13 +22,7 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 		}
 		switch {
 		case cur.Status == envelope.StatusDraft:
-			if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, id); err != nil {
-				return fmt.Errorf("mark %s pending: %w", id, err)
-			}
-			if err := tx.Record(ctx, envelope.SentEvent(id, time.Now()), envelope.SystemActor()); err != nil {
-				return err
-			}
-			if err := tx.autoInsert(ctx, cur); err != nil {
+			if err := tx.markDraftPending(ctx, cur); err != nil {
 				return err
 			}
 		case cur.Status != envelope.StatusPending:
@@ -45,6 +39,18 @@ func (s *Store) MarkPending(ctx context.Context, id string, expiresAt *time.Time
 		return err
 	})
 	return snap, err
+}
+
+// markDraftPending moves the DRAFT envelope cur to PENDING: DOCUMENT_SENT, and the fields whose
+// value is already known filled (autoInsert).
+func (tx *Tx) markDraftPending(ctx context.Context, cur Snapshot) error {
+	if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = 'PENDING', updated_at = now() WHERE id = $1`, cur.EnvelopeID); err != nil {
+		return fmt.Errorf("mark %s pending: %w", cur.EnvelopeID, err)
+	}
+	if err := tx.Record(ctx, envelope.SentEvent(cur.EnvelopeID, time.Now()), envelope.SystemActor()); err != nil {
+		return err
+	}
+	return tx.autoInsert(ctx, cur)
 }
 
 // FinishEnvelope ends a PENDING envelope as its ending event ev says (ev.Ending: COMPLETED,

@@ -20,6 +20,9 @@ type NewEnvelope struct {
 	Items       []Document
 	Recipients  []NewRecipient
 	Attachments []envelope.Attachment
+	// Created replaces the DOCUMENT_CREATED entry (a direct link's names its visitor); nil: the
+	// usual one.
+	Created *envelope.Audit
 }
 
 func merge(maps ...map[string]any) map[string]any {
@@ -66,7 +69,11 @@ func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvel
 	if err != nil {
 		return "", fmt.Errorf("insert envelope: %w", err)
 	}
-	if err := tx.AppendAudit(ctx, e.ID, envelope.DocumentCreatedAudit(e.Title, e.Source, e.TemplateID), a); err != nil {
+	created := envelope.DocumentCreatedAudit(e.Title, e.Source, e.TemplateID)
+	if in.Created != nil {
+		created = *in.Created
+	}
+	if err := tx.AppendAudit(ctx, e.ID, created, a); err != nil {
 		return "", err
 	}
 	itemIDs := make([]string, len(in.Items))

@@ -200,5 +200,5 @@ func loadChildren(ctx context.Context, q querier, ring *keyring.Ring, list []*en
 	for _, ar := range atts {
 		byID[ar.envelopeID].Attachments = append(byID[ar.envelopeID].Attachments, ar.a)
 	}
-	return nil
+	return loadDirectLinks(ctx, q, byID, ids)
 }

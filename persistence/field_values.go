@@ -23,9 +23,7 @@ type FieldValue struct {
 // InsertFieldValue sets (or, with v nil, clears) the value of field fieldID for recipient r,
 // while the envelope is PENDING and r may fill that field (envelope.MayFillField: its own, or as
 // an ASSISTANT those of the recipients after it), as filled by ceremony session sessionID (its
-// public id; "" for a caller without one). It logs DOCUMENT_FIELD_INSERTED, or
-// DOCUMENT_FIELD_PREFILLED for an assistant's value in another's field (which then records the
-// assistant in prefilled_by), or DOCUMENT_FIELD_UNINSERTED.
+// public id; "" for a caller without one).
 func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fieldID int64, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
 	var f envelope.Field
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -54,6 +52,19 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if owner == nil {
 			return envelope.NotFound("Field")
 		}
+		f, err = tx.setFieldValue(ctx, *cur, *owner, f, v, sessionID, a)
+		return err
+	})
+	return f, err
+}
+
+// setFieldValue writes value v (nil: cleared) of owner's field f, as filled by recipient filler
+// (the owner, or an assistant) through session sessionID, with its audit entry, and returns the
+// field as it now is. It logs DOCUMENT_FIELD_INSERTED, or DOCUMENT_FIELD_PREFILLED for an
+// assistant's value in another's field (which then records the assistant in prefilled_by), or
+// DOCUMENT_FIELD_UNINSERTED. A read-only field is refused.
+func (tx *Tx) setFieldValue(ctx context.Context, filler, owner envelope.Recipient, f envelope.Field, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
+	err := func() error {
 		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
 		}
@@ -71,10 +82,10 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 				}
 			}
 		}
-		prefilled := v != nil && owner.ID != cur.ID
+		prefilled := v != nil && owner.ID != filler.ID
 		f.PrefilledBy = nil
 		if prefilled {
-			f.PrefilledBy = &cur.ID
+			f.PrefilledBy = &filler.ID
 		}
 		// Who touched the value last, filled or cleared: a session, or the link alone; and the
 		// assistant whose value it is.
@@ -84,17 +95,17 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
-			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
+			return tx.AppendAudit(ctx, f.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
 		}
 		shown := f.CustomText
 		if v.Typed != nil || v.PNG != nil {
 			shown = "" // a signature's value is not logged
 		}
 		if prefilled {
-			return tx.AppendAudit(ctx, r.EnvelopeID, envelope.FieldPrefilledAudit(*cur, *owner, f, shown), a)
+			return tx.AppendAudit(ctx, f.EnvelopeID, envelope.FieldPrefilledAudit(filler, owner, f, shown), a)
 		}
-		return tx.Record(ctx, envelope.FieldInsertedEvent(*cur, f, shown, time.Now()), a)
-	})
+		return tx.Record(ctx, envelope.FieldInsertedEvent(filler, f, shown, time.Now()), a)
+	}()
 	return f, err
 }
 

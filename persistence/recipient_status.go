@@ -58,15 +58,8 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 		if err := tx.lockEnvelopeRow(ctx, r.EnvelopeID); err != nil {
 			return err
 		}
-		tag, err := tx.q.Exec(ctx, `UPDATE recipients SET read_status = 'OPENED', send_status = 'SENT', sent_at = COALESCE(sent_at, now())
-			WHERE id = $1 AND read_status = 'NOT_OPENED'`, r.ID)
-		if err != nil {
-			return fmt.Errorf("mark recipient %d opened: %w", r.ID, err)
-		}
-		if tag.RowsAffected() == 1 {
-			if err := tx.Record(ctx, envelope.OpenedEvent(r, time.Now()), a); err != nil {
-				return err
-			}
+		if err := tx.markOpened(ctx, r, a); err != nil {
+			return err
 		}
 		// The envelope's row is locked: no other view of its recipients runs between the check
 		// and the upsert.
@@ -85,6 +78,19 @@ func (s *Store) MarkOpened(ctx context.Context, r envelope.Recipient, sessionID 
 		}
 		return tx.AppendAudit(ctx, r.EnvelopeID, envelope.ViewedAudit(r), a)
 	})
+}
+
+// markOpened marks r OPENED (and SENT) with DOCUMENT_OPENED, the first time only.
+func (tx *Tx) markOpened(ctx context.Context, r envelope.Recipient, a envelope.Actor) error {
+	tag, err := tx.q.Exec(ctx, `UPDATE recipients SET read_status = 'OPENED', send_status = 'SENT', sent_at = COALESCE(sent_at, now())
+		WHERE id = $1 AND read_status = 'NOT_OPENED'`, r.ID)
+	if err != nil {
+		return fmt.Errorf("mark recipient %d opened: %w", r.ID, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return tx.Record(ctx, envelope.OpenedEvent(r, time.Now()), a)
+	}
+	return nil
 }
 
 // viewClientKey is the document_views key of the client a views from: a hash of its address and

@@ -28,6 +28,9 @@ type Snapshot struct {
 	// IdentityMismatches are the recipients whose expected RUN was refused to a proof (the
 	// workflow mails the owner once per RUN refused).
 	IdentityMismatches []IdentityMismatch `json:",omitempty"`
+	// DirectVisitor is the recipient a direct link's visitor became, for a document made
+	// through one (the workflow mails the owner, ownerDocumentCreated); 0 for any other.
+	DirectVisitor int64 `json:",omitempty"`
 }
 
 // Participants returns the recipients as the signing-order rules read them.
@@ -64,6 +67,9 @@ func loadSnapshot(ctx context.Context, q querier, ring *keyring.Ring, id string)
 	snap := Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
 		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients, CodeLocks: locks, IdentityMismatches: mismatches,
 		LinkVersions: map[int64]int{}}
+	if snap.DirectVisitor, err = directVisitor(ctx, q, id); err != nil {
+		return Snapshot{}, err
+	}
 	for _, r := range e.Recipients {
 		if r.LinkVersion > 0 {
 			snap.LinkVersions[r.ID] = r.LinkVersion

@@ -166,6 +166,7 @@ func NewEnvelope(e *envelope.Envelope, maskTokens bool) Envelope {
 		Fields:          make([]Field, 0, len(e.Fields)),
 		EnvelopeItems:   e.Items,
 		Attachments:     e.Attachments,
+		DirectLink:      newDirectLink(e.DirectLink),
 	}
 	for i := range v.Recipients {
 		v.Recipients[i].Fields = []Field{}

@@ -72,6 +72,8 @@ func (h *Handler) Routes(r chi.Router) {
 		r.Use(h.pageHeaders)
 		r.Get("/sign/{token}", h.page)
 		r.Get("/sign/{token}/pages/{itemId}/{page}", h.pageImage)
+		r.Get("/d/{token}", h.directPage)
+		r.Get("/d/{token}/pages/{itemId}/{page}", h.directPageImage)
 		r.Post("/sign/{token}/access-code", h.requestCode)
 		r.Post("/sign/{token}/access-code/verify", h.verifyCode)
 		r.Get("/sign/{token}/claveunica", h.startClaveUnica)
@@ -257,6 +259,12 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, string(de.Code)+": "+de.Message, de.Code.HTTPStatus())
 		return
 	}
+	h.serveImage(w, r, e.ID)
+}
+
+// serveImage serves the page of the URL ({itemId}, {page}.png, ?w=) of an item of envelope
+// envelopeID as a PNG.
+func (h *Handler) serveImage(w http.ResponseWriter, r *http.Request, envelopeID string) {
 	page, err := strconv.Atoi(strings.TrimSuffix(chi.URLParam(r, "page"), ".png"))
 	if err != nil {
 		http.NotFound(w, r)
@@ -266,7 +274,7 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 	if v, err := strconv.Atoi(r.URL.Query().Get("w")); err == nil && v >= 200 && v <= pdf.MaxRenderWidth {
 		width = roundWidth(v, pdf.MaxRenderWidth)
 	}
-	dataID, err := h.Store.ItemDataID(r.Context(), e.ID, chi.URLParam(r, "itemId"))
+	dataID, err := h.Store.ItemDataID(r.Context(), envelopeID, chi.URLParam(r, "itemId"))
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -284,7 +292,7 @@ func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		h.Log.ErrorContext(r.Context(), "render page", "envelope", e.ID, "err", err)
+		h.Log.ErrorContext(r.Context(), "render page", "envelope", envelopeID, "err", err)
 		http.Error(w, "cannot render the page", http.StatusInternalServerError)
 		return
 	}

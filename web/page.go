@@ -18,6 +18,8 @@ import (
 // locked, waiting, expired, rejected, cancelled, completed, signed, cc, unavailable, notfound or error.
 type view struct {
 	T       Text
+	D       directText // a direct link's page: its words
+	Direct  bool       // a direct link's page (/d/{token}): the visitor's details, no rejection
 	State   string
 	Heading string
 	Message string
@@ -215,17 +217,65 @@ func (h *Handler) accessView(t Text, e *envelope.Envelope, rec envelope.Recipien
 func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, st ceremony.Status) error {
 	t := v.T
 	v.State = "document"
-	switch rec.Role {
-	case envelope.RoleApprover:
-		v.Heading, v.Action = t.TitleApprove, t.Approve
-	case envelope.RoleViewer:
-		v.Heading, v.Action = t.TitleView, t.MarkViewed
-	case envelope.RoleAssistant:
-		v.Heading, v.Action = t.TitleAssist, t.Complete
+	v.Heading, v.Action = roleAction(t, rec.Role)
+	if rec.Role == envelope.RoleAssistant {
 		v.T.YourFields = t.AssistFields
-	default:
-		v.Heading, v.Action = t.TitleSign, t.Sign
 	}
+	fields := envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields)
+	if err := h.documentItems(r, v, e, rec, fields, "/sign/"+rec.Token, st.ClaveUnicaRUN); err != nil {
+		return err
+	}
+	v.NeedsClaveUnica = st.ClaveUnica()
+	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
+	v.NeedsFEA, v.FEAAvailable = st.FAOHash(), h.Ceremony.FEA != nil
+	v.Digest = st.Digest
+	if st.FEA != nil && st.FEA.Digest == st.Digest {
+		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
+	}
+	if f := h.accountFacts(r, st, rec); len(f.Methods) > 0 && h.Accounts != nil {
+		v.Account = newAccountPanel(t, f, rec.Token)
+		// Any one method completes: another one proved (Clave Única, FAO_HASH) is as good.
+		other := (st.Offers(envelope.ActionAuthClaveUnica) && v.ClaveUnicaRUN != "") || (st.Offers(envelope.ActionAuthFAOHash) && v.FEAVerified)
+		v.ActionPending = !v.Account.Proved && !other
+	}
+	meta, err := json.Marshal(map[string]any{
+		"token": rec.Token,
+		"text":  scriptTexts(t),
+	})
+	if err != nil {
+		return err
+	}
+	v.Meta = template.JS(meta)
+	return nil
+}
+
+// roleAction is the page's heading and the completing button's name for a recipient of role.
+func roleAction(t Text, role envelope.Role) (heading, action string) {
+	switch role {
+	case envelope.RoleApprover:
+		return t.TitleApprove, t.Approve
+	case envelope.RoleViewer:
+		return t.TitleView, t.MarkViewed
+	case envelope.RoleAssistant:
+		return t.TitleAssist, t.Complete
+	default:
+		return t.TitleSign, t.Sign
+	}
+}
+
+// scriptTexts are the words the page's script shows.
+func scriptTexts(t Text) map[string]string {
+	return map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
+		"errorHeading": t.ErrorHeading, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
+		"passkeyCancelled": t.PasskeyCancelled, "passkeysUnsupported": t.PasskeysUnsupported}
+}
+
+// documentItems fills v with how the signature may be given, the envelope's link attachments,
+// the document's items and pages (their images under base, the page's path) and on them fields,
+// those recipient rec fills, each labelled with whose it is; verifiedRUN, when a Clave Única
+// login gave one, is what its RUT_FIRMADO fields will hold.
+func (h *Handler) documentItems(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, fields []envelope.Field, base, verifiedRUN string) error {
+	t := v.T
 	v.Attachments, v.AttachText = linkAttachments(e.Attachments), attachmentTextFor(t.Lang)
 	v.Draw, v.Type, v.Upload = e.Meta.DrawSignatureEnabled, e.Meta.TypedSignatureEnabled, e.Meta.UploadSignatureEnabled
 	if !v.Draw && !v.Type && !v.Upload {
@@ -241,12 +291,12 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		return err
 	}
 	byItem := map[string][]fieldView{}
-	for _, f := range envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields) {
+	for _, f := range fields {
 		fv := newFieldView(t, f, e.Meta)
 		fv.Label += whose(t, e, rec, f)
-		if f.Type == envelope.FieldRUTFirmado && st.ClaveUnicaRUN != "" {
+		if f.Type == envelope.FieldRUTFirmado && verifiedRUN != "" {
 			// What this browser's completion will fill it with: the RUN it verified.
-			fv.Value, fv.Inserted = st.ClaveUnicaRUN, true
+			fv.Value, fv.Inserted = verifiedRUN, true
 		}
 		if f.Type == envelope.FieldSignature || f.Type == envelope.FieldFreeSignature {
 			v.Signature = true
@@ -269,7 +319,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	for _, it := range pages {
 		iv := itemView{ID: it.ID, Title: it.Title}
 		for i, p := range it.Pages {
-			pv := pageView{Number: i + 1, URL: "/sign/" + rec.Token + "/pages/" + it.ID + "/" + strconv.Itoa(i+1) + ".png", Ratio: 141.4}
+			pv := pageView{Number: i + 1, URL: base + "/pages/" + it.ID + "/" + strconv.Itoa(i+1) + ".png", Ratio: 141.4}
 			if p.Width > 0 {
 				pv.Ratio = p.Height / p.Width * 100
 			}
@@ -282,29 +332,6 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		}
 		v.Items = append(v.Items, iv)
 	}
-	v.NeedsClaveUnica = st.ClaveUnica()
-	v.ClaveUnicaRUN, v.ClaveUnicaName = st.ClaveUnicaRUN, st.ClaveUnicaName
-	v.NeedsFEA, v.FEAAvailable = st.FAOHash(), h.Ceremony.FEA != nil
-	v.Digest = st.Digest
-	if st.FEA != nil && st.FEA.Digest == st.Digest {
-		v.FEAVerified, v.FEARUT = true, st.FEA.RUT
-	}
-	if f := h.accountFacts(r, st, rec); len(f.Methods) > 0 && h.Accounts != nil {
-		v.Account = newAccountPanel(t, f, rec.Token)
-		// Any one method completes: another one proved (Clave Única, FAO_HASH) is as good.
-		other := (st.Offers(envelope.ActionAuthClaveUnica) && v.ClaveUnicaRUN != "") || (st.Offers(envelope.ActionAuthFAOHash) && v.FEAVerified)
-		v.ActionPending = !v.Account.Proved && !other
-	}
-	meta, err := json.Marshal(map[string]any{
-		"token": rec.Token,
-		"text": map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
-			"errorHeading": t.ErrorHeading, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
-			"passkeyCancelled": t.PasskeyCancelled, "passkeysUnsupported": t.PasskeysUnsupported},
-	})
-	if err != nil {
-		return err
-	}
-	v.Meta = template.JS(meta)
 	return nil
 }
 

@@ -107,6 +107,9 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 			return err
 		}
 	}
+	if workflow.GetVersion(ctx, "direct-link-owner-mail", workflow.DefaultVersion, 1) == 1 {
+		r.noticeDirectCreated()
+	}
 	return r.loop(ctx)
 }
 

@@ -16,13 +16,30 @@
 
   // call POSTs body as JSON (no body when it is undefined) to the signing API. A refusal is
   // thrown as an Error with the answer's message, and its code, status and Retry-After.
+  // On a direct link's page (meta.direct) nothing is saved before the visitor submits: values
+  // are kept here, and completing sends them all with the visitor's name and email.
+  var values = {};
   function call(path, body) {
+    if (!meta.direct) { return post(api + path, body); }
+    if (path === "/fields") {
+      values[body.fieldId] = body.value;
+      return Promise.resolve({ inserted: body.value !== null });
+    }
+    return post(meta.direct.submit, {
+      name: $("#visitor-name").value.trim(), email: $("#visitor-email").value.trim(),
+      templateUpdatedAt: meta.direct.templateUpdatedAt,
+      externalId: new URLSearchParams(window.location.search).get("externalId") || undefined,
+      fields: Object.keys(values).map(function (id) { return { fieldId: Number(id), value: values[id] }; })
+    });
+  }
+
+  function post(url, body) {
     var init = { method: "POST", credentials: "same-origin", headers: {} };
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    return fetch(api + path, init).then(function (res) {
+    return fetch(url, init).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
         if (!res.ok) {
           var msg = data.message || meta.text.errorHeading;
@@ -280,7 +297,8 @@
     }, function (err) { say("action-error", err.message); button.disabled = false; embed.error(); });
   });
 
-  $("#reject").addEventListener("click", function () {
+  var rejectButton = $("#reject");
+  if (rejectButton) rejectButton.addEventListener("click", function () {
     var button = this;
     var reason = $("#reason").value.trim();
     button.disabled = true; say("reject-error", meta.text.working);

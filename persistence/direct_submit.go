@@ -1,0 +1,149 @@
+// A direct link's visitor signing: the document made for them, in one transaction.
+
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// DirectSubmission is a visitor's signing through a direct link: the document made from its
+// template (Document: the template's items, recipients, fields and meta, the direct recipient
+// carrying the visitor's name and email, at DirectIndex of the recipients), the values the
+// visitor gave, keyed by the template field's id (FieldIDs: the template ids of the direct
+// recipient's fields, in the order of its Document fields), and the template's updatedAt as the
+// page showed it.
+type DirectSubmission struct {
+	Token             string
+	TemplateUpdatedAt time.Time
+	Document          NewEnvelope
+	DirectIndex       int
+	FieldIDs          []int64
+	Values            map[int64]*FieldValue
+	Actor             envelope.Actor
+	Checks            EditChecks
+}
+
+// SubmitDirectLink records a visitor's signing through a direct link, all or nothing: under the
+// template's row lock, with the link still enabled and the template unchanged since the page
+// showed it (else INVALID_REQUEST: reload), it creates the DOCUMENT (source
+// TEMPLATE_DIRECT_LINK, DOCUMENT_CREATED naming the visitor), checks it may be sent
+// (checkSendable), moves it to PENDING (DOCUMENT_SENT), marks the visitor's recipient OPENED,
+// writes each value the visitor gave to its field (DOCUMENT_FIELD_INSERTED), and completes the
+// visitor's recipient as a signing completes (CompleteRecipient: DOCUMENT_RECIPIENT_COMPLETED
+// with the documents shown). Starting the document's workflow is the caller's part.
+func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*envelope.Envelope, error) {
+	var created *envelope.Envelope
+	err := s.InTx(ctx, func(tx *Tx) error {
+		link, err := scanDirectLink(tx.q.QueryRow(ctx, `SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.token = $1`, in.Token))
+		if err != nil {
+			return notFound(err, "Direct link")
+		}
+		if err := tx.lockEnvelopeRow(ctx, link.EnvelopeID); err != nil {
+			return err
+		}
+		var updatedAt time.Time
+		var owner envelope.Member
+		if err := tx.q.QueryRow(ctx, `SELECT updated_at, user_id, team_id FROM envelopes WHERE id = $1 AND deleted_at IS NULL`, link.EnvelopeID).
+			Scan(&updatedAt, &owner.UserID, &owner.TeamID); err != nil {
+			return notFound(err, "Direct link")
+		}
+		if !link.Enabled {
+			return envelope.Errorf(envelope.CodeLinkEnded, "This direct link is disabled")
+		}
+		if !updatedAt.Equal(in.TemplateUpdatedAt) {
+			return envelope.Errorf(envelope.CodeInvalidRequest, "The template changed since this page was loaded; reload the page")
+		}
+		id, err := tx.CreateEnvelope(ctx, owner, in.Document, in.Actor)
+		if err != nil {
+			return err
+		}
+		if created, err = tx.GetEnvelope(ctx, ScopeOf(owner), id); err != nil {
+			return err
+		}
+		if err := in.Checks.checkSendable(ctx, tx, created); err != nil {
+			return err
+		}
+		cur, err := tx.lockSnapshot(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.markDraftPending(ctx, cur); err != nil {
+			return err
+		}
+		visitor := created.Recipients[in.DirectIndex]
+		if err := tx.markOpened(ctx, visitor, in.Actor); err != nil {
+			return err
+		}
+		if err := tx.fillDirectFields(ctx, in, visitor); err != nil {
+			return err
+		}
+		if _, err := tx.q.Exec(ctx, `INSERT INTO direct_link_documents (envelope_id, template_envelope_id, visitor_recipient_id) VALUES ($1, $2, $3)`,
+			id, link.EnvelopeID, visitor.ID); err != nil {
+			return fmt.Errorf("record the direct link of %s: %w", id, err)
+		}
+		if _, err := tx.completeRecipient(ctx, CompleteInput{RecipientCompletion: envelope.RecipientCompletion{
+			EnvelopeID: id, RecipientID: visitor.ID, Actor: in.Actor, Now: time.Now()}}); err != nil {
+			return err
+		}
+		created, err = tx.GetEnvelope(ctx, ScopeOf(owner), id)
+		return err
+	})
+	return created, err
+}
+
+// fillDirectFields writes the visitor's values: the direct recipient's fields of the new
+// document follow the template's in order, so the n-th of the Document's fields of the visitor
+// is the n-th created (FieldIDs).
+func (tx *Tx) fillDirectFields(ctx context.Context, in DirectSubmission, visitor envelope.Recipient) error {
+	rows, err := tx.q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.recipient_id = $1 ORDER BY f.id`, visitor.ID)
+	if err != nil {
+		return fmt.Errorf("read the visitor's fields: %w", err)
+	}
+	var fields []envelope.Field
+	for rows.Next() {
+		f, err := scanField(rows)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("read the visitor's fields: %w", err)
+		}
+		fields = append(fields, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the visitor's fields: %w", err)
+	}
+	if len(in.FieldIDs) != len(fields) {
+		return fmt.Errorf("direct recipient has %d fields, its template recipient %d", len(fields), len(in.FieldIDs))
+	}
+	for i, id := range in.FieldIDs {
+		v, ok := in.Values[id]
+		if !ok || v == nil {
+			continue
+		}
+		if _, err := tx.setFieldValue(ctx, visitor, visitor, fields[i], v, "", in.Actor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// directVisitor is the recipient a direct link's visitor became in document id, 0 for a
+// document not made through a direct link.
+func directVisitor(ctx context.Context, q querier, id string) (int64, error) {
+	var visitor int64
+	err := q.QueryRow(ctx, `SELECT visitor_recipient_id FROM direct_link_documents WHERE envelope_id = $1`, id).Scan(&visitor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the direct link of %s: %w", id, err)
+	}
+	return visitor, nil
+}
