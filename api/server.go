@@ -169,6 +169,7 @@ func (s *Server) v2Routes() chi.Router {
 		r.Use(s.limitByKey)
 		s.envelopeRoutes(r)
 		s.webhookRoutes(r)
+		s.bulkSendRoutes(r)
 	})
 	return r
 }

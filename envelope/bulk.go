@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -51,6 +52,12 @@ type BulkRow struct {
 	Recipients    []BulkRecipient `json:"recipients"`
 	PrefillFields []Prefill       `json:"prefillFields,omitempty"`
 	ExternalID    *string         `json:"externalId,omitempty"`
+}
+
+// BulkRowRef names one row of a bulk send: its job and its index (0-based).
+type BulkRowRef struct {
+	JobID string
+	Index int
 }
 
 // CheckBulkRowCount records a problem at path when a bulk send has no rows or more than
@@ -195,4 +202,12 @@ func hasField(fs []Field, id int64) bool {
 		}
 	}
 	return false
+}
+
+// BulkRowFinal reports whether err ends a row FAILED rather than being tried again: a domain
+// error (bad input, the mail quota, a template that changed or is gone) other than
+// SERVICE_UNAVAILABLE, which a later attempt may pass.
+func BulkRowFinal(err error) bool {
+	var de *Error
+	return errors.As(err, &de) && de.Code != CodeUnavailable && de.Code != CodeInternal
 }

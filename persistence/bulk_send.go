@@ -45,6 +45,7 @@ type BulkRowRecord struct {
 	EnvelopeID string
 	Status     envelope.BulkRowStatus
 	Error      *string
+	Made       bool // the document exists
 }
 
 // BulkCounts are how many rows of a job are in each state.
@@ -120,12 +121,12 @@ func (s *Store) BulkJob(ctx context.Context, id string) (BulkJob, error) {
 	return j, notFound(err, "Bulk send")
 }
 
-const bulkRowColumns = `row_index, input, envelope_id, status, error`
+const bulkRowColumns = `row_index, input, envelope_id, status, error, EXISTS (SELECT 1 FROM envelopes e WHERE e.id = envelope_id)`
 
 func scanBulkRow(row pgx.Row) (BulkRowRecord, error) {
 	var r BulkRowRecord
 	var in []byte
-	if err := row.Scan(&r.Index, &in, &r.EnvelopeID, &r.Status, &r.Error); err != nil {
+	if err := row.Scan(&r.Index, &in, &r.EnvelopeID, &r.Status, &r.Error, &r.Made); err != nil {
 		return r, err
 	}
 	return r, json.Unmarshal(in, &r.Input)

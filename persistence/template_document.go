@@ -78,3 +78,37 @@ func TemplateRecipients(p *envelope.Problems, tpl *envelope.Envelope, meta envel
 	}
 	return out
 }
+
+// BulkDocument is the DOCUMENT row makes from template tpl (with its items' documents, in
+// order), as POST /envelope/use makes one: the row's emails and names (an empty one keeps the
+// template's), prefills and external id; the template's attachments. Bad values go to p.
+func BulkDocument(p *envelope.Problems, tpl *envelope.Envelope, items []ItemDocument, row envelope.BulkRow) NewEnvelope {
+	var ne NewEnvelope
+	itemIndex := map[string]int{}
+	for i, it := range items {
+		itemIndex[it.ID] = i
+		ne.Items = append(ne.Items, it.Document)
+	}
+	ne.Envelope = TemplateDocument(tpl)
+	ne.Envelope.ExternalID = row.ExternalID
+	uses := map[int64]TemplateRecipientUse{}
+	for j, r := range row.Recipients {
+		u := TemplateRecipientUse{Path: envelope.Join("recipients", j)}
+		if r.Email != "" {
+			u.Email = &r.Email
+		}
+		if r.Name != "" {
+			u.Name = &r.Name
+		}
+		uses[r.ID] = u
+	}
+	prefills := map[int64]TemplatePrefillUse{}
+	for j, pf := range row.PrefillFields {
+		if pf.ID != nil {
+			prefills[*pf.ID] = TemplatePrefillUse{Path: envelope.Join("prefillFields", j), Prefill: pf}
+		}
+	}
+	ne.Recipients = TemplateRecipients(p, tpl, ne.Envelope.Meta, itemIndex, uses, prefills)
+	ne.Attachments = append(ne.Attachments, tpl.Attachments...)
+	return ne
+}
