@@ -3,7 +3,6 @@ package envelope
 import (
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -78,11 +77,12 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 	before := p.Len()
 	cols := make([]bulkColumn, len(header))
 	seen := map[string]bool{}
+	prefilled := map[int64]string{} // field id: the column that prefills it
 	for i, h := range header {
-		h = strings.TrimSpace(h)
 		if i == 0 {
 			h = strings.TrimPrefix(h, "\ufeff")
 		}
+		h = strings.TrimSpace(h)
 		header[i] = h
 		if seen[h] {
 			p.Add(path, "column %q appears twice", h)
@@ -105,6 +105,11 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 			p.Add(path, "column %q: a %s field cannot be prefilled from a CSV", h, f.Type)
 			continue
 		}
+		if other, twice := prefilled[f.ID]; twice {
+			p.Add(path, "column %q prefills field %d, as column %q does", h, f.ID, other)
+			continue
+		}
+		prefilled[f.ID] = h
 		cols[i] = bulkColumn{field: &f}
 	}
 	for i := range tpl {
@@ -150,6 +155,3 @@ func bulkRowOf(rec []string, cols []bulkColumn, tpl []Recipient) BulkRow {
 	}
 	return row
 }
-
-// BulkRowLabel names row i (0-based) of a job for people: "row 3".
-func BulkRowLabel(i int) string { return fmt.Sprintf("row %d", i+1) }
