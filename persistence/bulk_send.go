@@ -112,13 +112,19 @@ func scanBulkJob(row pgx.Row) (BulkJob, error) {
 // TeamBulkJob returns team teamID's job id; another team's is NOT_FOUND.
 func (s *Store) TeamBulkJob(ctx context.Context, teamID int64, id string) (BulkJob, error) {
 	j, err := scanBulkJob(s.pool.QueryRow(ctx, `SELECT `+bulkJobColumns+` FROM bulk_send_jobs WHERE id = $1 AND team_id = $2`, id, teamID))
-	return j, notFound(err, "Bulk send")
+	if err != nil {
+		return j, notFound(err, "Bulk send")
+	}
+	return j, nil
 }
 
 // BulkJob returns the job id, whoever's it is (for the workflow's activities).
 func (s *Store) BulkJob(ctx context.Context, id string) (BulkJob, error) {
 	j, err := scanBulkJob(s.pool.QueryRow(ctx, `SELECT `+bulkJobColumns+` FROM bulk_send_jobs WHERE id = $1`, id))
-	return j, notFound(err, "Bulk send")
+	if err != nil {
+		return j, notFound(err, "Bulk send")
+	}
+	return j, nil
 }
 
 const bulkRowColumns = `row_index, input, envelope_id, status, error, EXISTS (SELECT 1 FROM envelopes e WHERE e.id = envelope_id)`
@@ -135,7 +141,10 @@ func scanBulkRow(row pgx.Row) (BulkRowRecord, error) {
 // BulkRow returns row index of job jobID.
 func (s *Store) BulkRow(ctx context.Context, jobID string, index int) (BulkRowRecord, error) {
 	r, err := scanBulkRow(s.pool.QueryRow(ctx, `SELECT `+bulkRowColumns+` FROM bulk_send_rows WHERE job_id = $1 AND row_index = $2`, jobID, index))
-	return r, notFound(err, "Bulk send row")
+	if err != nil {
+		return r, notFound(err, "Bulk send row")
+	}
+	return r, nil
 }
 
 // BulkRows returns up to limit rows of job jobID from offset, in order.
