@@ -35,7 +35,8 @@ type bulkSendInput struct {
 // bulkSend answers POST /template/bulk-send: JSON {templateId, rows, distributeDocument}, or
 // multipart/form-data with templateId, distributeDocument and a CSV file (envelope.ParseBulkCSV).
 // The caller must be allowed to use the template (as POST /envelope/use). The job and its rows
-// are stored in one transaction, its workflow started, and the answer is 202 with the job's id;
+// are stored in one transaction, its workflow started, and the answer is 200 with the job's id
+// at once (200, as every Documenso v2 answer, though the work goes on);
 // GET /template/bulk-send/{jobId} shows its progress. A malformed request is a 400 naming the
 // row and the column; a row that is only bad is taken and recorded FAILED.
 func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +74,7 @@ func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": id, "id": id, "templateId": tpl.ID,
+	writeJSON(w, http.StatusOK, map[string]any{"jobId": id, "id": id, "templateId": tpl.ID,
 		"status": envelope.BulkJobProcessing, "total": len(in.Rows)})
 }
 

@@ -82,7 +82,7 @@ func OpenAPI() map[string]any {
 			return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 		}
 		paths := obj{}
-		for _, op := range append(operations(), webhookOperations()...) {
+		for _, op := range append(append(operations(), webhookOperations()...), bulkSendOperations()...) {
 			item, _ := paths[op.path].(obj)
 			if item == nil {
 				item = obj{}
