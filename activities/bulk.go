@@ -3,6 +3,9 @@ package activities
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/mail"
@@ -30,6 +33,8 @@ type BulkSend struct {
 // workflow. A row no retry would help (BulkRowProblem, a value a field refuses, the quota, a
 // template gone: envelope.BulkRowFinal) is recorded FAILED with its reason and not retried.
 func (a *Activities) BulkSendRow(ctx context.Context, ref envelope.BulkRowRef) (envelope.BulkRowStatus, error) {
+	stop := heartbeat(ctx, BulkHeartbeat)
+	defer stop()
 	job, err := a.Store.BulkJob(ctx, ref.JobID)
 	if err != nil {
 		return "", err
@@ -59,6 +64,32 @@ func (a *Activities) BulkSendRow(ctx context.Context, ref envelope.BulkRowRef) (
 		return "", err
 	}
 	return envelope.BulkRowSent, nil
+}
+
+// BulkHeartbeat is how often a row's attempt tells Temporal it is alive (well within the
+// workflow's heartbeat timeout, 10 s).
+const BulkHeartbeat = 2 * time.Second
+
+// heartbeat records a heartbeat of the activity running in ctx every period until stop is
+// called; outside an activity it does nothing.
+func heartbeat(ctx context.Context, period time.Duration) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // bulkRowFailed records the row FAILED when err is final, or returns err to be retried.

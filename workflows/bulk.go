@@ -27,11 +27,15 @@ import (
 
 const (
 	// BulkConcurrency is how many rows of a job are worked on at once.
-	BulkConcurrency = 16
+	BulkConcurrency = 20
 	// BulkRowsPerRun is how many rows one run takes before it continues as new (about three
 	// events each).
 	BulkRowsPerRun = 250
 )
+
+// BulkHeartbeatTimeout is how long a row's attempt may go without a heartbeat before Temporal
+// takes it for lost and tries again.
+const BulkHeartbeatTimeout = 10 * time.Second
 
 // BulkSendInput starts a bulk send's workflow, or continues it from row Next.
 type BulkSendInput struct {
@@ -46,10 +50,13 @@ type BulkSendInput struct {
 func BulkSendWorkflowID(jobID string) string { return "bulk-" + jobID }
 
 // bulkActivity are the options of the bulk send's activities: a row's attempt makes one
-// document and waits at most for its distribute (SOBRE_TEMPORAL_CALL_TIMEOUT); failures that
-// are not the row's (the database, Temporal away) are retried until they pass.
+// document and waits at most for its distribute (SOBRE_TEMPORAL_CALL_TIMEOUT); it heartbeats
+// while it runs (activities.BulkHeartbeat), so the attempt of a worker that died is retried
+// elsewhere within BulkHeartbeatTimeout. Failures that are not the row's (the database, Temporal
+// away) are retried until they pass.
 var bulkActivity = workflow.ActivityOptions{
 	StartToCloseTimeout: 2 * time.Minute,
+	HeartbeatTimeout:    BulkHeartbeatTimeout,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    time.Second,
 		BackoffCoefficient: 2,
