@@ -35,8 +35,8 @@ type bulkSendInput struct {
 // bulkSend answers POST /template/bulk-send: JSON {templateId, rows, distributeDocument}, or
 // multipart/form-data with templateId, distributeDocument and a CSV file (envelope.ParseBulkCSV).
 // The caller must be allowed to use the template (as POST /envelope/use). The job and its rows
-// are stored in one transaction, its workflow started, and the answer is 200 with the job's id
-// at once (200, as every Documenso v2 answer, though the work goes on);
+// are stored in one transaction, its workflow started (startBulkSend), and the answer is 200
+// with the job's id at once (200, as every Documenso v2 answer, though the work goes on);
 // GET /template/bulk-send/{jobId} shows its progress. A malformed request is a 400 naming the
 // row and the column; a row that is only bad is taken and recorded FAILED.
 func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
@@ -70,10 +70,9 @@ func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.flows.StartBulkSend(r.Context(), id, m.TeamID, len(in.Rows)); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+	// The job is stored: the caller gets its id even when its workflow could not start now
+	// (answering an error would have it sent twice); reading its progress starts it.
+	s.startBulkSend(r, id, m.TeamID, len(in.Rows))
 	writeJSON(w, http.StatusOK, map[string]any{"jobId": id, "id": id, "templateId": tpl.ID,
 		"status": envelope.BulkJobProcessing, "total": len(in.Rows)})
 }
@@ -181,6 +180,14 @@ func (s *Server) bulkTemplate(r *http.Request, p *envelope.Problems, raw json.Ra
 	return tpl, nil
 }
 
+// startBulkSend starts job id's workflow unless it runs or ran (workflows.Client.StartBulkSend);
+// a failure is logged, and the next read of the job's progress tries again.
+func (s *Server) startBulkSend(r *http.Request, id string, teamID int64, total int) {
+	if err := s.flows.StartBulkSend(r.Context(), id, teamID, total); err != nil {
+		s.log.WarnContext(r.Context(), "bulk send not started; the next read of its progress starts it", "job", id, "err", err)
+	}
+}
+
 // bulkRowView is one row as GET /template/bulk-send/{jobId} shows it: its number (1-based, as
 // in the CSV), status, document (once made) and error.
 type bulkRowView struct {
@@ -204,6 +211,9 @@ func (s *Server) getBulkSend(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if job.Status == envelope.BulkJobProcessing {
+		s.startBulkSend(r, job.ID, job.TeamID, job.Total)
 	}
 	counts, err := s.store.BulkCounts(r.Context(), job.ID)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/mail"
+	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/worker"
 	"github.com/sobre-sign/sobre/workflows"
 )
@@ -286,4 +287,24 @@ func (a *testAPI) count(sql string, args ...any) int {
 		a.t.Fatal(err)
 	}
 	return n
+}
+
+// A job stored whose workflow never started (the API died between the two) is started by the
+// first read of its progress, and completes.
+func TestBulkSendStartedByItsProgress(t *testing.T) {
+	a, _ := newBulkTestAPI(t)
+	key := a.key("Bulk", "owner@bulk.test", envelope.TeamRoleAdmin)
+	tpl := a.bulkTemplate(key)
+	m, err := a.store.EnsureMember(context.Background(), "Bulk", "owner@bulk.test", "", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := a.store.CreateBulkJob(context.Background(), persistence.NewBulkJob{Member: m, Actor: envelope.MemberActor(m, "", ""),
+		TemplateID: tpl, Rows: []envelope.BulkRow{{Recipients: []envelope.BulkRecipient{{ID: a.templateRecipient(key, tpl), Email: "a@bulk.test"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.waitBulk(key, id); got["created"] != 1.0 || got["sent"] != 0.0 {
+		t.Errorf("progress: %v", got)
+	}
 }
