@@ -211,22 +211,12 @@ func (a *Activities) bulkErrors(ctx context.Context, jobID string) ([]string, er
 	return out, nil
 }
 
-// sendOnce sends msg unless the mail log records it sent (or refused) already, under a claim
-// held by this attempt: the way SendNotice sends, for a mail that is about no recipient (subject
-// names what it is about, in the log's envelope column).
+// sendOnce sends msg once, under the mail log's claim (claim) as SendNotice sends, for a mail
+// about no envelope (subject names what it is about, in the log's envelope column).
 func (a *Activities) sendOnce(ctx context.Context, msg mail.Message, subject, kind string) error {
-	owner, lease := claimant(ctx)
-	state, err := a.Store.ClaimMail(ctx, persistence.MailClaim{MessageID: msg.ID, EnvelopeID: subject, Kind: kind, To: msg.To, Owner: owner, Lease: lease})
-	if err != nil {
+	owner, send, err := a.claim(ctx, persistence.MailClaim{MessageID: msg.ID, EnvelopeID: subject, Kind: kind, To: msg.To}, nil)
+	if err != nil || !send {
 		return err
-	}
-	switch state {
-	case persistence.MailSent, persistence.MailFailed:
-		return nil
-	case persistence.MailHeld:
-		return fmt.Errorf("mail %s is being sent by another attempt; trying again later", msg.ID)
-	case persistence.MailTransmitting:
-		return a.Store.MailSent(ctx, msg.ID, nil, "unconfirmed: the attempt handing it to the relay ended")
 	}
 	if err := a.Mail.Send(ctx, msg, func() error { return a.Store.MailTransmitting(ctx, msg.ID, owner) }); err != nil {
 		if ref, ok := mail.Refused(err); ok && ref.Permanent() {

@@ -6,61 +6,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/envelope"
-	"github.com/sobre-sign/sobre/internal/temporaltest"
-	"github.com/sobre-sign/sobre/mail"
 	"github.com/sobre-sign/sobre/persistence"
-	"github.com/sobre-sign/sobre/worker"
-	"github.com/sobre-sign/sobre/workflows"
 )
 
-// newBulkTestAPI is a server with a real worker whose bulk send distributes through the
-// workflows client, as `sobre worker` wires it; it returns the activities too.
+// newBulkTestAPI is newTestAPIWithWorkflows, and its worker's activities.
 func newBulkTestAPI(tb testing.TB) (*testAPI, *activities.Activities) {
-	a := newTestAPI(tb)
-	smtpURL := os.Getenv("SOBRE_TEST_SMTP_URL")
-	if smtpURL == "" {
-		tb.Skip("SOBRE_TEST_SMTP_URL not set")
-	}
-	c := temporaltest.Client(tb, nil)
-	queue := temporaltest.TaskQueue(tb)
-	sender, err := mail.NewSender(smtpURL, "Sobre <no-reply@sobre.test>")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	flows := &workflows.Client{Temporal: c, TaskQueue: queue}
-	cfg := unlimited(testConfig(tb))
-	cer := testCeremony(tb, a.store, sender, cfg.PublicURL, newTestFEA(tb))
-	acts := &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", MailHost: "sobre.test", Log: log, Seal: testSeal(tb),
-		Bulk: activities.BulkSend{Distribute: flows.Distribute, Signable: cer.CheckSignable}}
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: acts})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(w.Stop)
-	server, err := NewServer(Deps{Config: cfg, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})), Store: a.store, Registry: prometheus.NewRegistry(), Workflows: flows, Ceremony: cer})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a.srv.Config.Handler = server.Handler()
-	a.server = server
-	return a, acts
+	a := newTestAPIWithWorkflows(tb)
+	return a, a.acts
 }
 
 // bulkTemplate makes a TEMPLATE with one signer (a signature and a text field labelled
@@ -90,17 +52,7 @@ func (a *testAPI) bulkCSV(key, templateID, csv string, distribute bool) (int, ma
 	fw, _ := w.CreateFormFile("file", "rows.csv")
 	io.WriteString(fw, csv)
 	w.Close()
-	req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/template/bulk-send", &b)
-	req.Header.Set("Authorization", key)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return a.postMultipart("/api/v2/template/bulk-send", key, &b, w.FormDataContentType())
 }
 
 // waitBulk polls the job until it is COMPLETED and returns its last read.

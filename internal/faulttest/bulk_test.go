@@ -81,12 +81,18 @@ func (s *system) bulkTemplate() string {
 		map[string]any{"email": "placeholder@" + s.domain, "name": "Firmante", "role": "SIGNER",
 			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5}}},
 	}}
+	return s.createFrom(payload, testpdf.Minimal("Masivo"))
+}
+
+// createFrom makes an envelope of payload over the PDF doc and returns its id.
+func (s *system) createFrom(payload map[string]any, doc []byte) string {
+	s.t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	raw, _ := json.Marshal(payload)
 	_ = w.WriteField("payload", string(raw))
 	fw, _ := w.CreateFormFile("files", "a.pdf")
-	_, _ = fw.Write(testpdf.Minimal("Masivo"))
+	_, _ = fw.Write(doc)
 	_ = w.Close()
 	return s.postMultipart("/api/v2/envelope/create", &body, w.FormDataContentType())["id"].(string)
 }
