@@ -60,7 +60,7 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	cer := testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)
 	// The bulk send distributes through the workflows client, as `sobre worker` wires it.
 	a.acts = &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log, Seal: testSeal(tb),
-		Bulk: activities.BulkSend{Distribute: flows.Distribute, Signable: cer.CheckSignable}}
+		Bulk: activities.BulkSend{Distribute: flows.Distribute, Signable: cer.CheckSignable, MailQuota: cfg.MailQuota}}
 	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: a.acts})
 	if err != nil {
 		tb.Fatal(err)

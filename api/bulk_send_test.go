@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/activities"
+	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 )
@@ -258,5 +259,34 @@ func TestBulkSendStartedByItsProgress(t *testing.T) {
 	}
 	if got := a.waitBulk(key, id); got["created"] != 1.0 || got["sent"] != 0.0 {
 		t.Errorf("progress: %v", got)
+	}
+}
+
+// The mail quota applies to each row as to a distribute: once the team's mails of the last 24
+// hours reach it, the next rows are FAILED with the quota's reason.
+func TestBulkSendRowsPastTheMailQuota(t *testing.T) {
+	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 1
+	})
+	key := a.key("Bulk", "owner@bulk.test", envelope.TeamRoleAdmin)
+	tpl := a.bulkTemplate(key)
+	status, out := a.bulkCSV(key, tpl, "recipient_1_email\nuno@bulk.test\n", true)
+	if status != http.StatusOK {
+		t.Fatalf("bulk send: %d %v", status, out)
+	}
+	if got := a.waitBulk(key, out["jobId"].(string)); got["sent"] != 1.0 {
+		t.Fatalf("first job: %v", got)
+	}
+	status, out = a.bulkCSV(key, tpl, "recipient_1_email\ndos@bulk.test\ntres@bulk.test\n", true)
+	if status != http.StatusOK {
+		t.Fatalf("bulk send: %d %v", status, out)
+	}
+	got := a.waitBulk(key, out["jobId"].(string))
+	if got["failed"] != 2.0 || got["created"] != 0.0 {
+		t.Fatalf("second job: %v", got)
+	}
+	if e := got["rows"].([]any)[0].(map[string]any)["error"].(string); !strings.Contains(e, "quota") {
+		t.Errorf("row 1's error: %q", e)
 	}
 }
