@@ -17,7 +17,9 @@ import (
 	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/workflows"
 )
 
 // newBulkTestAPI is newTestAPIWithWorkflows, and its worker's activities.
@@ -128,6 +130,14 @@ func TestBulkSendCSV(t *testing.T) {
 	}
 	if text != "Acme" {
 		t.Errorf("row 1's Company field: %q, want Acme", text)
+	}
+	// The job's workflow is findable in the Temporal Web UI by its id and TeamId.
+	desc, err := temporaltest.Client(t, nil).DescribeWorkflow(context.Background(), workflows.BulkSendWorkflowID(jobID), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team, _ := desc.TypedSearchAttributes.GetKeyword(workflows.AttrTeamID); team == "" {
+		t.Errorf("workflow %s has no TeamId", workflows.BulkSendWorkflowID(jobID))
 	}
 	other := a.key("Other", "other@bulk.test", envelope.TeamRoleAdmin)
 	if status, body := a.do("GET", "/api/v2/template/bulk-send/"+jobID, other, ""); status != 404 {
