@@ -36,6 +36,8 @@ type Activities struct {
 	// WebhookMetrics counts webhook attempts and calls given up (NewWebhookMetrics); nil counts
 	// nothing.
 	WebhookMetrics *WebhookMetrics
+	// Bulk is what the bulk send's activities need (BulkSendRow).
+	Bulk BulkSend
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its

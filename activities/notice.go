@@ -59,6 +59,30 @@ func claimant(ctx context.Context) (owner string, lease time.Duration) {
 	return owner, info.StartToCloseTimeout + claimLease
 }
 
+// claim claims mail c for the attempt running in ctx (claimant) and answers whether it is to
+// send it now: a mail an earlier attempt sent or that the relay refused is not sent again; one
+// whose claim another attempt holds is an error, retried later; one an ended attempt was handing
+// to the relay may have been delivered, so it is taken as sent, unconfirmed (with mark, for a
+// request or a reminder), and not sent again.
+func (a *Activities) claim(ctx context.Context, c persistence.MailClaim, mark *envelope.Sent) (owner string, send bool, err error) {
+	c.Owner, c.Lease = claimant(ctx)
+	state, err := a.Store.ClaimMail(ctx, c)
+	if err != nil {
+		return c.Owner, false, err
+	}
+	switch state {
+	case persistence.MailSent, persistence.MailFailed:
+		return c.Owner, false, nil
+	case persistence.MailHeld:
+		return c.Owner, false, fmt.Errorf("mail %s is being sent by another attempt; trying again later", c.MessageID)
+	case persistence.MailTransmitting:
+		a.Log.WarnContext(ctx, "mail may or may not have been delivered by an attempt that ended; taken as sent, not sent again",
+			"message_id", c.MessageID, "envelope", c.EnvelopeID, "kind", c.Kind)
+		return c.Owner, false, a.Store.MailSent(ctx, c.MessageID, mark, "unconfirmed: the attempt handing it to the relay ended")
+	}
+	return c.Owner, true, nil
+}
+
 // SendNotice renders and sends a notice once, and records it: for a request or a reminder
 // (n.Mark), the recipient SENT and EMAIL_SENT in the transaction that records the mail sent.
 //   - A notice recorded sent or refused is not sent again, so a retried activity never mails
@@ -94,20 +118,9 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 		}
 		return nil
 	}
-	owner, lease := claimant(ctx)
-	state, err := a.Store.ClaimMail(ctx, persistence.MailClaim{MessageID: msg.ID, EnvelopeID: n.EnvelopeID, Kind: string(n.Kind), To: msg.To, Owner: owner, Lease: lease})
-	if err != nil {
+	owner, send, err := a.claim(ctx, persistence.MailClaim{MessageID: msg.ID, EnvelopeID: n.EnvelopeID, Kind: string(n.Kind), To: msg.To}, n.Mark)
+	if err != nil || !send {
 		return err
-	}
-	switch state {
-	case persistence.MailSent, persistence.MailFailed:
-		return nil
-	case persistence.MailHeld:
-		return fmt.Errorf("mail %s is being sent by another attempt; trying again later", msg.ID)
-	case persistence.MailTransmitting:
-		a.Log.WarnContext(ctx, "mail may or may not have been delivered by an attempt that ended; taken as sent, not sent again",
-			"message_id", msg.ID, "envelope", n.EnvelopeID, "kind", n.Kind)
-		return a.Store.MailSent(ctx, msg.ID, n.Mark, "unconfirmed: the attempt handing it to the relay ended")
 	}
 	if n.Attach {
 		if msg.Attachments, err = a.attachments(ctx, n.EnvelopeID); err != nil {

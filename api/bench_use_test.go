@@ -53,8 +53,15 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log,
-		Activities: &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log, Seal: testSeal(tb)}})
+	cfg := testConfig(tb)
+	configure(&cfg)
+	a.fea = newTestFEA(tb)
+	flows := &workflows.Client{Temporal: c, TaskQueue: queue}
+	cer := testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)
+	// The bulk send distributes through the workflows client, as `sobre worker` wires it.
+	a.acts = &activities.Activities{Store: a.store, Mail: sender, PublicURL: "http://sobre.test", Log: log, Seal: testSeal(tb),
+		Bulk: activities.BulkSend{Distribute: flows.Distribute, Signable: cer.CheckSignable, MailQuota: cfg.MailQuota}}
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second, Log: log, Activities: a.acts})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,11 +69,7 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 		tb.Fatal(err)
 	}
 	tb.Cleanup(w.Stop)
-	cfg := testConfig(tb)
-	configure(&cfg)
-	a.fea = newTestFEA(tb)
-	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(),
-		Workflows: &workflows.Client{Temporal: c, TaskQueue: queue}, Ceremony: testCeremony(tb, a.store, sender, cfg.PublicURL, a.fea)})
+	server, err := NewServer(Deps{Config: cfg, Log: log, Store: a.store, Registry: prometheus.NewRegistry(), Workflows: flows, Ceremony: cer})
 	if err != nil {
 		tb.Fatal(err)
 	}

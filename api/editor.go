@@ -27,8 +27,8 @@ func (s *Server) recipientsQuota(ctx context.Context, tx *persistence.Tx, c pers
 	return s.checkMailQuota(ctx, tx, c.After.TeamID, mailsOnRecipientChange(c.Before, c.After, c.Replaced, c.Removed))
 }
 
-// sendQuota refuses sending e whose signing requests (mailsOnDistribute) pass the team's mail
+// sendQuota refuses sending e whose signing requests (envelope.MailsOnDistribute) pass the team's mail
 // quota.
 func (s *Server) sendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
-	return s.checkMailQuota(ctx, tx, e.TeamID, mailsOnDistribute(e))
+	return s.checkMailQuota(ctx, tx, e.TeamID, envelope.MailsOnDistribute(e))
 }

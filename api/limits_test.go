@@ -48,9 +48,15 @@ func multipartBody(t testing.TB, payload any, files map[string][]byte) (io.Reade
 func (a *testAPI) createRaw(key string, payload any, files map[string][]byte) (int, map[string]any) {
 	a.t.Helper()
 	body, ct := multipartBody(a.t, payload, files)
-	req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/envelope/create", body)
+	return a.postMultipart("/api/v2/envelope/create", key, body, ct)
+}
+
+// postMultipart posts a multipart body with the key and decodes the JSON answer.
+func (a *testAPI) postMultipart(path, key string, body io.Reader, contentType string) (int, map[string]any) {
+	a.t.Helper()
+	req, _ := http.NewRequest("POST", a.srv.URL+path, body)
 	req.Header.Set("Authorization", key)
-	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Content-Type", contentType)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		a.t.Fatal(err)

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
@@ -17,9 +16,6 @@ import (
 // envelopes' workflows send on their own (the next signer's request, reminders, completion and
 // owner notices) are counted but never held back, so no envelope already sent stops half-way.
 
-// mailQuotaWindow is the window of SOBRE_MAIL_QUOTA.
-const mailQuotaWindow = 24 * time.Hour
-
 // checkMailQuota refuses a request that would send need mails for team teamID past the quota.
 // A request inside a transaction passes it as tx, and the count runs in it: a handler holding a
 // connection must never wait for a second one (a few at once would take the whole pool and wait
@@ -29,26 +25,9 @@ func (s *Server) checkMailQuota(ctx context.Context, tx *persistence.Tx, teamID 
 		return nil
 	}
 	if tx != nil {
-		return tx.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, mailQuotaWindow)
+		return tx.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, envelope.MailQuotaWindow)
 	}
-	return s.store.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, mailQuotaWindow)
-}
-
-// mailsOnDistribute is how many signing requests distributing e mails now: one to each
-// recipient with an email address who may act now and was not sent it yet (the workflow's
-// sendRequests), none when the envelope is sent by link.
-func mailsOnDistribute(e *envelope.Envelope) int {
-	m := e.Meta
-	if m.DistributionMethod != envelope.DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
-		return 0
-	}
-	n := 0
-	for _, id := range envelope.MayActNow(m.SigningOrder, envelope.Participants(e.Recipients)) {
-		if r := e.Recipient(id); r != nil && r.Email != "" && r.SendStatus != envelope.SendStatusSent {
-			n++
-		}
-	}
-	return n
+	return s.store.CheckMailQuota(ctx, teamID, s.cfg.MailQuota, need, envelope.MailQuotaWindow)
 }
 
 // mailsOnRedistribute is how many mails sending e again to the recipients ids mails: one to each
@@ -71,7 +50,7 @@ func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
 // mailsOnRecipientChange is how many mails the workflow of e, PENDING and now holding after (its
 // recipients changed, not yet committed), sends when it reads the change: a signing request to
 // each recipient who may act now and was not sent one (an added recipient, or one whose turn a
-// change of order or a removal brought: mailsOnDistribute), the request again with its new link
+// change of order or a removal brought: envelope.MailsOnDistribute), the request again with its new link
 // to each listed replaced recipient who was sent one and has not acted (their email or
 // authentication changed), and the "removed" mail to the removed recipient if it was sent the
 // envelope and had not acted. None for an envelope that is not PENDING: nothing was sent yet.
@@ -79,7 +58,7 @@ func mailsOnRecipientChange(e, after *envelope.Envelope, replaced []envelope.Rec
 	if e.Status != envelope.StatusPending || after.Meta.DistributionMethod != envelope.DistributionEmail {
 		return 0
 	}
-	n := mailsOnDistribute(after)
+	n := envelope.MailsOnDistribute(after)
 	if after.Meta.EmailSettings.RecipientSigningRequest {
 		for _, r := range replaced {
 			if r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {

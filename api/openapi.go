@@ -83,7 +83,7 @@ func OpenAPI() map[string]any {
 			return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 		}
 		paths := obj{}
-		for _, op := range slices.Concat(operations(), webhookOperations(), embedOriginOperations(), directLinkOperations()) {
+		for _, op := range slices.Concat(operations(), webhookOperations(), embedOriginOperations(), directLinkOperations(), bulkSendOperations()) {
 			item, _ := paths[op.path].(obj)
 			if item == nil {
 				item = obj{}

@@ -19,6 +19,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	s.embedOriginRoutes(r)
 	s.directLinkRoutes(r)
 	s.directSubmitRoutes(r)
+	s.bulkSendRoutes(r)
 	r.Route("/signing/{token}", s.signingRoutes)
 	routed := map[string]bool{}
 	err := chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -174,6 +174,7 @@ func (s *Server) v2Routes() chi.Router {
 		s.webhookRoutes(r)
 		s.embedOriginRoutes(r)
 		s.directLinkRoutes(r)
+		s.bulkSendRoutes(r)
 	})
 	return r
 }

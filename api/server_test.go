@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sobre-sign/sobre/activities"
 	"github.com/sobre-sign/sobre/auth"
 	"github.com/sobre-sign/sobre/config"
 	"github.com/sobre-sign/sobre/envelope"
@@ -29,7 +30,8 @@ type testAPI struct {
 	store  *persistence.Store
 	keys   *auth.Keys
 	server *Server
-	fea    *testFEA // the certificates the ceremony of newTestAPIWithWorkflows takes
+	fea    *testFEA               // the certificates the ceremony of newTestAPIWithWorkflows takes
+	acts   *activities.Activities // the worker's, with newTestAPIWithWorkflows
 }
 
 func testConfig(t testing.TB) config.Config {

@@ -157,12 +157,8 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 		ne.Items = append(ne.Items, doc)
 	}
 
-	e := envelope.Envelope{
-		Type: envelope.TypeDocument, Source: envelope.SourceTemplate, TemplateID: &tpl.LegacyID,
-		Title: tpl.Title, Visibility: tpl.Visibility, TemplateType: envelope.TemplateTypePrivate,
-		AuthOptions: tpl.AuthOptions, ExternalID: in.ExternalID, FolderID: in.FolderID, FormValues: tpl.FormValues,
-		Meta: tpl.Meta,
-	}
+	e := persistence.TemplateDocument(tpl)
+	e.ExternalID, e.FolderID = in.ExternalID, in.FolderID
 	if in.FormValues != nil {
 		e.FormValues = in.FormValues
 	}
@@ -174,75 +170,45 @@ func (s *Server) documentFromTemplate(r *http.Request, p *envelope.Problems, tpl
 	}
 	ne.Envelope = e
 
-	overrides := map[int64]useRecipientInput{}
+	uses := map[int64]persistence.TemplateRecipientUse{}
 	for i, rin := range in.Recipients {
 		if rin.ID == nil {
 			continue
 		}
+		path := envelope.Join("recipients", i)
 		if tpl.Recipient(*rin.ID) == nil {
-			p.Add(envelope.Join(envelope.Join("recipients", i), "id"), "recipient %d is not in template %s", *rin.ID, tpl.ID)
+			p.Add(envelope.Join(path, "id"), "recipient %d is not in template %s", *rin.ID, tpl.ID)
 			continue
 		}
-		overrides[*rin.ID] = rin
+		if first, twice := uses[*rin.ID]; twice {
+			path = first.Path // the last values, named where they were first given
+		}
+		u := persistence.TemplateRecipientUse{Path: path, Email: rin.Email, Name: rin.Name, SigningOrder: rin.SigningOrder, SetExpectedRUT: rin.ExpectedRut.Set}
+		if rin.ExpectedRut.Set {
+			u.ExpectedRUT = expectedRUT(&envelope.Problems{}, "", rin.ExpectedRut) // checked by validateUsePayload
+		}
+		uses[*rin.ID] = u
 	}
-	prefills := map[int64]envelope.Prefill{}
+	prefills := map[int64]persistence.TemplatePrefillUse{}
 	for i, pf := range in.PrefillFields {
 		if pf.ID == nil {
 			continue
 		}
+		path := envelope.Join("prefillFields", i)
 		found := false
 		for _, f := range tpl.Fields {
 			found = found || f.ID == *pf.ID
 		}
 		if !found {
-			p.Add(envelope.Join(envelope.Join("prefillFields", i), "id"), "field %d is not in template %s", *pf.ID, tpl.ID)
+			p.Add(envelope.Join(path, "id"), "field %d is not in template %s", *pf.ID, tpl.ID)
 			continue
 		}
-		prefills[*pf.ID] = pf
+		if first, twice := prefills[*pf.ID]; twice {
+			path = first.Path // the last value, named where it was first given
+		}
+		prefills[*pf.ID] = persistence.TemplatePrefillUse{Path: path, Prefill: pf}
 	}
-	prefillIndex := func(id int64) int {
-		for i, pf := range in.PrefillFields {
-			if pf.ID != nil && *pf.ID == id {
-				return i
-			}
-		}
-		return 0
-	}
-	for _, tr := range tpl.Recipients {
-		rec := envelope.Recipient{Email: tr.Email, Name: tr.Name, Role: tr.Role, SigningOrder: tr.SigningOrder, AuthOptions: tr.AuthOptions,
-			ExpectedRUT: tr.ExpectedRUT}
-		if o, ok := overrides[tr.ID]; ok {
-			rec.Email = deref(o.Email)
-			if o.Name != nil {
-				rec.Name = *o.Name
-			}
-			if o.SigningOrder != nil {
-				rec.SigningOrder = o.SigningOrder
-			}
-			if o.ExpectedRut.Set {
-				rec.ExpectedRUT = expectedRUT(&envelope.Problems{}, "", o.ExpectedRut) // checked by validateUsePayload
-			}
-		}
-		nr := persistence.NewRecipient{Recipient: rec}
-		for _, f := range tpl.Fields {
-			if f.RecipientID != tr.ID {
-				continue
-			}
-			nf := f
-			nf.ID, nf.EnvelopeItemID, nf.SecondaryID = 0, "", ""
-			if pf, ok := prefills[f.ID]; ok {
-				nf = envelope.ApplyPrefill(p, envelope.Join("prefillFields", prefillIndex(f.ID)), nf, pf, ne.Envelope.Meta)
-			}
-			nr.Fields = append(nr.Fields, persistence.NewField{Field: nf, Item: itemIndex[f.EnvelopeItemID]})
-		}
-		if o, ok := overrides[tr.ID]; ok && o.ExpectedRut.Set {
-			// Checked against the template's auth and fields, as the recipient it becomes.
-			asTemplate := rec
-			asTemplate.ID = tr.ID
-			envelope.CheckExpectedRUT(p, envelope.Join(envelope.Join("recipients", overrideIndex(in, tr.ID)), "expectedRut"), asTemplate, tpl.AuthOptions, tpl.Fields)
-		}
-		ne.Recipients = append(ne.Recipients, nr)
-	}
+	ne.Recipients = persistence.TemplateRecipients(p, tpl, ne.Envelope.Meta, itemIndex, uses, prefills)
 	ne.Attachments = append(ne.Attachments, tpl.Attachments...)
 	for i, ain := range in.Attachments {
 		ne.Attachments = append(ne.Attachments, checkAttachment(p, envelope.Join("attachments", i), ain))
@@ -261,16 +227,6 @@ func pageLayout(pages []persistence.PageSize) [][2]float64 {
 func customIndex(list []envelope.CustomDocument, itemID string) int {
 	for i, c := range list {
 		if c.EnvelopeItemID == itemID {
-			return i
-		}
-	}
-	return 0
-}
-
-// overrideIndex is the index in the use payload's recipients of the one for template recipient id.
-func overrideIndex(in *usePayload, id int64) int {
-	for i, r := range in.Recipients {
-		if r.ID != nil && *r.ID == id {
 			return i
 		}
 	}

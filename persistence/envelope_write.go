@@ -23,6 +23,9 @@ type NewEnvelope struct {
 	// Created replaces the DOCUMENT_CREATED entry (a direct link's names its visitor); nil: the
 	// usual one.
 	Created *envelope.Audit
+	// ID, when set, is the id the envelope gets, decided beforehand (a bulk send's row): a
+	// second create with it fails on the primary key, so it is made once.
+	ID string
 }
 
 func merge(maps ...map[string]any) map[string]any {
@@ -39,7 +42,10 @@ func merge(maps ...map[string]any) map[string]any {
 // the audit entries of its creation, and returns its id.
 func (tx *Tx) CreateEnvelope(ctx context.Context, m envelope.Member, in NewEnvelope, a envelope.Actor) (string, error) {
 	e := in.Envelope
-	e.ID = NewEnvelopeID()
+	e.ID = in.ID
+	if e.ID == "" {
+		e.ID = NewEnvelopeID()
+	}
 	seq, prefix := "document_number_seq", "document_"
 	if e.Type == envelope.TypeTemplate {
 		seq, prefix = "template_number_seq", "template_"

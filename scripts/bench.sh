@@ -9,6 +9,7 @@
 #     the rate without), the outbox alone and with its deliveries; webhook events delivered per
 #     second to a local endpoint;
 #   - POST /envelope/use with distributeDocument, against plain creates of the same envelope;
+#   - a bulk send of 500 rows: rows made and sent per second;
 #   - PDF inspection, placeholder search, normalisation of a 10 MB, 100-page upload, and the
 #     preflight that refuses a decompression bomb;
 #   - the seal, from 1 to 1,000 pages;
@@ -30,6 +31,8 @@ echo "== draft API with 10,000 envelopes (p50/select1: request latency over a SE
 go test -run '^$' -bench 'DraftAPI' -benchtime "${BENCH_REQUESTS:-400x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== documents from a template with 3 recipients, distributed at once (x-create: over plain creates)"
 go test -run '^$' -bench 'UseTemplate' -benchtime "${BENCH_USES:-100x}" ./api | grep -E '^(Benchmark|ok|---)'
+echo "== bulk send: rows made and sent per second, one job from the request to its end (ms-to-accept: the job stored and started)"
+go test -run '^$' -bench 'BulkSend' -benchtime "${BENCH_BULK_ROWS:-500x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
 echo "== webhooks: events delivered per second to a local endpoint (outbox filled, then dispatched)"

@@ -54,6 +54,7 @@ func New(c client.Client, o Options) (worker.Worker, error) {
 	}
 	w.RegisterWorkflow(workflows.EnvelopeWorkflow)
 	w.RegisterWorkflow(workflows.PurgeWorkflow)
+	w.RegisterWorkflow(workflows.BulkSendWorkflow)
 	// Workflows that started before the seal had its queue seal on this one.
 	w.RegisterActivity(o.Activities)
 	concurrency := o.SealConcurrency

@@ -25,6 +25,9 @@ const (
 	actDisableWebhook     = "DisableWebhook"
 	actFailWebhookCall    = "FailWebhookCall"
 	actPurgeWebhookCalls  = "PurgeWebhookCalls"
+
+	actBulkSendRow    = "BulkSendRow"
+	actFinishBulkSend = "FinishBulkSend"
 )
 
 // ActivityNames lists every activity the workflows call: a worker that runs them registers an
@@ -32,5 +35,6 @@ const (
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
 		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
-		actSweepWebhookCalls, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls}
+		actSweepWebhookCalls, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls,
+		actBulkSendRow, actFinishBulkSend}
 }

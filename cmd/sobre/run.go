@@ -288,6 +288,10 @@ func (p *process) runWorker(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	bulk, err := p.bulkSend()
+	if err != nil {
+		return err
+	}
 	w, err := worker.New(p.temporal, worker.Options{
 		TaskQueue:       p.cfg.TaskQueue,
 		StopTimeout:     p.cfg.ShutdownTimeout,
@@ -307,6 +311,7 @@ func (p *process) runWorker(ctx context.Context) error {
 
 			Webhooks:       p.webhookSender(),
 			WebhookMetrics: webhookMetrics,
+			Bulk:           bulk,
 		},
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -301,27 +300,7 @@ func (s *system) createWith(i int, doc []byte) string {
 		map[string]any{"email": fmt.Sprintf("b%d@%s", i, s.domain), "name": "B", "role": "SIGNER",
 			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 30, "width": 10, "height": 5}}},
 	}}
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	raw, _ := json.Marshal(payload)
-	_ = w.WriteField("payload", string(raw))
-	fw, _ := w.CreateFormFile("files", "a.pdf")
-	_, _ = fw.Write(doc)
-	_ = w.Close()
-	req, _ := http.NewRequest("POST", "http://"+s.apiAddr+"/api/v2/envelope/create", &body)
-	req.Header.Set("Authorization", s.key)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	res, err := httpClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	if res.StatusCode != 200 {
-		s.t.Fatalf("create: %d %v", res.StatusCode, out)
-	}
-	return out["id"].(string)
+	return s.createFrom(payload, doc)
 }
 
 // signAs fills a recipient's signature and completes, retrying through restarts until the
