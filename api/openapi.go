@@ -37,7 +37,8 @@ type operation struct {
 	method, path, id, summary string
 	params                    []obj
 	body                      obj
-	multipart                 bool
+	multipart                 bool // the body is multipart/form-data, its payload part JSON
+	optionalBody              bool // the body may be left out
 	response                  obj
 	responseType              string // content type of the success body; default JSON
 	public                    bool   // authenticated by the recipient's token, not an API key
@@ -106,6 +107,7 @@ func OpenAPI() map[string]any {
 					"403": errResp("Insufficient access"), "404": errResp("Not found"), "500": errResp("Internal server error"),
 					"429": errResp("Too many requests: a rate limit, or the team's mail quota; see Retry-After"),
 					"503": errResp("SERVICE_UNAVAILABLE: what the request needs (the workflow service) is away or busy; try again after Retry-After"),
+					"405": errResp("METHOD_NOT_ALLOWED: the path takes another method"),
 				},
 			}
 			for status, desc := range op.errors {
@@ -119,11 +121,12 @@ func OpenAPI() map[string]any {
 				o["description"] = op.extension
 			}
 			if op.body != nil {
-				mt := "application/json"
+				media := obj{"application/json": obj{"schema": op.body}}
 				if op.multipart {
-					mt = "multipart/form-data"
+					media = obj{"multipart/form-data": obj{"schema": op.body, "encoding": obj{"payload": obj{"contentType": "application/json"}}}}
 				}
-				o["requestBody"] = obj{"required": true, "content": obj{mt: obj{"schema": op.body}}}
+				o["requestBody"] = obj{"required": !op.optionalBody, "content": media}
+				o["responses"].(obj)["413"] = errResp("PAYLOAD_TOO_LARGE: the body is over the size limit")
 			}
 			item[strings.ToLower(op.method)] = o
 		}
