@@ -128,7 +128,7 @@ func operations() []operation {
 		{method: "POST", path: "/envelope/item/delete", id: "envelope-item-delete", summary: "Remove a document from a DRAFT",
 			body: object([]string{"envelopeId", "envelopeItemId"}, obj{"envelopeId": envelopeID, "envelopeItemId": str("")}), response: success},
 		{method: "GET", path: "/envelope/item/{envelopeItemId}/download", id: "envelope-item-download", summary: "Download a document (version=original: as uploaded; signed, the default: sealed once COMPLETED, the current document before)",
-			params:   []obj{pathParam("envelopeItemId", "string"), queryParam("version", enumOf("original", "signed"), false)},
+			params:   []obj{pathParam("envelopeItemId", "string"), queryParam("version", obj{"type": "string", "enum": []string{"signed", "original", ""}, "default": "signed", "description": "empty: signed"}, false)},
 			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf"},
 		{method: "GET", path: "/envelope/{envelopeId}/certificate/download", id: "envelope-certificate-download", summary: "The certificate of completion, signed with the seal (once COMPLETED)",
 			params:   []obj{pathParam("envelopeId", "string")},

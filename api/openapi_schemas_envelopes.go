@@ -67,7 +67,8 @@ func recipientSchemas() obj {
 	input := obj{
 		"email": obj{"type": "string", "description": "an email address or the empty string"}, "name": obj{"type": "string", "maxLength": 255},
 		"role": enumFrom(envelope.Roles()), "signingOrder": obj{"type": []string{"integer", "null"}},
-		"accessAuth": arrayOf(enumFrom(envelope.AccessAuths())), "actionAuth": arrayOf(enumFrom(envelope.RecipientActionAuths())),
+		"accessAuth":  obj{"type": []string{"array", "null"}, "items": enumFrom(envelope.AccessAuths()), "description": "null: none"},
+		"actionAuth":  obj{"type": []string{"array", "null"}, "items": enumFrom(envelope.RecipientActionAuths()), "description": "null: none"},
 		"expectedRut": summary["expectedRut"],
 	}
 	update := obj{"id": obj{"type": "integer"}}

@@ -10,7 +10,7 @@ func signingViewSchema() obj {
 			"documentMeta": ref("DocumentMeta"),
 			"envelopeItems": arrayOf(object([]string{"id", "title", "order", "url"}, obj{"id": str(""), "title": str(""),
 				"order": obj{"type": "integer"}, "url": str("")})), "ownerName": str("")}),
-		"recipient": ref("Recipient"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
+		"recipient": ref("RecipientSummary"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
 		"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},
 		"auth": object(nil, obj{"accessAuth": arrayOf(enumFrom(envelope.AccessAuths())), "actionAuth": methods}),
 		"verification": object(nil, obj{
