@@ -60,7 +60,7 @@ func operations() []operation {
 			body:     object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": ref("AttachmentInput")}),
 			response: idOnly},
 		{method: "POST", path: "/envelope/field/create-many", id: "envelope-field-create-many", summary: "Create fields by coordinates or placeholder",
-			body: batch("FieldInput"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
+			body: batch("FieldCreate"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
 		{method: "POST", path: "/envelope/field/update-many", id: "envelope-field-update-many", summary: "Update fields (DRAFT only)",
 			body: batch("FieldUpdate"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
 		{method: "POST", path: "/envelope/field/delete", id: "envelope-field-delete", summary: "Delete a field",

@@ -65,7 +65,14 @@ func fieldMetaProps() obj {
 	}
 }
 
-// fieldSchemas are the named field schemas.
+// placed is a field input s that gives its place: page, position and size, or a placeholder to find.
+func placed(s obj) obj {
+	s["anyOf"] = []any{obj{"required": []string{"page", "positionX", "positionY", "width", "height"}}, obj{"required": []string{"placeholder"}}}
+	return s
+}
+
+// fieldSchemas are the named field schemas: FieldInput inside a recipient of envelope/create,
+// FieldCreate for field/create-many, FieldUpdate for field/update-many.
 func fieldSchemas() obj {
 	fieldTypes := enumFrom(envelope.FieldTypes())
 	legacyID := nullable("integer")
@@ -100,7 +107,8 @@ func fieldSchemas() obj {
 			"fieldMeta": nullableOf(ref("FieldMeta")), "documentId": legacyID, "templateId": legacyID}),
 		"FieldMeta":      closed([]string{"type", "fontSize"}, fieldMetaProps()),
 		"FieldMetaInput": object(nil, fieldMetaProps()),
-		"FieldInput":     object([]string{"type"}, create),
+		"FieldInput":     placed(object([]string{"type"}, create)),
+		"FieldCreate":    placed(object([]string{"type", "recipientId"}, create)),
 		"FieldUpdate":    object([]string{"id"}, update),
 	}
 }
