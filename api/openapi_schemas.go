@@ -62,7 +62,7 @@ func schemas() obj {
 			"formValues": formValues(), "folderId": str(""), "recipients": arrayOf(ref("RecipientInput")), "meta": ref("MetaInput"),
 			"attachments": arrayOf(ref("AttachmentInput"))}),
 	}, envelopeSchemas()), recipientSchemas()), fieldSchemas())
-	all["SigningView"] = signingViewSchema()
+	all["SigningView"] = answered(signingViewSchema())
 	return all
 }
 

@@ -105,7 +105,7 @@ func fieldSchemas() obj {
 			"positionY": obj{"type": "number", "description": "percent of the page height, from the top"},
 			"width":     obj{"type": "number"}, "height": obj{"type": "number"}, "customText": str("the value a recipient gave"), "inserted": obj{"type": "boolean"},
 			"fieldMeta": nullableOf(ref("FieldMeta")), "documentId": legacyID, "templateId": legacyID}),
-		"FieldMeta":      closed([]string{"type", "fontSize"}, fieldMetaProps()),
+		"FieldMeta":      answered(closed([]string{"type", "fontSize"}, fieldMetaProps())),
 		"FieldMetaInput": object(nil, fieldMetaProps()),
 		"FieldInput":     placed(object([]string{"type"}, create)),
 		"FieldCreate":    placed(object([]string{"type", "recipientId"}, create)),
