@@ -150,7 +150,7 @@ func operations() []operation {
 			params: []obj{pathParam("token", "string")},
 			body: object([]string{"fieldId", "value"}, obj{"fieldId": obj{"type": "integer"},
 				"value": obj{"type": []string{"string", "array", "null"}, "items": str(""),
-				"description": "a string; for CHECKBOX an array of option values; for SIGNATURE and INITIALS typed text or data:image/png;base64,…; null clears"}}),
+					"description": "a string; for CHECKBOX an array of option values; for SIGNATURE and INITIALS typed text or data:image/png;base64,…; null clears"}}),
 			response: ref("Field"), public: true},
 		{method: "POST", path: "/signing/{token}/complete", id: "signing-complete", summary: "Sign, approve or mark viewed, in turn",
 			params: []obj{pathParam("token", "string")},
