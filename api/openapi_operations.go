@@ -43,7 +43,7 @@ func operations() []operation {
 			response: object([]string{"data"}, obj{"data": arrayOf(ref("Envelope"))})},
 		{method: "POST", path: "/envelope/update", id: "envelope-update", summary: "Update an envelope's data and meta",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput"), "data": object(nil, obj{
-				"title": obj{"type": "string", "minLength": 1, "maxLength": 255}, "externalId": obj{"type": []string{"string", "null"}, "maxLength": 255},
+				"title": obj{"type": "string", "minLength": 1, "maxLength": envelope.MaxTitle}, "externalId": obj{"type": []string{"string", "null"}, "maxLength": envelope.MaxExternalID},
 				"visibility": enumFrom(envelope.Visibilities()), "globalAccessAuth": arrayOf(enumFrom(envelope.AccessAuths())),
 				"globalActionAuth": arrayOf(enumFrom(envelope.GlobalActionAuths())), "folderId": nullable("string"),
 				"templateType": enumFrom(envelope.TemplateTypes())})}),
@@ -105,7 +105,7 @@ func operations() []operation {
 					"customDocumentData": arrayOf(object([]string{"identifier", "envelopeItemId"}, obj{"identifier": obj{"type": []string{"string", "integer"}}, "envelopeItemId": str("")})),
 					"prefillFields": arrayOf(object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": enumOf("text", "number", "radio", "checkbox", "dropdown", "date"),
 						"label": str(""), "placeholder": str(""), "value": obj{"type": []string{"string", "array"}, "items": str(""), "description": "a string; an array of strings for checkbox"}})),
-					"override": ref("MetaInput"), "attachments": arrayOf(ref("AttachmentInput")), "formValues": formValues()}),
+					"override": ref("UseOverride"), "attachments": arrayOf(ref("AttachmentInput")), "formValues": formValues()}),
 				"files": pdfs, "files[]": pdfs,
 			}),
 			response: closed([]string{"id", "recipients"}, obj{"id": str(""), "recipients": arrayOf(ref("SentRecipient"))})},

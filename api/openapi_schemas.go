@@ -22,7 +22,7 @@ func schemas() obj {
 	accessAuth := arrayOf(enumFrom(envelope.AccessAuths()))
 	globalActionAuth := arrayOf(enumFrom(envelope.GlobalActionAuths()))
 	metaProps := obj{
-		"subject": obj{"type": []string{"string", "null"}, "maxLength": 254}, "message": obj{"type": []string{"string", "null"}, "maxLength": 5000},
+		"subject": obj{"type": []string{"string", "null"}, "maxLength": envelope.MaxSubject}, "message": obj{"type": []string{"string", "null"}, "maxLength": envelope.MaxMessage},
 		"timezone":           obj{"type": []string{"string", "null"}, "description": "an IANA time zone, such as America/Santiago"},
 		"dateFormat":         obj{"type": []string{"string", "null"}, "enum": append(anyOf(envelope.DateFormats()), nil)},
 		"distributionMethod": enumFrom(envelope.DistributionMethods()),
@@ -46,18 +46,19 @@ func schemas() obj {
 			"issues": arrayOf(closed([]string{"message"}, obj{"message": str(""), "path": str("JSON path of the bad value")}))}),
 		"DocumentMeta": closed(keys(documentMeta), documentMeta),
 		"MetaInput":    object(nil, metaProps),
+		"UseOverride":  object(nil, withSchemas(obj{"title": obj{"type": "string", "minLength": 1, "maxLength": envelope.MaxTitle}}, metaProps)),
 		"EnvelopeItem": closed([]string{"id", "envelopeId", "documentDataId", "title", "order"}, obj{
 			"id": str(""), "envelopeId": str(""), "documentDataId": str(""), "title": str(""), "order": obj{"type": "integer"}}),
 		"Attachment": closed([]string{"id", "type", "label", "data"}, obj{"id": str(""), "type": enumOf("link"), "label": str(""), "data": str("the URI")}),
-		"AttachmentInput": object([]string{"label", "data"}, obj{"label": obj{"type": "string", "minLength": 1},
-			"data": obj{"type": "string", "format": "uri"}, "type": enumOf("link")}),
+		"AttachmentInput": object([]string{"label", "data"}, obj{"label": obj{"type": "string", "minLength": 1, "maxLength": envelope.MaxLabel},
+			"data": obj{"type": "string", "format": "uri", "maxLength": envelope.MaxAttachmentData}, "type": enumOf("link")}),
 		"AuditLogEntry": closed([]string{"id", "createdAt", "envelopeId", "type", "data", "name", "email", "userId", "userAgent", "ipAddress"}, obj{
 			"id": str(""), "createdAt": str(""), "envelopeId": str(""), "type": str("e.g. DOCUMENT_CREATED, ENVELOPE_ITEM_CREATED"),
 			"data": obj{"type": "object", "description": "the entry type's members"}, "name": nullable("string"), "email": nullable("string"),
 			"userId": nullable("integer"), "userAgent": nullable("string"), "ipAddress": nullable("string")}),
 		"EnvelopeCreatePayload": object([]string{"title", "type"}, obj{
-			"title": obj{"type": "string", "minLength": 1, "maxLength": 255}, "type": enumFrom(envelope.Types()),
-			"delegatedDocumentOwner": obj{"type": "string", "format": "email"}, "externalId": obj{"type": "string", "maxLength": 255},
+			"title": obj{"type": "string", "minLength": 1, "maxLength": envelope.MaxTitle}, "type": enumFrom(envelope.Types()),
+			"delegatedDocumentOwner": obj{"type": "string", "format": "email"}, "externalId": obj{"type": "string", "maxLength": envelope.MaxExternalID},
 			"visibility": enumFrom(envelope.Visibilities()), "globalAccessAuth": accessAuth, "globalActionAuth": globalActionAuth,
 			"formValues": formValues(), "folderId": str(""), "recipients": arrayOf(ref("RecipientInput")), "meta": ref("MetaInput"),
 			"attachments": arrayOf(ref("AttachmentInput"))}),

@@ -65,7 +65,7 @@ func recipientSchemas() obj {
 	detail["fields"] = arrayOf(ref("Field"))
 	detail["documentId"], detail["templateId"] = nullable("integer"), nullable("integer")
 	input := obj{
-		"email": obj{"type": "string", "description": "an email address or the empty string"}, "name": obj{"type": "string", "maxLength": 255},
+		"email": obj{"type": "string", "maxLength": envelope.MaxEmail, "description": "an email address or the empty string"}, "name": obj{"type": "string", "maxLength": envelope.MaxRecipientName},
 		"role": enumFrom(envelope.Roles()), "signingOrder": obj{"type": []string{"integer", "null"}},
 		"accessAuth":  obj{"type": []string{"array", "null"}, "items": enumFrom(envelope.AccessAuths()), "description": "null: none"},
 		"actionAuth":  obj{"type": []string{"array", "null"}, "items": enumFrom(envelope.RecipientActionAuths()), "description": "null: none"},
