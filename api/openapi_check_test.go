@@ -149,6 +149,27 @@ func checkedHandler(tb testing.TB, h http.Handler) http.Handler {
 // checkExchange validates one answer (and, for a 2xx, its request) against route's operation,
 // records it, and returns what does not match, or "".
 func checkExchange(r *http.Request, reqBody []byte, route *routers.Route, params map[string]string, rec *httptest.ResponseRecorder) string {
+	problems := exchangeProblems(r, reqBody, route, params, rec)
+	id := route.Operation.OperationID
+	c := &openAPIChecks
+	c.Lock()
+	defer c.Unlock()
+	c.checked++
+	if c.answered[id] == nil {
+		c.answered[id] = map[int]int{}
+	}
+	c.answered[id][rec.Code]++
+	if len(problems) == 0 {
+		return ""
+	}
+	problem := fmt.Sprintf("%s (%s %s) answered %d: %s\n  body: %.600s", id, r.Method, r.URL.Path, rec.Code, strings.Join(problems, "\n  "), rec.Body.String())
+	c.failures = append(c.failures, problem)
+	return problem
+}
+
+// exchangeProblems is what does not match route's operation in one answer: its status, its body,
+// and for a 2xx the request's parameters and body.
+func exchangeProblems(r *http.Request, reqBody []byte, route *routers.Route, params map[string]string, rec *httptest.ResponseRecorder) []string {
 	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, IncludeResponseStatus: true, MultiError: true}
 	req := r.Clone(context.Background())
 	req.Body = io.NopCloser(bytes.NewReader(reqBody))
@@ -164,25 +185,7 @@ func checkExchange(r *http.Request, reqBody []byte, route *routers.Route, params
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		problems = append(problems, "response: "+err.Error())
 	}
-	id := route.Operation.OperationID
-	c := &openAPIChecks
-	c.Lock()
-	defer c.Unlock()
-	c.checked++
-	if c.answered[id] == nil {
-		c.answered[id] = map[int]int{}
-	}
-	c.answered[id][rec.Code]++
-	if len(problems) == 0 {
-		return ""
-	}
-	body := rec.Body.String()
-	if len(body) > 600 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-		body = fmt.Sprintf("%.600s", body)
-	}
-	problem := fmt.Sprintf("%s (%s %s) answered %d: %s\n  body: %s", id, r.Method, r.URL.Path, rec.Code, strings.Join(problems, "\n  "), body)
-	c.failures = append(c.failures, problem)
-	return problem
+	return problems
 }
 
 // findOperation is the operation of doc that r asks for under /api/v2 or /api/v2-beta, with its
@@ -323,5 +326,51 @@ func TestEveryTestServerIsChecked(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The checks find what does not match: an undeclared status, a member missing from an answer, a
+// member the document does not list, a wrong enum value, and a 2xx whose request broke the
+// request schema. A matching exchange has no problem.
+func TestExchangeProblemsFindMismatches(t *testing.T) {
+	doc, err := checkedDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := `{"id":1,"secondaryId":"f","envelopeId":"envelope_a","envelopeItemId":"envelope_item_a","type":"SIGNATURE","recipientId":2,` +
+		`"page":1,"positionX":1,"positionY":1,"width":1,"height":1,"customText":"","inserted":false,"fieldMeta":null,"documentId":1,"templateId":null`
+	tests := []struct {
+		name, method, path, reqBody string
+		status                      int
+		body                        string
+		want                        string // in the problems; "" for none
+	}{
+		{"matches", "GET", "/api/v2/envelope/field/1", "", 200, field + "}", ""},
+		{"undeclared status", "GET", "/api/v2/envelope/field/1", "", http.StatusTeapot, `{"message":"x","code":"X"}`, "status is not supported"},
+		{"missing member", "GET", "/api/v2/envelope/field/1", "", 200, `{"id":1}`, "secondaryId"},
+		{"undocumented member", "GET", "/api/v2/envelope/field/1", "", 200, field + `,"extra":true}`, "extra"},
+		{"wrong enum value", "GET", "/api/v2/envelope/field/1", "", 200, strings.Replace(field, "SIGNATURE", "SCRIBBLE", 1) + "}", "SCRIBBLE"},
+		{"2xx to a bad request", "POST", "/api/v2/envelope/field/delete", `{"fieldId":"one"}`, 200, `{"success":true}`, "request"},
+		{"error body", "POST", "/api/v2/envelope/field/delete", `{}`, 400, `{"message":"x"}`, "code"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.reqBody))
+			if tt.reqBody != "" {
+				r.Header.Set("Content-Type", "application/json")
+			}
+			route, params, ok := findOperation(doc, r)
+			if !ok {
+				t.Fatalf("no operation for %s %s", tt.method, tt.path)
+			}
+			rec := httptest.NewRecorder()
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(tt.status)
+			rec.WriteString(tt.body)
+			problems := strings.Join(exchangeProblems(r, []byte(tt.reqBody), route, params, rec), "\n")
+			if tt.want == "" && problems != "" || tt.want != "" && !strings.Contains(problems, tt.want) {
+				t.Errorf("problems %q, want %q", problems, tt.want)
+			}
+		})
 	}
 }
