@@ -36,10 +36,11 @@ func operations() []operation {
 				"files":   pdfs, "files[]": pdfs,
 			}), response: idOnly},
 		{method: "POST", path: "/envelope/get-many", id: "envelope-get-many", summary: "Get up to 20 envelopes by id",
-			body: object([]string{"ids"}, obj{"ids": object([]string{"type", "ids"}, obj{
-				"type": enumOf("envelopeId", "documentId", "templateId"),
-				"ids":  arrayOf(obj{"type": []string{"string", "integer"}}),
-			})}),
+			body: object([]string{"ids"}, obj{"ids": obj{"oneOf": []any{
+				object([]string{"type", "ids"}, obj{"type": enumOf("envelopeId"), "ids": obj{"type": "array", "items": envelopeID, "minItems": 1, "maxItems": 20}}),
+				object([]string{"type", "ids"}, obj{"type": enumOf("documentId", "templateId"),
+					"ids": obj{"type": "array", "items": obj{"type": "integer", "minimum": 1}, "minItems": 1, "maxItems": 20}}),
+			}}}),
 			response: object([]string{"data"}, obj{"data": arrayOf(ref("Envelope"))})},
 		{method: "POST", path: "/envelope/update", id: "envelope-update", summary: "Update an envelope's data and meta",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput"), "data": object(nil, obj{
