@@ -3,8 +3,6 @@ package api
 import (
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -88,20 +86,7 @@ func TestTemplateUseFieldReadAndRejection(t *testing.T) {
 // otherwise, which the race detector skips: an authenticator app's code and a passkey, each on
 // its own signer.
 func TestAccountProofsOnTheSigningLink(t *testing.T) {
-	sink := os.Getenv("SOBRE_TEST_MAILPIT_URL")
-	if sink == "" {
-		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("SOBRE_TEST_MAILPIT_URL is not set")
-		}
-		t.Skip("no mail sink: run `make test`")
-	}
-	a := newTestAPIWithWorkflows(t)
-	base, err := url.Parse(a.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &comboHarness{a: a, sink: sink, base: base, key: a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin),
-		run: fmt.Sprintf("proofs-%x", time.Now().UnixNano())}
+	h := newComboHarness(t, "proofs-")
 	for i, method := range []string{"TWO_FACTOR_AUTH", "PASSKEY"} {
 		c := authCombo{access: []string{}, action: []string{method}, prove: method}
 		if err := h.complete(i, c); err != nil {
