@@ -150,20 +150,7 @@ func TestEveryAuthCombinationCompletes(t *testing.T) {
 	if raceDetector {
 		t.Skip("runs without the race detector (scripts/test.sh runs it apart)")
 	}
-	sink := os.Getenv("SOBRE_TEST_MAILPIT_URL")
-	if sink == "" {
-		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("SOBRE_TEST_MAILPIT_URL is not set")
-		}
-		t.Skip("no mail sink: run `make test`")
-	}
-	a := newTestAPIWithWorkflows(t)
-	base, err := url.Parse(a.srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &comboHarness{a: a, sink: sink, base: base, key: a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin),
-		run: fmt.Sprintf("%x", time.Now().UnixNano())}
+	h := newComboHarness(t, "")
 	combos := authCombos()
 	proved := map[string]int{}
 	refusals := 0
@@ -206,6 +193,25 @@ func TestEveryAuthCombinationCompletes(t *testing.T) {
 		completed++
 	}
 	t.Logf("%d of %d configurations completed in %s", completed, len(combos), time.Since(start).Round(time.Millisecond))
+}
+
+// newComboHarness is an API with workflows, its owner's key and the mail sink, for configurations
+// run under prefix; it skips t without a mail sink outside make test.
+func newComboHarness(t *testing.T, prefix string) *comboHarness {
+	sink := os.Getenv("SOBRE_TEST_MAILPIT_URL")
+	if sink == "" {
+		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("SOBRE_TEST_MAILPIT_URL is not set")
+		}
+		t.Skip("no mail sink: run `make test`")
+	}
+	a := newTestAPIWithWorkflows(t)
+	base, err := url.Parse(a.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &comboHarness{a: a, sink: sink, base: base, key: a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin),
+		run: fmt.Sprintf("%s%x", prefix, time.Now().UnixNano())}
 }
 
 // comboHarness is what every configuration's run shares: the API, its owner's key, the mail

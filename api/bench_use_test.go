@@ -73,7 +73,7 @@ func newTestAPIWithWorkflowsConfig(tb testing.TB, configure func(c *config.Confi
 	if err != nil {
 		tb.Fatal(err)
 	}
-	a.srv.Config.Handler = server.Handler()
+	a.srv.Config.Handler = checkedHandler(tb, server.Handler())
 	a.server = server
 	return a
 }

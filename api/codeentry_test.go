@@ -105,7 +105,7 @@ func TestCodeEntryPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(server.Handler())
+	hs := httptest.NewServer(checkedHandler(t, server.Handler()))
 	t.Cleanup(hs.Close)
 	srv := hs.URL
 	_, _, rec := a.pendingEnvelope([]envelope.AccessAuth{envelope.AccessAuthTwoFactorAuth})

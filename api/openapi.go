@@ -38,7 +38,8 @@ type operation struct {
 	method, path, id, summary string
 	params                    []obj
 	body                      obj
-	multipart                 bool
+	multipart                 bool // the body is multipart/form-data, its payload part JSON
+	optionalBody              bool // the body may be left out
 	response                  obj
 	responseType              string // content type of the success body; default JSON
 	public                    bool   // authenticated by the recipient's token, not an API key
@@ -102,11 +103,12 @@ func OpenAPI() map[string]any {
 				"summary":     op.summary,
 				"security":    security,
 				"responses": obj{
-					"200": obj{"description": "Successful response", "content": obj{ct: obj{"schema": op.response}}},
+					"200": obj{"description": "Successful response", "content": obj{ct: obj{"schema": answered(op.response)}}},
 					"400": errResp("Invalid input data"), "401": errResp("Authorization not provided"),
 					"403": errResp("Insufficient access"), "404": errResp("Not found"), "500": errResp("Internal server error"),
 					"429": errResp("Too many requests: a rate limit, or the team's mail quota; see Retry-After"),
 					"503": errResp("SERVICE_UNAVAILABLE: what the request needs (the workflow service) is away or busy; try again after Retry-After"),
+					"405": errResp("METHOD_NOT_ALLOWED: the path takes another method"),
 				},
 			}
 			for status, desc := range op.errors {
@@ -120,11 +122,12 @@ func OpenAPI() map[string]any {
 				o["description"] = op.extension
 			}
 			if op.body != nil {
-				mt := "application/json"
+				media := obj{"application/json": obj{"schema": op.body}}
 				if op.multipart {
-					mt = "multipart/form-data"
+					media = obj{"multipart/form-data": obj{"schema": op.body, "encoding": obj{"payload": obj{"contentType": "application/json"}}}}
 				}
-				o["requestBody"] = obj{"required": true, "content": obj{mt: obj{"schema": op.body}}}
+				o["requestBody"] = obj{"required": !op.optionalBody, "content": media}
+				o["responses"].(obj)["413"] = errResp("PAYLOAD_TOO_LARGE: the body is over the size limit")
 			}
 			item[strings.ToLower(op.method)] = o
 		}
@@ -136,13 +139,55 @@ func OpenAPI() map[string]any {
 			"components": obj{
 				"securitySchemes": obj{"apiKey": obj{"type": "apiKey", "in": "header", "name": "Authorization",
 					"description": "An API key, as `<key>` or `Bearer <key>`."}},
-				"schemas": withSchemas(schemas(), webhookSchemas()),
+				"schemas": withSchemas(schemas(), answeredAll(webhookSchemas())),
 			},
 			"security": []any{obj{"apiKey": []string{}}},
 			"paths":    paths,
 		}
 	})
 	return openAPIDoc
+}
+
+// answered is a copy of the schema s of an answer, closed: every object in it that lists its
+// members, and does not say otherwise, has additionalProperties false, as the API writes no
+// member it does not document. Named schemas ($ref) are closed where they are defined.
+func answered(s obj) obj {
+	out := obj{}
+	for k, v := range s {
+		out[k] = v
+	}
+	if props, ok := s["properties"].(obj); ok {
+		if _, set := s["additionalProperties"]; !set {
+			out["additionalProperties"] = false
+		}
+		closedProps := obj{}
+		for name, p := range props {
+			closedProps[name] = answered(p.(obj))
+		}
+		out["properties"] = closedProps
+	}
+	if items, ok := s["items"].(obj); ok {
+		out["items"] = answered(items)
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		if alts, ok := s[k].([]any); ok {
+			closedAlts := make([]any, 0, len(alts))
+			for _, a := range alts {
+				closedAlts = append(closedAlts, answered(a.(obj)))
+			}
+			out[k] = closedAlts
+		}
+	}
+	return out
+}
+
+// answeredAll is the named schemas of answers, each closed by answered.
+func answeredAll(named obj) obj {
+	out := obj{}
+	for name, s := range named {
+		out[name] = answered(s.(obj))
+	}
+	return out
 }
 
 // withSchemas is all with more's schemas added.

@@ -2,16 +2,6 @@ package api
 
 // The direct links of templates in the OpenAPI document (README, "Direct links").
 
-// directLinkSchema is a template's directLink in envelope reads: null for a document and for a
-// template without one.
-func directLinkSchema() obj {
-	s := object([]string{"id", "token", "enabled", "directTemplateRecipientId"}, obj{
-		"id": str(""), "token": str("the link's token: the page is {SOBRE_PUBLIC_URL}/d/{token}"), "enabled": obj{"type": "boolean"},
-		"directTemplateRecipientId": obj{"type": "integer"}})
-	s["type"] = []string{"object", "null"}
-	return s
-}
-
 // directLinkOperations lists the documented operations of directLinkRoutes and
 // directSubmitRoutes.
 func directLinkOperations() []operation {

@@ -1,15 +1,23 @@
 package api
 
+import "github.com/sobre-sign/sobre/envelope"
+
 // The operations of the OpenAPI document: one entry per route, with the refusals it documents.
 
 // faoExtension describes the owner's downloads of a FAO_HASH proof, which Documenso has not.
 const faoExtension = "Sobre extension (FAO_HASH is not part of Documenso's API). Only a recipient who completed with a FAO_HASH signature has one: 404 otherwise, and for recipients of another team's envelopes. Repr-Digest gives the body's SHA-256."
 
+// sent answers distribute, redistribute: the envelope's recipients with their signing links.
+var sent = closed([]string{"success", "id", "recipients"}, obj{"success": obj{"type": "boolean"}, "id": str(""), "recipients": arrayOf(ref("SentRecipient"))})
+
 // operations lists every documented operation of /api/v2.
 func operations() []operation {
 	envelopeID := obj{"type": "string", "pattern": "^envelope_"}
-	fieldsBody := object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": arrayOf(ref("FieldInput"))})
-	recipientsBody := object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": arrayOf(ref("RecipientInput"))})
+	batch := func(item string) obj {
+		return object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": obj{"type": "array", "items": ref(item), "minItems": 1}})
+	}
+	pdfs := obj{"type": "array", "items": obj{"type": "string", "contentMediaType": "application/pdf"},
+		"description": "the PDF files, as parts named files or files[] (as Documenso's SDK names them)"}
 	return []operation{
 		{method: "GET", path: "/envelope", id: "envelope-find", summary: "Search envelopes",
 			params: append([]obj{
@@ -25,16 +33,21 @@ func operations() []operation {
 		{method: "POST", path: "/envelope/create", id: "envelope-create", summary: "Create an envelope from PDF files",
 			multipart: true, body: object([]string{"payload"}, obj{
 				"payload": ref("EnvelopeCreatePayload"),
-				"files":   arrayOf(obj{"type": "string", "contentMediaType": "application/pdf"}),
+				"files":   pdfs, "files[]": pdfs,
 			}), response: idOnly},
 		{method: "POST", path: "/envelope/get-many", id: "envelope-get-many", summary: "Get up to 20 envelopes by id",
-			body: object([]string{"ids"}, obj{"ids": object([]string{"type", "ids"}, obj{
-				"type": enumOf("envelopeId", "documentId", "templateId"),
-				"ids":  arrayOf(obj{"type": []string{"string", "integer"}}),
-			})}),
+			body: object([]string{"ids"}, obj{"ids": obj{"oneOf": []any{
+				object([]string{"type", "ids"}, obj{"type": enumOf("envelopeId"), "ids": obj{"type": "array", "items": envelopeID, "minItems": 1, "maxItems": 20}}),
+				object([]string{"type", "ids"}, obj{"type": enumOf("documentId", "templateId"),
+					"ids": obj{"type": "array", "items": obj{"type": "integer", "minimum": 1}, "minItems": 1, "maxItems": 20}}),
+			}}}),
 			response: object([]string{"data"}, obj{"data": arrayOf(ref("Envelope"))})},
 		{method: "POST", path: "/envelope/update", id: "envelope-update", summary: "Update an envelope's data and meta",
-			body:     object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "data": obj{"type": "object"}, "meta": ref("MetaInput")}),
+			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput"), "data": object(nil, obj{
+				"title": obj{"type": "string", "minLength": 1, "maxLength": envelope.MaxTitle}, "externalId": obj{"type": []string{"string", "null"}, "maxLength": envelope.MaxExternalID},
+				"visibility": enumFrom(envelope.Visibilities()), "globalAccessAuth": arrayOf(enumFrom(envelope.AccessAuths())),
+				"globalActionAuth": arrayOf(enumFrom(envelope.GlobalActionAuths())), "folderId": nullable("string"),
+				"templateType": enumFrom(envelope.TemplateTypes())})}),
 			response: ref("EnvelopeSummary")},
 		{method: "GET", path: "/envelope/{envelopeId}", id: "envelope-get", summary: "Get an envelope",
 			params: []obj{pathParam("envelopeId", "string")}, response: ref("Envelope")},
@@ -45,21 +58,20 @@ func operations() []operation {
 			params:   []obj{queryParam("envelopeId", str(""), true), queryParam("token", str("a recipient's signing token"), false)},
 			response: object([]string{"data"}, obj{"data": arrayOf(ref("Attachment"))})},
 		{method: "POST", path: "/envelope/attachment/create", id: "envelope-attachment-create", summary: "Add a link attachment",
-			body: object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": object([]string{"label", "data"}, obj{
-				"label": obj{"type": "string", "minLength": 1}, "data": obj{"type": "string", "format": "uri"}})}),
+			body:     object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": ref("AttachmentInput")}),
 			response: idOnly},
 		{method: "POST", path: "/envelope/field/create-many", id: "envelope-field-create-many", summary: "Create fields by coordinates or placeholder",
-			body: fieldsBody, response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
+			body: batch("FieldCreate"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
 		{method: "POST", path: "/envelope/field/update-many", id: "envelope-field-update-many", summary: "Update fields (DRAFT only)",
-			body: fieldsBody, response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
+			body: batch("FieldUpdate"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Field"))})},
 		{method: "POST", path: "/envelope/field/delete", id: "envelope-field-delete", summary: "Delete a field",
 			body: object([]string{"fieldId"}, obj{"fieldId": obj{"type": "integer"}}), response: success},
 		{method: "GET", path: "/envelope/field/{fieldId}", id: "envelope-field-get", summary: "Get a field",
 			params: []obj{pathParam("fieldId", "integer")}, response: ref("Field")},
 		{method: "POST", path: "/envelope/recipient/create-many", id: "envelope-recipient-create-many", summary: "Add recipients",
-			body: recipientsBody, response: object([]string{"data"}, obj{"data": arrayOf(ref("Recipient"))})},
+			body: batch("RecipientInput"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Recipient"))})},
 		{method: "POST", path: "/envelope/recipient/update-many", id: "envelope-recipient-update-many", summary: "Update recipients (not once finished)",
-			body: recipientsBody, response: object([]string{"data"}, obj{"data": arrayOf(ref("Recipient"))})},
+			body: batch("RecipientUpdate"), response: object([]string{"data"}, obj{"data": arrayOf(ref("Recipient"))})},
 		{method: "POST", path: "/envelope/recipient/delete", id: "envelope-recipient-delete", summary: "Remove a recipient",
 			body: object([]string{"recipientId"}, obj{"recipientId": obj{"type": "integer"}}), response: success},
 		{method: "GET", path: "/envelope/recipient/{recipientId}", id: "envelope-recipient-get", summary: "Get a recipient with its fields",
@@ -77,11 +89,8 @@ func operations() []operation {
 			params:  []obj{pathParam("recipientId", "integer")}, extension: faoExtension,
 			response: obj{"type": "string", "contentMediaType": "application/ocsp-response"}, responseType: "application/ocsp-response"},
 		{method: "POST", path: "/envelope/distribute", id: "envelope-distribute", summary: "Send the envelope to its recipients",
-			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput")}),
-			response: object([]string{"success", "id", "recipients"}, obj{"success": obj{"type": "boolean"}, "id": str(""),
-				"recipients": arrayOf(object([]string{"id", "name", "email", "token", "role", "signingOrder", "signingUrl"}, obj{
-					"id": obj{"type": "integer"}, "name": str(""), "email": str(""), "token": str(""), "role": str(""),
-					"signingOrder": nullable("integer"), "signingUrl": str("{SOBRE_PUBLIC_URL}/sign/{token}")}))})},
+			body:     object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "meta": ref("MetaInput")}),
+			response: sent},
 		{method: "POST", path: "/envelope/cancel", id: "envelope-cancel", summary: "Cancel a PENDING envelope",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "reason": str("")}), response: success},
 		{method: "POST", path: "/envelope/recipient/{recipientId}/reject", id: "envelope-recipient-reject", summary: "Record a rejection on a recipient's behalf",
@@ -92,34 +101,35 @@ func operations() []operation {
 			multipart: true, body: object([]string{"payload"}, obj{
 				"payload": object([]string{"envelopeId"}, obj{
 					"envelopeId": envelopeID, "externalId": str(""), "distributeDocument": obj{"type": "boolean"}, "folderId": str(""),
-					"recipients": arrayOf(object([]string{"id", "email"}, obj{"id": obj{"type": "integer"}, "email": str(""), "name": str(""), "signingOrder": obj{"type": "integer"},
+					"recipients": arrayOf(object([]string{"id", "email"}, obj{"id": obj{"type": "integer"}, "email": str(""), "name": str(""), "signingOrder": obj{"type": []string{"integer", "null"}},
 						"expectedRut": obj{"type": []string{"string", "null"}, "description": "Sobre extension: replaces the template recipient's expected RUN; null clears it"}})),
 					"customDocumentData": arrayOf(object([]string{"identifier", "envelopeItemId"}, obj{"identifier": obj{"type": []string{"string", "integer"}}, "envelopeItemId": str("")})),
 					"prefillFields": arrayOf(object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": enumOf("text", "number", "radio", "checkbox", "dropdown", "date"),
-						"label": str(""), "placeholder": str(""), "value": obj{"description": "a string; an array of strings for checkbox"}})),
-					"override": ref("MetaInput"), "attachments": arrayOf(ref("Attachment")), "formValues": obj{"type": "object"}}),
-				"files": arrayOf(obj{"type": "string", "contentMediaType": "application/pdf"}),
+						"label": str(""), "placeholder": str(""), "value": obj{"type": []string{"string", "array"}, "items": str(""), "description": "a string; an array of strings for checkbox"}})),
+					"override": ref("UseOverride"), "attachments": arrayOf(ref("AttachmentInput")), "formValues": formValues()}),
+				"files": pdfs, "files[]": pdfs,
 			}),
-			response: object([]string{"id", "recipients"}, obj{"id": str(""), "recipients": arrayOf(obj{"type": "object"})})},
+			response: closed([]string{"id", "recipients"}, obj{"id": str(""), "recipients": arrayOf(ref("SentRecipient"))})},
 		{method: "POST", path: "/envelope/duplicate", id: "envelope-duplicate", summary: "Copy an envelope into a new DRAFT",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID, "includeRecipients": obj{"type": "boolean"}, "includeFields": obj{"type": "boolean"}}), response: idOnly},
 		{method: "POST", path: "/envelope/delete", id: "envelope-delete", summary: "Delete an envelope (DRAFT or PENDING: removed; finished: hidden)",
 			body: object([]string{"envelopeId"}, obj{"envelopeId": envelopeID}), response: success},
 		{method: "POST", path: "/envelope/redistribute", id: "envelope-redistribute", summary: "Send again to recipients who have not acted",
 			body:     object([]string{"envelopeId", "recipients"}, obj{"envelopeId": envelopeID, "recipients": arrayOf(obj{"type": "integer"})}),
-			response: object([]string{"success", "id", "recipients"}, obj{"success": obj{"type": "boolean"}, "id": str(""), "recipients": arrayOf(obj{"type": "object"})})},
+			response: sent},
 		{method: "POST", path: "/envelope/item/create-many", id: "envelope-item-create-many", summary: "Add documents to a DRAFT",
 			multipart: true, body: object([]string{"payload"}, obj{"payload": object([]string{"envelopeId"}, obj{"envelopeId": envelopeID}),
-				"files": arrayOf(obj{"type": "string", "contentMediaType": "application/pdf"})}),
+				"files": pdfs, "files[]": pdfs}),
 			response: object([]string{"data"}, obj{"data": arrayOf(ref("EnvelopeItem"))})},
 		{method: "POST", path: "/envelope/item/update-many", id: "envelope-item-update-many", summary: "Rename or reorder documents of a DRAFT",
 			body: object([]string{"envelopeId", "data"}, obj{"envelopeId": envelopeID, "data": arrayOf(object([]string{"envelopeItemId"}, obj{
 				"envelopeItemId": str(""), "order": obj{"type": "integer"}, "title": str("")}))}),
-			response: object([]string{"data"}, obj{"data": arrayOf(ref("EnvelopeItem"))})},
+			response: object([]string{"data"}, obj{"data": arrayOf(closed([]string{"id", "envelopeId", "title", "order"}, obj{
+				"id": str(""), "envelopeId": str(""), "title": str(""), "order": obj{"type": "integer"}}))})},
 		{method: "POST", path: "/envelope/item/delete", id: "envelope-item-delete", summary: "Remove a document from a DRAFT",
 			body: object([]string{"envelopeId", "envelopeItemId"}, obj{"envelopeId": envelopeID, "envelopeItemId": str("")}), response: success},
 		{method: "GET", path: "/envelope/item/{envelopeItemId}/download", id: "envelope-item-download", summary: "Download a document (version=original: as uploaded; signed, the default: sealed once COMPLETED, the current document before)",
-			params:   []obj{pathParam("envelopeItemId", "string"), queryParam("version", enumOf("original", "signed"), false)},
+			params:   []obj{pathParam("envelopeItemId", "string"), queryParam("version", obj{"type": "string", "enum": []string{"signed", "original", ""}, "default": "signed", "description": "empty: signed"}, false)},
 			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf"},
 		{method: "GET", path: "/envelope/{envelopeId}/certificate/download", id: "envelope-certificate-download", summary: "The certificate of completion, signed with the seal (once COMPLETED)",
 			params:   []obj{pathParam("envelopeId", "string")},
@@ -128,7 +138,7 @@ func operations() []operation {
 			params:   []obj{pathParam("envelopeId", "string")},
 			response: obj{"type": "string", "contentMediaType": "application/pdf"}, responseType: "application/pdf"},
 		{method: "POST", path: "/envelope/attachment/update", id: "envelope-attachment-update", summary: "Change a link attachment",
-			body: object([]string{"id", "data"}, obj{"id": str(""), "data": object([]string{"label", "data"}, obj{"label": str(""), "data": str("")})}), response: success},
+			body: object([]string{"id", "data"}, obj{"id": str(""), "data": ref("AttachmentInput")}), response: success},
 		{method: "POST", path: "/envelope/attachment/delete", id: "envelope-attachment-delete", summary: "Remove a link attachment",
 			body: object([]string{"id"}, obj{"id": str("")}), response: success},
 		{method: "GET", path: "/signing/{token}", id: "signing-view", summary: "A recipient's view of the envelope (token-authenticated; marks it opened)",
@@ -140,16 +150,18 @@ func operations() []operation {
 		{method: "POST", path: "/signing/{token}/fields", id: "signing-field", summary: "Fill (or, with null, clear) one of the recipient's fields",
 			params: []obj{pathParam("token", "string")},
 			body: object([]string{"fieldId", "value"}, obj{"fieldId": obj{"type": "integer"},
-				"value": obj{"description": "a string; for CHECKBOX an array of option values; for SIGNATURE and INITIALS typed text or data:image/png;base64,…; null clears"}}),
+				"value": obj{"type": []string{"string", "array", "null"}, "items": str(""),
+					"description": "a string; for CHECKBOX an array of option values; for SIGNATURE and INITIALS typed text or data:image/png;base64,…; null clears"}}),
 			response: ref("Field"), public: true},
 		{method: "POST", path: "/signing/{token}/complete", id: "signing-complete", summary: "Sign, approve or mark viewed, in turn",
-			params:   []obj{pathParam("token", "string")},
-			body:     object(nil, obj{"nextSigner": object([]string{"email", "name"}, obj{"email": str(""), "name": str("")})}),
-			response: object([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": str(""), "redirectUrl": nullable("string")}), public: true},
+			params: []obj{pathParam("token", "string")},
+			body:   object(nil, obj{"nextSigner": object([]string{"email", "name"}, obj{"email": str(""), "name": str("")})}),
+			response: closed([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": enumFrom(envelope.Statuses()),
+				"redirectUrl": nullable("string")}), public: true, optionalBody: true},
 		{method: "POST", path: "/signing/{token}/reject", id: "signing-reject", summary: "Reject the envelope",
 			params:   []obj{pathParam("token", "string")},
 			body:     object([]string{"reason"}, obj{"reason": obj{"type": "string", "minLength": 1}}),
-			response: object([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": str("")}), public: true},
+			response: closed([]string{"success", "status"}, obj{"success": obj{"type": "boolean"}, "status": enumOf(string(envelope.StatusRejected))}), public: true},
 		{method: "GET", path: "/signing/{token}/fea", id: "signing-fea-digest", summary: "The FAO_HASH digest the recipient signs with an advanced electronic signature (docs/fao-hash.md)",
 			params: []obj{pathParam("token", "string")},
 			response: object([]string{"envelopeId", "recipientId", "algorithm", "digest", "verified"}, obj{"envelopeId": str(""), "recipientId": obj{"type": "integer"},

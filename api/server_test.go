@@ -73,7 +73,7 @@ func newTestAPIWith(t testing.TB, configure func(d *Deps)) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(server.Handler())
+	srv := httptest.NewServer(checkedHandler(t, server.Handler()))
 	t.Cleanup(srv.Close)
 	return &testAPI{t: t, dbURL: dbURL, srv: srv, store: store, keys: &auth.Keys{Store: store}, server: server}
 }

@@ -80,7 +80,7 @@ func (a *testAPI) awayFromTemporal(addr string, callTimeout time.Duration) *test
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	srv := httptest.NewServer(server.Handler())
+	srv := httptest.NewServer(checkedHandler(a.t, server.Handler()))
 	a.t.Cleanup(srv.Close)
 	o := *a
 	o.srv, o.server = srv, server
