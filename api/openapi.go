@@ -39,6 +39,7 @@ type operation struct {
 	params                    []obj
 	body                      obj
 	multipart                 bool // the body is multipart/form-data, its payload part JSON
+	formBody                  obj  // a multipart/form-data body accepted besides the JSON body
 	optionalBody              bool // the body may be left out
 	response                  obj
 	responseType              string // content type of the success body; default JSON
@@ -125,6 +126,9 @@ func OpenAPI() map[string]any {
 				media := obj{"application/json": obj{"schema": op.body}}
 				if op.multipart {
 					media = obj{"multipart/form-data": obj{"schema": op.body, "encoding": obj{"payload": obj{"contentType": "application/json"}}}}
+				}
+				if op.formBody != nil {
+					media["multipart/form-data"] = obj{"schema": op.formBody, "encoding": obj{"file": obj{"contentType": "text/csv, application/octet-stream"}}}
 				}
 				o["requestBody"] = obj{"required": !op.optionalBody, "content": media}
 				o["responses"].(obj)["413"] = errResp("PAYLOAD_TOO_LARGE: the body is over the size limit")

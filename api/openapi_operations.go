@@ -104,9 +104,8 @@ func operations() []operation {
 					"recipients": arrayOf(object([]string{"id", "email"}, obj{"id": obj{"type": "integer"}, "email": str(""), "name": str(""), "signingOrder": obj{"type": []string{"integer", "null"}},
 						"expectedRut": obj{"type": []string{"string", "null"}, "description": "Sobre extension: replaces the template recipient's expected RUN; null clears it"}})),
 					"customDocumentData": arrayOf(object([]string{"identifier", "envelopeItemId"}, obj{"identifier": obj{"type": []string{"string", "integer"}}, "envelopeItemId": str("")})),
-					"prefillFields": arrayOf(object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": enumOf("text", "number", "radio", "checkbox", "dropdown", "date"),
-						"label": str(""), "placeholder": str(""), "value": obj{"type": []string{"string", "array"}, "items": str(""), "description": "a string; an array of strings for checkbox"}})),
-					"override": ref("UseOverride"), "attachments": arrayOf(ref("AttachmentInput")), "formValues": formValues()}),
+					"prefillFields":      arrayOf(prefillSchema()),
+					"override":           ref("UseOverride"), "attachments": arrayOf(ref("AttachmentInput")), "formValues": formValues()}),
 				"files": pdfs, "files[]": pdfs,
 			}),
 			response: closed([]string{"id", "recipients"}, obj{"id": str(""), "recipients": arrayOf(ref("SentRecipient"))})},
@@ -192,4 +191,11 @@ var accountProof = object([]string{"verified", "method"}, obj{"verified": obj{"t
 var accountProofErrors = obj{
 	"401": "ACCOUNT_REQUIRED: not signed in to the account of the recipient's email; ACCOUNT_MISMATCH: signed in to another address's; EMAIL_NOT_VERIFIED; AUTHENTICATION_FAILED: a wrong password, code or assertion (counted: 10 wrong passwords in a row lock passwords, 10 wrong codes or assertions lock codes and passkeys); AUTH_NOT_ENROLLED: no authenticator app or passkey on the account",
 	"429": "ACCOUNT_LOCKED: 10 failures of one kind in a row (passwords; codes and passkey assertions) lock that kind of proof for 15 minutes (Retry-After)",
+}
+
+// prefillSchema is a value given to a template's field as a document is made from it
+// (envelope.Prefill).
+func prefillSchema() obj {
+	return object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": enumOf("text", "number", "radio", "checkbox", "dropdown", "date"),
+		"label": str(""), "placeholder": str(""), "value": obj{"type": []string{"string", "array"}, "items": str(""), "description": "a string; an array of strings for checkbox"}})
 }
