@@ -366,3 +366,62 @@ func TestAssistantCannotTouchASignedRecipientsFields(t *testing.T) {
 		t.Fatalf("the assistant's view after the signer signed: %d %v", status, v)
 	}
 }
+
+// TestAssistantCannotOverwriteTheSignersOwnValue: in a PARALLEL envelope the signer may fill its
+// fields while the assistant works; a value the signer typed is the signer's, and the assistant
+// may neither replace nor clear it (else the signer's completion would seal under its name a
+// value it never saw). A value the assistant put in it may still change.
+func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	text := func(y int) map[string]any {
+		return map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": y, "width": 20, "height": 5}
+	}
+	payload := map[string]any{"title": "Paralelo", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "PARALLEL"},
+		"recipients": []any{
+			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": 2,
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
+		}}
+	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("overwrite ", time.Now().UnixNano())))
+	assistant, signerRec := assistantAndSigner(e)
+	var sig int64
+	var texts []int64
+	for _, f := range e.Fields {
+		if f.Type == envelope.FieldSignature {
+			sig = f.ID
+		} else {
+			texts = append(texts, f.ID)
+		}
+	}
+	fill := func(token string, fieldID int64, value string) (int, map[string]any) {
+		return a.do("POST", "/api/v2/signing/"+token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":%q}`, fieldID, value))
+	}
+	if status, body := fill(signerRec.Token, texts[0], "del firmante"); status != http.StatusOK {
+		t.Fatalf("the signer types: %d %v", status, body)
+	}
+	status, body := fill(assistant.Token, texts[0], "del asistente")
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+	status, body = a.do("POST", "/api/v2/signing/"+assistant.Token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":null}`, texts[0]))
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+	for _, v := range []string{"primero", "segundo"} {
+		if status, body := fill(assistant.Token, texts[1], v); status != http.StatusOK {
+			t.Fatalf("the assistant fills its own value %q: %d %v", v, status, body)
+		}
+	}
+	if status, body := fill(signerRec.Token, sig, "Firmante"); status != http.StatusOK {
+		t.Fatalf("the signer signs: %d %v", status, body)
+	}
+	if status, body := a.do("POST", "/api/v2/signing/"+signerRec.Token+"/complete", "", ""); status != http.StatusOK {
+		t.Fatalf("the signer completes: %d %v", status, body)
+	}
+	got, err := a.store.EnvelopeForRecipient(context.Background(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got.Fields {
+		if f.ID == texts[0] && (f.CustomText != "del firmante" || f.PrefilledBy != nil) {
+			t.Errorf("the signer's field holds %q prefilled by %v, want the signer's own value", f.CustomText, f.PrefilledBy)
+		}
+	}
+}

@@ -74,6 +74,22 @@ func MayFillField(order SigningOrder, ps []Participant, fillerID, ownerID int64,
 	return nil
 }
 
+// FilledBySender is Field.FilledBy of a value the sender gave (at creation, or a preset filled
+// as the envelope is sent).
+const FilledBySender = "sender"
+
+// MayReplaceValue decides whether an ASSISTANT, allowed to fill another recipient's field f
+// (MayFillField), may put a value in it or clear it now: not when f holds a value its own
+// recipient put in (inserted, neither an assistant's nor the sender's). That value is the
+// recipient's, typed on a page that showed it, and its completion seals it; an assistant's own
+// value, a sender's preset or an empty field it may change.
+func MayReplaceValue(f Field) error {
+	if f.Inserted && f.PrefilledBy == nil && f.FilledBy != FilledBySender {
+		return Errorf(CodeInvalidRequest, "Field %d holds the value its recipient gave; an assistant cannot change it", f.ID)
+	}
+	return nil
+}
+
 // FieldsToFill are the fields of fields that participant id sees on its signing page to fill, in
 // the order given: its own, and for an ASSISTANT those of others it Assists with.
 func FieldsToFill(ps []Participant, id int64, fields []Field) []Field {

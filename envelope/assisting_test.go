@@ -171,3 +171,26 @@ func TestPrefilledIsDocumensos(t *testing.T) {
 		t.Errorf("a prefilled RUT reads to Documenso's clients as %v, want TEXT", got)
 	}
 }
+
+func TestMayReplaceValue(t *testing.T) {
+	assistant := int64(1)
+	tests := []struct {
+		name string
+		f    Field
+		ok   bool
+	}{
+		{"an empty field", Field{ID: 7}, true},
+		{"a field its recipient cleared", Field{ID: 7, FilledBy: "session-b"}, true},
+		{"the assistant's own value", Field{ID: 7, Inserted: true, CustomText: "a", FilledBy: "session-a", PrefilledBy: &assistant}, true},
+		{"the sender's preset", Field{ID: 7, Inserted: true, CustomText: "p", FilledBy: FilledBySender}, true},
+		{"the recipient's own value", Field{ID: 7, Inserted: true, CustomText: "b", FilledBy: "session-b"}, false},
+		{"the recipient's value through its link", Field{ID: 7, Inserted: true, CustomText: "b", FilledBy: "link"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := MayReplaceValue(tt.f); (err == nil) != tt.ok {
+				t.Errorf("MayReplaceValue = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+}

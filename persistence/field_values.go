@@ -52,6 +52,11 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if owner == nil {
 			return envelope.NotFound("Field")
 		}
+		if owner.ID != cur.ID {
+			if err := envelope.MayReplaceValue(f); err != nil {
+				return err
+			}
+		}
 		f, err = tx.setFieldValue(ctx, *cur, *owner, f, v, sessionID, a)
 		return err
 	})
