@@ -47,6 +47,18 @@ func assistantAndSigner(e *envelope.Envelope) (assistant, other envelope.Recipie
 	return assistant, other
 }
 
+// signatureAndOthers splits e's fields: the id of its (last) SIGNATURE, and the ids of the others.
+func signatureAndOthers(e *envelope.Envelope) (sig int64, others []int64) {
+	for _, f := range e.Fields {
+		if f.Type == envelope.FieldSignature {
+			sig = f.ID
+		} else {
+			others = append(others, f.ID)
+		}
+	}
+	return sig, others
+}
+
 // TestAssistantFillsTheFieldsOfLaterSigners: in a SEQUENTIAL envelope (a signer, an ASSISTANT,
 // a signer), the assistant's signing view lists the last signer's TEXT field (not its
 // SIGNATURE), labelled with whom it is for; it cannot fill the earlier signer's field nor, before
@@ -276,15 +288,7 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano())))
 	id := e.ID
 	assistant, signerRec := assistantAndSigner(e)
-	var sig int64
-	var texts []int64
-	for _, f := range e.Fields {
-		if f.Type == envelope.FieldSignature {
-			sig = f.ID
-		} else {
-			texts = append(texts, f.ID)
-		}
-	}
+	sig, texts := signatureAndOthers(e)
 	ab := newAccountBrowser(t, a)
 	if status, _, body := ab.get("/sign/" + assistant.Token); status != http.StatusOK {
 		t.Fatalf("assistant's page: %d\n%s", status, body)
@@ -385,15 +389,7 @@ func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
 		}}
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("overwrite ", time.Now().UnixNano())))
 	assistant, signerRec := assistantAndSigner(e)
-	var sig int64
-	var texts []int64
-	for _, f := range e.Fields {
-		if f.Type == envelope.FieldSignature {
-			sig = f.ID
-		} else {
-			texts = append(texts, f.ID)
-		}
-	}
+	sig, texts := signatureAndOthers(e)
 	fill := func(token string, fieldID int64, value string) (int, map[string]any) {
 		return a.do("POST", "/api/v2/signing/"+token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":%q}`, fieldID, value))
 	}
