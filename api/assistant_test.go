@@ -283,7 +283,8 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		"recipients": []any{
 			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
 			map[string]any{"email": email, "name": "Firmante", "role": "SIGNER", "signingOrder": 2, "actionAuth": []string{"PASSWORD"},
-				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40),
+					map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 50, "width": 20, "height": 5}}},
 		}}
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano())))
 	id := e.ID
@@ -297,6 +298,10 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": f, "value": fmt.Sprint("del asistente ", i)}); status != http.StatusOK {
 			t.Fatalf("the assistant fills %d: %d %s", f, status, body)
 		}
+	}
+	// The optional one it empties again: left empty, it is nobody's value.
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": texts[2], "value": nil}); status != http.StatusOK {
+		t.Fatalf("the assistant clears %d: %d %s", texts[2], status, body)
 	}
 	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/complete", map[string]any{}); status != http.StatusOK {
 		t.Fatalf("the assistant completes: %d %s", status, body)
