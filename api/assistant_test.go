@@ -376,17 +376,16 @@ func TestAssistantCannotTouchASignedRecipientsFields(t *testing.T) {
 	}
 }
 
-// TestAssistantCannotOverwriteTheSignersOwnValue: in a PARALLEL envelope the signer may fill its
-// fields while the assistant works; a value the signer typed is the signer's, and the assistant
-// may neither replace nor clear it (else the signer's completion would seal under its name a
-// value it never saw). A value the assistant put in it may still change.
+// TestAssistantCannotOverwriteTheSignersOwnValue: a signer may fill its own fields before its
+// turn; a value it typed is its own, and the assistant may neither replace nor clear it. A value
+// the assistant put in may still change.
 func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
 	text := func(y int) map[string]any {
 		return map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": y, "width": 20, "height": 5}
 	}
-	payload := map[string]any{"title": "Paralelo", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "PARALLEL"},
+	payload := map[string]any{"title": "Secuencial", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "SEQUENTIAL"},
 		"recipients": []any{
 			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
 			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": 2,
@@ -410,6 +409,9 @@ func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
 			t.Fatalf("the assistant fills its own value %q: %d %v", v, status, body)
 		}
 	}
+	if status, body := a.do("POST", "/api/v2/signing/"+assistant.Token+"/complete", "", ""); status != http.StatusOK {
+		t.Fatalf("the assistant completes: %d %v", status, body)
+	}
 	if status, body := fill(signerRec.Token, sig, "Firmante"); status != http.StatusOK {
 		t.Fatalf("the signer signs: %d %v", status, body)
 	}
@@ -424,5 +426,35 @@ func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
 		if f.ID == texts[0] && (f.CustomText != "del firmante" || f.PrefilledBy != nil) {
 			t.Errorf("the signer's field holds %q prefilled by %v, want the signer's own value", f.CustomText, f.PrefilledBy)
 		}
+	}
+}
+
+// TestAssistantLeavesAloneWhoMayAct: a recipient who may act while the assistant works (a PARALLEL
+// envelope; a shared signingOrder) could load its page, then sign a value the assistant changed
+// after: the assistant fills none of its fields, and its view does not list them.
+func TestAssistantLeavesAloneWhoMayAct(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	for _, tc := range []struct {
+		name, order string
+		signerOrder int
+	}{{"parallel", "PARALLEL", 2}, {"same order", "SEQUENTIAL", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := map[string]any{"title": tc.name, "type": "DOCUMENT", "meta": map[string]any{"signingOrder": tc.order},
+				"recipients": []any{
+					map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+					map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": tc.signerOrder,
+						"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5},
+							map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 30, "width": 20, "height": 5}}},
+				}}
+			e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint(tc.name, " ", time.Now().UnixNano())))
+			assistant, _ := assistantAndSigner(e)
+			_, texts := signatureAndOthers(e)
+			status, body := a.do("POST", "/api/v2/signing/"+assistant.Token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":"del asistente"}`, texts[0]))
+			wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+			if status, v := a.do("GET", "/api/v2/signing/"+assistant.Token, "", ""); status != http.StatusOK || len(v["fields"].([]any)) != 0 || len(v["assisting"].([]any)) != 0 {
+				t.Fatalf("the assistant's view: %d %v", status, v)
+			}
+		})
 	}
 }
