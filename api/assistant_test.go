@@ -47,6 +47,18 @@ func assistantAndSigner(e *envelope.Envelope) (assistant, other envelope.Recipie
 	return assistant, other
 }
 
+// signatureAndOthers splits e's fields: the id of its (last) SIGNATURE, and the ids of the others.
+func signatureAndOthers(e *envelope.Envelope) (sig int64, others []int64) {
+	for _, f := range e.Fields {
+		if f.Type == envelope.FieldSignature {
+			sig = f.ID
+		} else {
+			others = append(others, f.ID)
+		}
+	}
+	return sig, others
+}
+
 // TestAssistantFillsTheFieldsOfLaterSigners: in a SEQUENTIAL envelope (a signer, an ASSISTANT,
 // a signer), the assistant's signing view lists the last signer's TEXT field (not its
 // SIGNATURE), labelled with whom it is for; it cannot fill the earlier signer's field nor, before
@@ -271,20 +283,13 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		"recipients": []any{
 			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
 			map[string]any{"email": email, "name": "Firmante", "role": "SIGNER", "signingOrder": 2, "actionAuth": []string{"PASSWORD"},
-				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40),
+					map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 50, "width": 20, "height": 5}}},
 		}}
 	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assisted ", time.Now().UnixNano())))
 	id := e.ID
 	assistant, signerRec := assistantAndSigner(e)
-	var sig int64
-	var texts []int64
-	for _, f := range e.Fields {
-		if f.Type == envelope.FieldSignature {
-			sig = f.ID
-		} else {
-			texts = append(texts, f.ID)
-		}
-	}
+	sig, texts := signatureAndOthers(e)
 	ab := newAccountBrowser(t, a)
 	if status, _, body := ab.get("/sign/" + assistant.Token); status != http.StatusOK {
 		t.Fatalf("assistant's page: %d\n%s", status, body)
@@ -293,6 +298,10 @@ func TestAssistantValuesStandUnderTheSignersProofs(t *testing.T) {
 		if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": f, "value": fmt.Sprint("del asistente ", i)}); status != http.StatusOK {
 			t.Fatalf("the assistant fills %d: %d %s", f, status, body)
 		}
+	}
+	// The optional one it empties again: left empty, it is nobody's value.
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": texts[2], "value": nil}); status != http.StatusOK {
+		t.Fatalf("the assistant clears %d: %d %s", texts[2], status, body)
 	}
 	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/complete", map[string]any{}); status != http.StatusOK {
 		t.Fatalf("the assistant completes: %d %s", status, body)
@@ -364,5 +373,88 @@ func TestAssistantCannotTouchASignedRecipientsFields(t *testing.T) {
 	wantError(t, status, body, http.StatusNotFound, envelope.CodeNotFound)
 	if status, v := a.do("GET", "/api/v2/signing/"+assistant.Token, "", ""); status != http.StatusOK || len(v["fields"].([]any)) != 0 || len(v["assisting"].([]any)) != 0 {
 		t.Fatalf("the assistant's view after the signer signed: %d %v", status, v)
+	}
+}
+
+// TestAssistantCannotOverwriteTheSignersOwnValue: a signer may fill its own fields before its
+// turn; a value it typed is its own, and the assistant may neither replace nor clear it. A value
+// the assistant put in may still change.
+func TestAssistantCannotOverwriteTheSignersOwnValue(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	text := func(y int) map[string]any {
+		return map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": y, "width": 20, "height": 5}
+	}
+	payload := map[string]any{"title": "Secuencial", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "SEQUENTIAL"},
+		"recipients": []any{
+			map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": 2,
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5}, text(30), text(40)}},
+		}}
+	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("overwrite ", time.Now().UnixNano())))
+	assistant, signerRec := assistantAndSigner(e)
+	sig, texts := signatureAndOthers(e)
+	fill := func(token string, fieldID int64, value string) (int, map[string]any) {
+		return a.do("POST", "/api/v2/signing/"+token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":%q}`, fieldID, value))
+	}
+	if status, body := fill(signerRec.Token, texts[0], "del firmante"); status != http.StatusOK {
+		t.Fatalf("the signer types: %d %v", status, body)
+	}
+	status, body := fill(assistant.Token, texts[0], "del asistente")
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+	status, body = a.do("POST", "/api/v2/signing/"+assistant.Token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":null}`, texts[0]))
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+	for _, v := range []string{"primero", "segundo"} {
+		if status, body := fill(assistant.Token, texts[1], v); status != http.StatusOK {
+			t.Fatalf("the assistant fills its own value %q: %d %v", v, status, body)
+		}
+	}
+	if status, body := a.do("POST", "/api/v2/signing/"+assistant.Token+"/complete", "", ""); status != http.StatusOK {
+		t.Fatalf("the assistant completes: %d %v", status, body)
+	}
+	if status, body := fill(signerRec.Token, sig, "Firmante"); status != http.StatusOK {
+		t.Fatalf("the signer signs: %d %v", status, body)
+	}
+	if status, body := a.do("POST", "/api/v2/signing/"+signerRec.Token+"/complete", "", ""); status != http.StatusOK {
+		t.Fatalf("the signer completes: %d %v", status, body)
+	}
+	got, err := a.store.EnvelopeForRecipient(context.Background(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got.Fields {
+		if f.ID == texts[0] && (f.CustomText != "del firmante" || f.PrefilledBy != nil) {
+			t.Errorf("the signer's field holds %q prefilled by %v, want the signer's own value", f.CustomText, f.PrefilledBy)
+		}
+	}
+}
+
+// TestAssistantLeavesAloneWhoMayAct: a recipient who may act while the assistant works (a PARALLEL
+// envelope; a shared signingOrder) could load its page, then sign a value the assistant changed
+// after: the assistant fills none of its fields, and its view does not list them.
+func TestAssistantLeavesAloneWhoMayAct(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	for _, tc := range []struct {
+		name, order string
+		signerOrder int
+	}{{"parallel", "PARALLEL", 2}, {"same order", "SEQUENTIAL", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := map[string]any{"title": tc.name, "type": "DOCUMENT", "meta": map[string]any{"signingOrder": tc.order},
+				"recipients": []any{
+					map[string]any{"email": "asistente@sobre.test", "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1},
+					map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": tc.signerOrder,
+						"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5},
+							map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 30, "width": 20, "height": 5}}},
+				}}
+			e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint(tc.name, " ", time.Now().UnixNano())))
+			assistant, _ := assistantAndSigner(e)
+			_, texts := signatureAndOthers(e)
+			status, body := a.do("POST", "/api/v2/signing/"+assistant.Token+"/fields", "", fmt.Sprintf(`{"fieldId":%d,"value":"del asistente"}`, texts[0]))
+			wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidRequest)
+			if status, v := a.do("GET", "/api/v2/signing/"+assistant.Token, "", ""); status != http.StatusOK || len(v["fields"].([]any)) != 0 || len(v["assisting"].([]any)) != 0 {
+				t.Fatalf("the assistant's view: %d %v", status, v)
+			}
+		})
 	}
 }

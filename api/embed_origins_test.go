@@ -44,6 +44,11 @@ func TestEmbedOrigins(t *testing.T) {
 	if want := []string{"origins[1]", "origins[2]", "origins[3]"}; !reflect.DeepEqual(paths, want) {
 		t.Errorf("issues at %v, want %v", paths, want)
 	}
+	// An origin is written into the embedded page's Content-Security-Policy: one that would end
+	// frame-ancestors and start another directive (report-uri, to learn the page's URL) is refused.
+	if status, body := a.do("POST", "/api/v2/team/embed-origins/update", admin, `{"origins":["https://a.example.com;report-uri","https://evil.example.com"]}`); status != http.StatusBadRequest {
+		t.Errorf("an origin that injects a directive: %d %v", status, body)
+	}
 	if status, body := a.do("POST", "/api/v2/team/embed-origins/update", admin, `{}`); status != http.StatusBadRequest {
 		t.Errorf("no origins member: %d %v", status, body)
 	}

@@ -91,7 +91,7 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 			v.Envelope.Items = append(v.Envelope.Items, signingItemView{ID: it.ID, Title: it.Title, Order: it.Order,
 				URL: "/api/v2/signing/" + rec.Token + "/items/" + it.ID})
 		}
-		for _, f := range envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields) {
+		for _, f := range envelope.FieldsToFill(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, e.Fields) {
 			v.Fields = append(v.Fields, view.NewField(f))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -15,6 +16,10 @@ const MaxEmbedOrigins = 20
 // ({SOBRE_PUBLIC_URL}/embed/sign/{token}): scheme, host and port only (no path, query,
 // fragment or user), lower-cased, the default port left out. It must be https; http only for a
 // loopback host (localhost, 127.0.0.0/8, ::1) and only when allowLoopbackHTTP (development).
+// The origin is written into a Content-Security-Policy header, so its host must be an IP address
+// or a DNS name of ASCII letters, digits and hyphens (an internationalised name in its xn--
+// form; no trailing dot), and its port a number from 1 to 65535: nothing that could end the
+// directive (";", ",", quotes) or name another source gets through.
 func ParseEmbedOrigin(raw string, allowLoopbackHTTP bool) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
@@ -25,8 +30,11 @@ func ParseEmbedOrigin(raw string, allowLoopbackHTTP bool) (string, error) {
 		return "", fmt.Errorf("%q is not an origin: only scheme, host and port, like https://app.example.com", raw)
 	}
 	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if host == "" || strings.ContainsAny(host, "*%") {
-		return "", fmt.Errorf("%q is not an origin: the host is missing or not a plain name", raw)
+	if !plainHost(host) {
+		return "", fmt.Errorf("%q is not an origin: the host must be a DNS name of letters, digits and hyphens (an internationalised one in its xn-- form) or an IP address", raw)
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 1 || n > 65535) {
+		return "", fmt.Errorf("%q is not an origin: the port must be from 1 to 65535", raw)
 	}
 	switch scheme {
 	case "https":
@@ -69,6 +77,29 @@ func ParseEmbedOrigins(list []string, allowLoopbackHTTP bool) ([]string, error) 
 		return nil, fmt.Errorf("at most %d origins, got %d", MaxEmbedOrigins, len(out))
 	}
 	return out, nil
+}
+
+// plainHost reports whether host (lower-cased) is an IP address or a DNS name: dot-separated
+// labels of 1 to 63 letters, digits and hyphens, not starting or ending with a hyphen, 253
+// characters at most.
+func plainHost(host string) bool {
+	if net.ParseIP(host) != nil {
+		return true
+	}
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func loopbackHost(host string) bool {

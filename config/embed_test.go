@@ -34,6 +34,23 @@ func TestParseEmbedOrigin(t *testing.T) {
 		{"*", false, ""},
 		{"'self'", false, ""},
 		{"https://", false, ""},
+		// Written into a Content-Security-Policy: nothing that ends the directive or adds a source.
+		{"https://a.example.com;report-uri", false, ""},
+		{"https://a.example.com;script-src", false, ""},
+		{"https://a.example.com,https://b.example.com", false, ""},
+		{"https://a.example.com'unsafe-inline'", false, ""},
+		{`https://a.example.com"`, false, ""},
+		{"https://a.example.com$", false, ""},
+		{"https://a_b.example.com", false, ""},
+		{"https://-a.example.com", false, ""},
+		{"https://a..example.com", false, ""},
+		{"https://a.example.com.", false, ""},
+		{"https://ünicode.example.com", false, ""},
+		{"https://xn--nicode-2ya.example.com", false, "https://xn--nicode-2ya.example.com"},
+		{"https://a.example.com:0", false, ""},
+		{"https://a.example.com:99999", false, ""},
+		{"https://a.example.com:65535", false, "https://a.example.com:65535"},
+		{"https://192.0.2.1:8443", false, "https://192.0.2.1:8443"},
 	} {
 		got, err := ParseEmbedOrigin(tc.raw, tc.loopback)
 		if tc.want == "" {

@@ -17,11 +17,21 @@ func OwnerOnly(t FieldType) bool {
 	return t.IsSignature() || t == FieldInitials || t == FieldRUTFirmado || t == FieldDate
 }
 
-// Assists reports whether a fills the fields of type t of owner, who is someone else: a is an
-// ASSISTANT, owner still has to act (Pending: neither signed nor rejected, not a CC), owner comes
-// at or after a in the signing order (Follows), and t is not OwnerOnly.
-func Assists(a, owner Participant, t FieldType) bool {
-	return a.Role == RoleAssistant && a.ID != owner.ID && owner.Pending() && Follows(owner, a) && !OwnerOnly(t)
+// Assists reports whether a fills the fields of type t of owner, who is someone else, on an
+// envelope signed in order by ps: a is an ASSISTANT, owner still has to act (Pending: neither
+// signed nor rejected, not a CC), owner comes at or after a in the signing order (Follows) and
+// may not act yet (Waits), and t is not OwnerOnly.
+func Assists(order SigningOrder, ps []Participant, a, owner Participant, t FieldType) bool {
+	return a.Role == RoleAssistant && a.ID != owner.ID && owner.Pending() && Follows(owner, a) && !OwnerOnly(t) && Waits(order, ps, owner.ID)
+}
+
+// Waits reports whether participant id may not act yet on an envelope signed in order by ps
+// (it is not among MayActNow). An assistant fills only the fields of those who wait: once a
+// recipient may act, what its page shows is what its completion seals, and nobody else may
+// change it any more. A recipient of a PARALLEL envelope, or one sharing the assistant's
+// signingOrder, may act while the assistant works, so the assistant fills none of its fields.
+func Waits(order SigningOrder, ps []Participant, id int64) bool {
+	return !slices.Contains(MayActNow(order, ps), id)
 }
 
 // Follows reports whether q comes at or after p in the signing order, as SortForSigning reads it:
@@ -47,7 +57,8 @@ func Follows(q, p Participant) bool {
 //   - Its own field: MayFill (not once it acted, nor past its deadline).
 //   - Someone else's field: only an ASSISTANT's reach (Assists without the type), else the field
 //     is not found for it; never an OwnerOnly type (INVALID_REQUEST); the assistant fills them in
-//     its turn (Turn), and not once the owner's deadline passed (RECIPIENT_EXPIRED).
+//     its turn (Turn), not once the owner may act itself (Waits; INVALID_REQUEST), and not once
+//     the owner's deadline passed (RECIPIENT_EXPIRED).
 //
 // The envelope itself must be PENDING (RequirePending), which the caller checks first.
 func MayFillField(order SigningOrder, ps []Participant, fillerID, ownerID int64, t FieldType, now time.Time) error {
@@ -68,15 +79,35 @@ func MayFillField(order SigningOrder, ps []Participant, fillerID, ownerID int64,
 	if err := Turn(order, ps, fillerID, now); err != nil {
 		return err
 	}
+	if !Waits(order, ps, ownerID) {
+		return Errorf(CodeInvalidRequest, "An assistant fills only for recipients who cannot act yet: recipient %d may already act, and signs what it sees", ownerID)
+	}
 	if owner.Expired(now) {
 		return errExpired()
 	}
 	return nil
 }
 
+// FilledBySender is Field.FilledBy of a value the sender gave (at creation, or a preset filled
+// as the envelope is sent).
+const FilledBySender = "sender"
+
+// MayReplaceValue decides whether an ASSISTANT, allowed to fill another recipient's field f
+// (MayFillField), may put a value in it or clear it now: not when f holds a value its own
+// recipient put in (inserted, neither an assistant's nor the sender's). That value is the
+// recipient's, typed on a page that showed it, and its completion seals it; an assistant's own
+// value, a sender's preset or an empty field it may change.
+func MayReplaceValue(f Field) error {
+	if f.Inserted && f.PrefilledBy == nil && f.FilledBy != FilledBySender {
+		return Errorf(CodeInvalidRequest, "Field %d holds the value its recipient gave; an assistant cannot change it", f.ID)
+	}
+	return nil
+}
+
 // FieldsToFill are the fields of fields that participant id sees on its signing page to fill, in
-// the order given: its own, and for an ASSISTANT those of others it Assists with.
-func FieldsToFill(ps []Participant, id int64, fields []Field) []Field {
+// the order given, on an envelope signed in order by ps: its own, and for an ASSISTANT those of
+// others it Assists with.
+func FieldsToFill(order SigningOrder, ps []Participant, id int64, fields []Field) []Field {
 	me, ok := participant(ps, id)
 	if !ok {
 		return nil
@@ -84,7 +115,7 @@ func FieldsToFill(ps []Participant, id int64, fields []Field) []Field {
 	var out []Field
 	for _, f := range fields {
 		owner, found := participant(ps, f.RecipientID)
-		if f.RecipientID == id || (found && Assists(me, owner, f.Type)) {
+		if f.RecipientID == id || (found && Assists(order, ps, me, owner, f.Type)) {
 			out = append(out, f)
 		}
 	}

@@ -37,28 +37,34 @@ func TestAssists(t *testing.T) {
 		a, owner Participant
 		typ      FieldType
 		want     bool
+		parallel bool
 	}{
-		{"later signer's text", a, part(2, RoleSigner, 2, ns), FieldText, true},
-		{"later approver's dropdown", a, part(2, RoleApprover, 2, ns), FieldDropdown, true},
-		{"never a date (Sobre fills it)", a, part(2, RoleApprover, 2, ns), FieldDate, false},
-		{"same order signer", a, part(2, RoleSigner, 1, ns), FieldName, true},
-		{"later signer's email", a, part(2, RoleSigner, 2, ns), FieldEmail, true},
-		{"never initials", a, part(2, RoleSigner, 2, ns), FieldInitials, false},
-		{"never a signature", a, part(2, RoleSigner, 2, ns), FieldSignature, false},
-		{"never a free signature", a, part(2, RoleSigner, 2, ns), FieldFreeSignature, false},
-		{"never RUT_FIRMADO", a, part(2, RoleSigner, 2, ns), FieldRUTFirmado, false},
-		{"a RUT it may", a, part(2, RoleSigner, 2, ns), FieldRUT, true},
-		{"not an earlier recipient", a, part(2, RoleSigner, 0, ns), FieldText, false},
-		{"not one who signed", a, part(2, RoleSigner, 2, sg), FieldText, false},
-		{"not one who rejected", a, part(2, RoleSigner, 2, rj), FieldText, false},
-		{"not a CC", a, part(2, RoleCC, 2, ns), FieldText, false},
-		{"not its own (MayFill decides those)", a, a, FieldText, false},
-		{"a signer assists nobody", part(1, RoleSigner, 1, ns), part(2, RoleSigner, 2, ns), FieldText, false},
-		{"an approver assists nobody", part(1, RoleApprover, 1, ns), part(2, RoleSigner, 2, ns), FieldText, false},
+		{"later signer's text", a, part(2, RoleSigner, 2, ns), FieldText, true, false},
+		{"later approver's dropdown", a, part(2, RoleApprover, 2, ns), FieldDropdown, true, false},
+		{"never a date (Sobre fills it)", a, part(2, RoleApprover, 2, ns), FieldDate, false, false},
+		{"not a same-order signer: it may act already", a, part(2, RoleSigner, 1, ns), FieldName, false, false},
+		{"not a later signer of a PARALLEL envelope: it may act already", a, part(2, RoleSigner, 2, ns), FieldText, false, true},
+		{"later signer's email", a, part(2, RoleSigner, 2, ns), FieldEmail, true, false},
+		{"never initials", a, part(2, RoleSigner, 2, ns), FieldInitials, false, false},
+		{"never a signature", a, part(2, RoleSigner, 2, ns), FieldSignature, false, false},
+		{"never a free signature", a, part(2, RoleSigner, 2, ns), FieldFreeSignature, false, false},
+		{"never RUT_FIRMADO", a, part(2, RoleSigner, 2, ns), FieldRUTFirmado, false, false},
+		{"a RUT it may", a, part(2, RoleSigner, 2, ns), FieldRUT, true, false},
+		{"not an earlier recipient", a, part(2, RoleSigner, 0, ns), FieldText, false, false},
+		{"not one who signed", a, part(2, RoleSigner, 2, sg), FieldText, false, false},
+		{"not one who rejected", a, part(2, RoleSigner, 2, rj), FieldText, false, false},
+		{"not a CC", a, part(2, RoleCC, 2, ns), FieldText, false, false},
+		{"not its own (MayFill decides those)", a, a, FieldText, false, false},
+		{"a signer assists nobody", part(1, RoleSigner, 1, ns), part(2, RoleSigner, 2, ns), FieldText, false, false},
+		{"an approver assists nobody", part(1, RoleApprover, 1, ns), part(2, RoleSigner, 2, ns), FieldText, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Assists(tt.a, tt.owner, tt.typ); got != tt.want {
+			order := SigningOrderSequential
+			if tt.parallel {
+				order = SigningOrderParallel
+			}
+			if got := Assists(order, []Participant{tt.a, tt.owner}, tt.a, tt.owner, tt.typ); got != tt.want {
 				t.Errorf("Assists = %v, want %v", got, tt.want)
 			}
 		})
@@ -95,7 +101,11 @@ func TestMayFillField(t *testing.T) {
 			[]Participant{part(2, RoleAssistant, 2, sg), part(3, RoleSigner, 3, ns)}, 2, 3, FieldText, CodeRecipientAlreadySigned},
 		{"assistant: owner past its deadline", SigningOrderSequential,
 			[]Participant{part(2, RoleAssistant, 2, ns), expired(part(3, RoleSigner, 3, ns))}, 2, 3, FieldText, CodeRecipientExpired},
-		{"assistant: parallel, later order", SigningOrderParallel, waiting, 2, 3, FieldText, ""},
+		{"assistant: parallel, later order (the owner may act)", SigningOrderParallel, waiting, 2, 3, FieldText, CodeInvalidRequest},
+		{"assistant: same order (the owner may act)", SigningOrderSequential,
+			[]Participant{part(2, RoleAssistant, 2, ns), part(3, RoleSigner, 2, ns)}, 2, 3, FieldText, CodeInvalidRequest},
+		{"assistant: parallel, the owner held back by an approver", SigningOrderParallel,
+			[]Participant{part(1, RoleApprover, 1, ns), part(2, RoleAssistant, 1, ns), part(3, RoleSigner, 2, ns)}, 2, 3, FieldText, ""},
 		{"signer: another's field", SigningOrderParallel, waiting, 1, 3, FieldText, CodeNotFound},
 		{"unknown filler", SigningOrderParallel, waiting, 9, 3, FieldText, CodeNotFound},
 		{"unknown owner", SigningOrderParallel, waiting, 2, 9, FieldText, CodeNotFound},
@@ -147,7 +157,7 @@ func TestFieldsToFill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ids(FieldsToFill(ps, tt.id, fields)); !slices.Equal(got, tt.want) {
+			if got := ids(FieldsToFill(SigningOrderSequential, ps, tt.id, fields)); !slices.Equal(got, tt.want) {
 				t.Errorf("FieldsToFill = %v, want %v", got, tt.want)
 			}
 		})
@@ -169,5 +179,28 @@ func TestPrefilledIsDocumensos(t *testing.T) {
 	}
 	if got := DocumensoAuditData(AuditFieldPrefilled, data)["field"].(map[string]any)["type"]; got != string(FieldText) {
 		t.Errorf("a prefilled RUT reads to Documenso's clients as %v, want TEXT", got)
+	}
+}
+
+func TestMayReplaceValue(t *testing.T) {
+	assistant := int64(1)
+	tests := []struct {
+		name string
+		f    Field
+		ok   bool
+	}{
+		{"an empty field", Field{ID: 7}, true},
+		{"a field its recipient cleared", Field{ID: 7, FilledBy: "session-b"}, true},
+		{"the assistant's own value", Field{ID: 7, Inserted: true, CustomText: "a", FilledBy: "session-a", PrefilledBy: &assistant}, true},
+		{"the sender's preset", Field{ID: 7, Inserted: true, CustomText: "p", FilledBy: FilledBySender}, true},
+		{"the recipient's own value", Field{ID: 7, Inserted: true, CustomText: "b", FilledBy: "session-b"}, false},
+		{"the recipient's value through its link", Field{ID: 7, Inserted: true, CustomText: "b", FilledBy: "link"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := MayReplaceValue(tt.f); (err == nil) != tt.ok {
+				t.Errorf("MayReplaceValue = %v, want ok %v", err, tt.ok)
+			}
+		})
 	}
 }

@@ -52,6 +52,11 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 		if owner == nil {
 			return envelope.NotFound("Field")
 		}
+		if owner.ID != cur.ID {
+			if err := envelope.MayReplaceValue(f); err != nil {
+				return err
+			}
+		}
 		f, err = tx.setFieldValue(ctx, *cur, *owner, f, v, sessionID, a)
 		return err
 	})
@@ -88,10 +93,20 @@ func (tx *Tx) setFieldValue(ctx context.Context, filler, owner envelope.Recipien
 			f.PrefilledBy = &filler.ID
 		}
 		// Who touched the value last, filled or cleared: a session, or the link alone; and the
-		// assistant whose value it is.
-		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = COALESCE(NULLIF($4, ''), '`+FilledByLink+`'),
+		// assistant whose value it is. A field an assistant empties is nobody's: its recipient's
+		// completion does not take it for another browser's typing.
+		var by *string
+		switch {
+		case v == nil && owner.ID != filler.ID:
+		case sessionID != "":
+			by = &sessionID
+		default:
+			link := FilledByLink
+			by = &link
+		}
+		if _, err := tx.q.Exec(ctx, `UPDATE fields SET custom_text = $2, inserted = $3, filled_by_session = $4,
 			prefilled_by = $5, updated_at = now() WHERE id = $1`,
-			f.ID, f.CustomText, f.Inserted, sessionID, f.PrefilledBy); err != nil {
+			f.ID, f.CustomText, f.Inserted, by, f.PrefilledBy); err != nil {
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {

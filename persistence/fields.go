@@ -19,7 +19,7 @@ const fieldColumns = `f.id, f.secondary_id, f.envelope_id, f.envelope_item_id, f
 // Who gave a field's value (Field.FilledBy), when not a signing session: the sender (at creation,
 // or a preset filled at send), or a caller of the signing link without a session.
 const (
-	FilledBySender = "sender"
+	FilledBySender = envelope.FilledBySender
 	FilledByLink   = "link"
 )
 

@@ -221,7 +221,7 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 	if rec.Role == envelope.RoleAssistant {
 		v.T.YourFields = t.AssistFields
 	}
-	fields := envelope.FieldsToFill(envelope.Participants(e.Recipients), rec.ID, e.Fields)
+	fields := envelope.FieldsToFill(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, e.Fields)
 	if err := h.documentItems(r, v, e, rec, fields, "/sign/"+rec.Token, st.ClaveUnicaRUN); err != nil {
 		return err
 	}
