@@ -39,6 +39,7 @@ type operation struct {
 	params                    []obj
 	body                      obj
 	multipart                 bool // the body is multipart/form-data, its payload part JSON
+	form                      obj  // the schema of a multipart/form-data body taken beside the JSON one
 	optionalBody              bool // the body may be left out
 	response                  obj
 	responseType              string // content type of the success body; default JSON
@@ -125,6 +126,9 @@ func OpenAPI() map[string]any {
 				media := obj{"application/json": obj{"schema": op.body}}
 				if op.multipart {
 					media = obj{"multipart/form-data": obj{"schema": op.body, "encoding": obj{"payload": obj{"contentType": "application/json"}}}}
+				}
+				if op.form != nil {
+					media["multipart/form-data"] = obj{"schema": op.form}
 				}
 				o["requestBody"] = obj{"required": !op.optionalBody, "content": media}
 				o["responses"].(obj)["413"] = errResp("PAYLOAD_TOO_LARGE: the body is over the size limit")

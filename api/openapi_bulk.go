@@ -14,7 +14,8 @@ const bulkSendExtension = "Sobre extension (Documenso offers a CSV bulk send of 
 // bulkSendOperations lists the documented operations of the bulk send routes (bulkSendRoutes).
 func bulkSendOperations() []operation {
 	recipient := object([]string{"id"}, obj{"id": obj{"type": "integer"}, "email": str("empty: the template's"), "name": str("empty: the template's")})
-	row := object([]string{"recipients"}, obj{"recipients": arrayOf(recipient), "prefillFields": arrayOf(obj{"type": "object"}),
+	row := object([]string{"recipients"}, obj{"recipients": arrayOf(recipient), "prefillFields": arrayOf(object([]string{"id", "type"}, obj{"id": obj{"type": "integer"}, "type": str("as POST /envelope/use takes it"),
+		"label": str(""), "placeholder": str(""), "value": obj{"type": []string{"string", "array"}, "items": str("")}})),
 		"externalId": obj{"type": "string", "maxLength": envelope.MaxExternalID}})
 	rowView := object([]string{"row", "status", "envelopeId", "error"}, obj{"row": obj{"type": "integer", "minimum": 1},
 		"status":     enumOf(string(envelope.BulkRowPending), string(envelope.BulkRowCreated), string(envelope.BulkRowSent), string(envelope.BulkRowFailed)),
@@ -26,6 +27,8 @@ func bulkSendOperations() []operation {
 			summary: "Make a document from a template for each row (at most 1,000), and send each when distributeDocument; answers at once with the job's id",
 			body: object([]string{"templateId", "rows"}, obj{"templateId": obj{"type": []string{"string", "integer"}, "description": "the template's envelope id or number"},
 				"rows": obj{"type": "array", "items": row, "minItems": 1, "maxItems": envelope.MaxBulkRows}, "distributeDocument": obj{"type": "boolean", "default": false}}),
+			form: object([]string{"templateId", "file"}, obj{"templateId": str("the template's envelope id or number"),
+				"distributeDocument": enumOf("true", "false"), "file": obj{"type": "string", "format": "binary", "description": "the CSV file"}}),
 			response: object([]string{"jobId", "id", "templateId", "status", "total"}, obj{"jobId": str(""), "id": str(""), "templateId": str(""),
 				"status": status, "total": count})},
 		{method: "GET", path: "/template/bulk-send/{jobId}", id: "template-bulk-send-get", summary: "A bulk send's progress and a page of its rows",

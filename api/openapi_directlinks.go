@@ -10,7 +10,7 @@ func directLinkOperations() []operation {
 		"id": str(""), "token": str(""), "createdAt": obj{"type": "string", "format": "date-time"}, "enabled": obj{"type": "boolean"},
 		"directTemplateRecipientId": obj{"type": "integer"}, "envelopeId": str(""), "templateId": obj{"type": "integer"}})
 	field := object([]string{"fieldId"}, obj{"fieldId": obj{"type": "integer"},
-		"value": obj{"description": "as POST /signing/{token}/fields takes it; null or absent leaves the field empty"}})
+		"value": obj{"type": []string{"string", "array", "null"}, "items": str(""), "description": "as POST /signing/{token}/fields takes it; null or absent leaves the field empty"}})
 	return []operation{
 		{method: "POST", path: "/template/direct/create", id: "template-createTemplateDirectLink",
 			summary:  "Give a template a public direct link; without directRecipientId a placeholder SIGNER is made for it",
