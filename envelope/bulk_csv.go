@@ -16,7 +16,7 @@ import (
 //     template's value;
 //   - field_{id}, or the label of exactly one template field, prefills that field with the
 //     cell's text (TEXT, NUMBER, DATE, DROPDOWN and RADIO fields); an empty cell leaves it;
-//   - any other column, a column twice, a line with a wrong number of values or more than
+//   - any other column, a column twice (recipient_01_email is recipient_1_email), a line with a wrong number of values or more than
 //     MaxBulkRows rows makes the file malformed: every problem is recorded at file, naming the
 //     row (1-based, after the header) and the column.
 //
@@ -78,6 +78,7 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 	cols := make([]bulkColumn, len(header))
 	seen := map[string]bool{}
 	prefilled := map[int64]string{} // field id: the column that prefills it
+	set := map[bulkColumn]string{}  // a recipient's email or name: the column that sets it
 	for i, h := range header {
 		if i == 0 {
 			h = strings.TrimPrefix(h, "\ufeff")
@@ -94,6 +95,10 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 				p.Add(path, "column %q names recipient %d; the template has %d", h, idx+1, len(tpl))
 			}
 			cols[i] = bulkColumn{recipient: idx, name: name}
+			if other, twice := set[cols[i]]; twice {
+				p.Add(path, "column %q sets what column %q sets", h, other)
+			}
+			set[cols[i]] = h
 			continue
 		}
 		f, ok := bulkFieldByColumn(fields, h)
