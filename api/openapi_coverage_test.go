@@ -19,6 +19,13 @@ func TestEveryOperationWithABodyRefusesAWrongOne(t *testing.T) {
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	id, _, rec := a.pendingEnvelope(nil)
 	params := map[string]string{"envelopeId": id, "recipientId": fmt.Sprint(rec.ID), "token": rec.Token}
+	// A direct submit finds its link before reading the body: give it a real one.
+	tpl := a.directTemplate(key)
+	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, tpl.Recipients[0].ID))
+	if status != http.StatusOK {
+		t.Fatalf("create a direct link: %d %v", status, link)
+	}
+	directToken := link["token"].(string)
 	doc, err := checkedDoc()
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +39,7 @@ func TestEveryOperationWithABodyRefusesAWrongOne(t *testing.T) {
 	sort.Strings(paths)
 	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {
-			url := path
+			url := strings.ReplaceAll(path, "/direct/{token}", "/direct/"+directToken)
 			for name, value := range params {
 				url = strings.ReplaceAll(url, "{"+name+"}", value)
 			}
