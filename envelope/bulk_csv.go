@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,8 @@ import (
 //     template's value;
 //   - field_{id}, or the label of exactly one template field, prefills that field with the
 //     cell's text (TEXT, NUMBER, DATE, DROPDOWN and RADIO fields); an empty cell leaves it;
-//   - any other column, a column twice (recipient_01_email is recipient_1_email), a line with a wrong number of values or more than
+//   - any other column, a column twice (recipient_01_email is recipient_1_email), a NUL
+//     character (which no text column stores), a line with a wrong number of values or more than
 //     MaxBulkRows rows makes the file malformed: every problem is recorded at file, naming the
 //     row (1-based, after the header) and the column.
 //
@@ -54,6 +56,10 @@ func ParseBulkCSV(p *Problems, path string, r io.Reader, tpl []Recipient, fields
 		}
 		if len(rec) != len(header) {
 			p.Add(path, "row %d has %d values; the header has %d columns", n, len(rec), len(header))
+			continue
+		}
+		if i := slices.IndexFunc(rec, func(cell string) bool { return strings.ContainsRune(cell, 0) }); i >= 0 {
+			p.Add(path, "row %d, column %q: holds a NUL character", n, header[i])
 			continue
 		}
 		rows = append(rows, bulkRowOf(rec, cols, tpl))
