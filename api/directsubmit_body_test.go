@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 func TestDirectSubmitBodyIsCappedAsJSON(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
-	tpl := a.directTemplate(key)
-	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, tpl.Recipients[0].ID))
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, link)
-	}
+	_, token := a.directLinkOf(key)
 	big := `{"name":"` + strings.Repeat("x", int(a.server.cfg.MaxBodyBytes)) + `","email":"vera@visita.test"}`
 	post := func(token string) int {
 		req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/direct/"+token, strings.NewReader(big))
@@ -31,7 +26,7 @@ func TestDirectSubmitBodyIsCappedAsJSON(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	if got := post(link["token"].(string)); got != http.StatusRequestEntityTooLarge {
+	if got := post(token); got != http.StatusRequestEntityTooLarge {
 		t.Errorf("a JSON body over the cap, said to be multipart: %d, want 413", got)
 	}
 	if got := post(strings.Repeat("z", 32)); got != http.StatusNotFound {

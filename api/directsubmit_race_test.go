@@ -19,21 +19,8 @@ func TestDirectSubmitSeesALinkDisabledWhileItWaits(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	ctx := context.Background()
 	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
-	tpl := a.directTemplate(key)
-	direct := tpl.Recipients[0]
-	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, direct.ID))
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, link)
-	}
-	var values string
-	for _, f := range tpl.Fields {
-		if f.RecipientID == direct.ID {
-			if values != "" {
-				values += ","
-			}
-			values += fmt.Sprintf(`{"fieldId":%d,"value":"Vera"}`, f.ID)
-		}
-	}
+	tpl, token := a.directLinkOf(key)
+	values := directOwnValues(tpl)
 
 	conn, err := pgx.Connect(ctx, a.dbURL)
 	if err != nil {
@@ -55,7 +42,7 @@ func TestDirectSubmitSeesALinkDisabledWhileItWaits(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		status, body := a.do("POST", "/api/v2/direct/"+link["token"].(string), "", fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test",
+		status, body := a.do("POST", "/api/v2/direct/"+token, "", fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test",
 			"templateUpdatedAt":%q,"fields":[%s]}`, tpl.UpdatedAt.Format(time.RFC3339Nano), values))
 		done <- answer{status, body}
 	}()

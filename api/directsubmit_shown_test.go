@@ -25,21 +25,9 @@ func TestDirectSubmitRecordsWhatWasShownAndWho(t *testing.T) {
 	a := newTestAPIWithWorkflows(t)
 	ctx := context.Background()
 	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
-	tpl := a.directTemplate(key)
-	direct := tpl.Recipients[0]
-	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, direct.ID))
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, link)
-	}
-	token := link["token"].(string)
-	var values []string
-	for _, f := range tpl.Fields {
-		if f.RecipientID == direct.ID {
-			values = append(values, fmt.Sprintf(`{"fieldId":%d,"value":"Vera"}`, f.ID))
-		}
-	}
+	tpl, token := a.directLinkOf(key)
 	body := fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test","templateUpdatedAt":%q,"fields":[%s]}`,
-		tpl.UpdatedAt.Format(time.RFC3339Nano), strings.Join(values, ","))
+		tpl.UpdatedAt.Format(time.RFC3339Nano), directOwnValues(tpl))
 	req, _ := http.NewRequest("POST", a.srv.URL+"/api/v2/direct/"+token, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "visitor-agent/1.0")

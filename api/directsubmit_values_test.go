@@ -16,13 +16,9 @@ import (
 func TestDirectSubmitTakesOnlyTheDirectRecipientsFields(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "owner@acme.test", envelope.TeamRoleMember)
-	tpl := a.directTemplate(key)
+	tpl, token := a.directLinkOf(key)
 	other := a.directTemplate(key)
 	direct := tpl.Recipients[0]
-	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, direct.ID))
-	if status != http.StatusOK {
-		t.Fatalf("create: %d %v", status, link)
-	}
 	var sig, text, berta, foreign int64
 	for _, f := range tpl.Fields {
 		switch {
@@ -44,7 +40,7 @@ func TestDirectSubmitTakesOnlyTheDirectRecipientsFields(t *testing.T) {
 		{"an empty signature", "v@visita.test", `"e"`, fmt.Sprintf(`{"fieldId":%d,"value":""},{"fieldId":%d,"value":"x"}`, sig, text)},
 		{"externalId too long", "v@visita.test", fmt.Sprintf("%q", strings.Repeat("e", envelope.MaxExternalID+1)), own},
 	} {
-		status, body := a.do("POST", "/api/v2/direct/"+link["token"].(string), "", fmt.Sprintf(`{"name":"Vera","email":%q,"externalId":%s,
+		status, body := a.do("POST", "/api/v2/direct/"+token, "", fmt.Sprintf(`{"name":"Vera","email":%q,"externalId":%s,
 			"templateUpdatedAt":%q,"fields":[%s]}`, c.email, c.externalID, tpl.UpdatedAt.Format(time.RFC3339Nano), c.fields))
 		if status != http.StatusBadRequest {
 			t.Errorf("%s: %d %v", c.name, status, body)
