@@ -19,13 +19,7 @@ func TestEveryOperationWithABodyRefusesAWrongOne(t *testing.T) {
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
 	id, _, rec := a.pendingEnvelope(nil)
 	params := map[string]string{"envelopeId": id, "recipientId": fmt.Sprint(rec.ID), "token": rec.Token}
-	// A direct submit finds its link before reading the body: give it a real one.
-	tpl := a.directTemplate(key)
-	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, tpl.Recipients[0].ID))
-	if status != http.StatusOK {
-		t.Fatalf("create a direct link: %d %v", status, link)
-	}
-	directToken := link["token"].(string)
+	_, directToken := a.directLinkOf(key) // a direct submit finds its link before reading the body
 	doc, err := checkedDoc()
 	if err != nil {
 		t.Fatal(err)
