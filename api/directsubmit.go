@@ -53,12 +53,27 @@ func (s *Server) directSubmitRoutes(r chi.Router) {
 // recipient's place, their values in its fields and their signature recorded, all in one
 // transaction (persistence.SubmitDirectLink); then its workflow starts, which sends it to the
 // template's other recipients. It answers {success, envelopeId, documentId, redirectUrl}: the
-// document's redirectUrl, else the visitor's signing page, which shows that they signed.
+// document's redirectUrl, else the visitor's signing page, which shows that they signed. An
+// unknown link is 404 and a link not in use 410 before the body is read; the body is capped at
+// SOBRE_MAX_BODY_BYTES (413) whatever its Content-Type.
 func (s *Server) submitDirectLink(w http.ResponseWriter, r *http.Request) {
 	token := chi.URLParam(r, "token")
 	if !s.take(s.limitDirectLink, w, r, token) || !s.take(s.limitDirectClient, w, r, token+" "+httprate.CanonicalizeIP(s.clientIP(r))) {
 		return
 	}
+	// The link first, so an unknown or disabled one costs no read of its body; the body is JSON
+	// only, capped as JSON whatever its Content-Type says (a multipart one would get the
+	// upload cap).
+	link, tpl, err := s.store.DirectLinkByToken(r.Context(), token)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := envelope.CheckDirectUse(tpl, link); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	var in directSubmitInput
 	if err := decodeJSON(r, &in); err != nil {
 		s.writeError(w, r, err)
@@ -74,15 +89,6 @@ func (s *Server) submitDirectLink(w http.ResponseWriter, r *http.Request) {
 		envelope.CheckLength(&p, "externalId", *in.ExternalID, 0, envelope.MaxExternalID)
 	}
 	if err := p.Err(); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	link, tpl, err := s.store.DirectLinkByToken(r.Context(), token)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := envelope.CheckDirectUse(tpl, link); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,7 +17,8 @@ import (
 //     template's value;
 //   - field_{id}, or the label of exactly one template field, prefills that field with the
 //     cell's text (TEXT, NUMBER, DATE, DROPDOWN and RADIO fields); an empty cell leaves it;
-//   - any other column, a column twice, a line with a wrong number of values or more than
+//   - any other column, a column twice (recipient_01_email is recipient_1_email), a NUL
+//     character (which no text column stores), a line with a wrong number of values or more than
 //     MaxBulkRows rows makes the file malformed: every problem is recorded at file, naming the
 //     row (1-based, after the header) and the column.
 //
@@ -56,6 +58,10 @@ func ParseBulkCSV(p *Problems, path string, r io.Reader, tpl []Recipient, fields
 			p.Add(path, "row %d has %d values; the header has %d columns", n, len(rec), len(header))
 			continue
 		}
+		if i := slices.IndexFunc(rec, func(cell string) bool { return strings.ContainsRune(cell, 0) }); i >= 0 {
+			p.Add(path, "row %d, column %q: holds a NUL character", n, header[i])
+			continue
+		}
 		rows = append(rows, bulkRowOf(rec, cols, tpl))
 	}
 	if len(rows) == 0 && p.Len() == 0 {
@@ -78,6 +84,7 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 	cols := make([]bulkColumn, len(header))
 	seen := map[string]bool{}
 	prefilled := map[int64]string{} // field id: the column that prefills it
+	set := map[bulkColumn]string{}  // a recipient's email or name: the column that sets it
 	for i, h := range header {
 		if i == 0 {
 			h = strings.TrimPrefix(h, "\ufeff")
@@ -94,6 +101,10 @@ func bulkColumns(p *Problems, path string, header []string, tpl []Recipient, fie
 				p.Add(path, "column %q names recipient %d; the template has %d", h, idx+1, len(tpl))
 			}
 			cols[i] = bulkColumn{recipient: idx, name: name}
+			if other, twice := set[cols[i]]; twice {
+				p.Add(path, "column %q sets what column %q sets", h, other)
+			}
+			set[cols[i]] = h
 			continue
 		}
 		f, ok := bulkFieldByColumn(fields, h)

@@ -47,6 +47,8 @@ func TestParseBulkCSV(t *testing.T) {
 		{"unknown column", "recipient_1_email,recipient_2_email,phone\na,b,c\n", 0, `column "phone" is neither`},
 		{"a checkbox cannot be prefilled", "recipient_1_email,recipient_2_email,field_102\na,b,c\n", 0, "CHECKBOX field cannot be prefilled"},
 		{"duplicate column", "recipient_1_email,recipient_2_email,recipient_1_email\na,b,c\n", 0, `appears twice`},
+		{"a NUL character names the row and column", "recipient_1_email,recipient_2_email\na@x.cl,b\x00@x.cl\n", 0, `row 1, column "recipient_2_email": holds a NUL character`},
+		{"the same column written another way", "recipient_1_email,recipient_2_email,recipient_01_email\na,b,c\n", 0, `column "recipient_01_email" sets what column "recipient_1_email" sets`},
 		{"wrong number of values names the row", "recipient_1_email,recipient_2_email\na@x.cl,\nb@x.cl\n", 1, "row 2 has 1 values; the header has 2 columns"},
 		{"bad quoting names the row", "recipient_1_email,recipient_2_email\na@x.cl,\n\"b@x.cl,\n", 1, "row 2 is not valid CSV"},
 		{"empty file", "", 0, "is empty"},

@@ -10,7 +10,9 @@ import "strings"
 //   - it is not finished (RequireEditable);
 //   - it has recipients, and documents (INVALID_REQUEST);
 //   - every recipient but a CC with an authentication list of its own or the envelope's (any
-//     list, EXPLICIT_NONE too) has an email address: one INVALID_BODY naming each;
+//     list, EXPLICIT_NONE too) has an email address, and no recipient has the direct link's
+//     placeholder address (DirectRecipientEmail), which stands for a visitor and is never
+//     mailed: one INVALID_BODY naming each;
 //   - every SIGNER has a signature field (SIGNATURE or FREE_SIGNATURE):
 //     MISSING_SIGNATURE_FIELD naming the signers without one by email.
 func CheckDistributable(e *Envelope) error {
@@ -30,6 +32,9 @@ func CheckDistributable(e *Envelope) error {
 	for i, r := range e.Recipients {
 		if r.Role != RoleCC && hasAuthLists(r.AuthOptions, e.AuthOptions) && !ValidEmail(r.Email) {
 			p.Add(Join(Join("recipients", i), "email"), "recipient %d needs an email address for its authentication", r.ID)
+		}
+		if strings.EqualFold(r.Email, DirectRecipientEmail) {
+			p.Add(Join(Join("recipients", i), "email"), "recipient %d still has the direct link's placeholder address %s, which stands for a visitor; give it a real address", r.ID, DirectRecipientEmail)
 		}
 	}
 	if err := p.Err(); err != nil {

@@ -35,6 +35,9 @@ func TestCheckDistributable(t *testing.T) {
 			e.AuthOptions.GlobalAccessAuth = []AccessAuth{AccessAuthTwoFactorAuth}
 			e.Recipients = append(e.Recipients, Recipient{ID: 2, Role: RoleCC})
 		}), "", ""},
+		{"the direct link's placeholder is never mailed", with(func(e *Envelope) {
+			e.Recipients = append(e.Recipients, Recipient{ID: 2, Role: RoleCC, Email: "Direct.Link@documenso.com"})
+		}), CodeInvalidBody, "recipients[1].email recipient 2 still has the direct link's placeholder address direct.link@documenso.com, which stands for a visitor; give it a real address"},
 		{"no auth, no email", with(func(e *Envelope) { e.Recipients = append(e.Recipients, Recipient{ID: 2, Role: RoleViewer}) }), "", ""},
 		{"signer without signature field", with(func(e *Envelope) {
 			e.Recipients = append(e.Recipients, Recipient{ID: 2, Role: RoleSigner, Email: "b@example.com"}, Recipient{ID: 3, Role: RoleSigner})

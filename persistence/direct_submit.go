@@ -31,7 +31,7 @@ type DirectSubmission struct {
 }
 
 // SubmitDirectLink records a visitor's signing through a direct link, all or nothing: under the
-// template's row lock, with the link still enabled and the template unchanged since the page
+// template's row lock, with the link (read under that lock) still there and enabled and the template unchanged since the page
 // showed it (else INVALID_REQUEST: reload), it creates the DOCUMENT (source
 // TEMPLATE_DIRECT_LINK, DOCUMENT_CREATED naming the visitor), checks it may be sent
 // (checkSendable), moves it to PENDING (DOCUMENT_SENT), marks the visitor's recipient OPENED,
@@ -47,6 +47,10 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 		}
 		if err := tx.lockEnvelopeRow(ctx, link.EnvelopeID); err != nil {
 			return err
+		}
+		// Read again under the lock: a toggle or delete that held it has committed by now.
+		if link, err = scanDirectLink(tx.q.QueryRow(ctx, `SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.token = $1`, in.Token)); err != nil {
+			return notFound(err, "Direct link")
 		}
 		var updatedAt time.Time
 		var owner envelope.Member

@@ -70,11 +70,11 @@ func (h *Handler) directPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, v)
 }
 
-// directPageImage serves a page of the template's document to a visitor of its enabled direct
-// link.
+// directPageImage serves a page of the template's document to a visitor of its direct link
+// while the link's page shows it (envelope.CheckDirectUse); otherwise 404.
 func (h *Handler) directPageImage(w http.ResponseWriter, r *http.Request) {
 	link, tpl, ok := h.loadDirect(r)
-	if !ok || !link.Enabled {
+	if !ok || envelope.CheckDirectUse(tpl, link) != nil {
 		http.NotFound(w, r)
 		return
 	}

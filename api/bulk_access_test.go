@@ -1,0 +1,42 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// TestBulkSendOnlyTemplatesTheCallerSees: a template hidden from the caller (visibility ADMIN
+// for a MEMBER) or another team's, named by envelope id or by number, is 404 and makes no job;
+// more than MaxBulkRows rows is 400 naming rows.
+func TestBulkSendOnlyTemplatesTheCallerSees(t *testing.T) {
+	a, _ := newBulkTestAPI(t)
+	owner := a.key("Bulk", "owner@bulk.test", envelope.TeamRoleAdmin)
+	member := a.key("Bulk", "member@bulk.test", envelope.TeamRoleMember)
+	other := a.key("Other", "admin@other.test", envelope.TeamRoleAdmin)
+	id := a.bulkTemplate(owner)
+	if status, body := a.do("POST", "/api/v2/envelope/update", owner, fmt.Sprintf(`{"envelopeId":%q,"data":{"visibility":"ADMIN"}}`, id)); status != http.StatusOK {
+		t.Fatalf("visibility: %d %v", status, body)
+	}
+	tpl, err := a.store.EnvelopeForRecipient(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := `[{"recipients":[{"id":` + fmt.Sprint(tpl.Recipients[0].ID) + `,"email":"uno@bulk.test"}]}]`
+	for _, key := range []string{member, other} {
+		for _, ref := range []string{fmt.Sprintf("%q", id), fmt.Sprint(tpl.LegacyID)} {
+			status, body := a.do("POST", "/api/v2/template/bulk-send", key, `{"templateId":`+ref+`,"rows":`+rows+`}`)
+			wantError(t, status, body, http.StatusNotFound, envelope.CodeNotFound)
+		}
+	}
+	if jobs := a.count(`SELECT count(*) FROM bulk_send_jobs`); jobs != 0 {
+		t.Fatalf("%d jobs made by refused requests", jobs)
+	}
+	many := "[" + strings.TrimSuffix(strings.Repeat(strings.Trim(rows, "[]")+",", envelope.MaxBulkRows+1), ",") + "]"
+	status, body := a.do("POST", "/api/v2/template/bulk-send", owner, fmt.Sprintf(`{"templateId":%q,"rows":%s}`, id, many))
+	wantError(t, status, body, http.StatusBadRequest, envelope.CodeInvalidBody)
+}
