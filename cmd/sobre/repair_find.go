@@ -22,6 +22,10 @@ type verdict struct {
 	Status envelope.Status
 	Run    workflows.Run
 	Stuck  bool
+	// Owed: a stuck direct-link document whose workflow never ran. Its visitor's submit made it
+	// PENDING and then could not start the run (Temporal away, the API killed), so the run is
+	// owed to it, and the watcher starts it without waiting for an operator.
+	Owed bool
 }
 
 // examine reads envelope id's status from PostgreSQL and its workflow's from Temporal, and
@@ -36,7 +40,8 @@ func (f stuckFinder) examine(ctx context.Context, id string, now time.Time) (ver
 		return verdict{}, err
 	}
 	abandoned := envelope.Abandoned(snap.Meta.SigningOrder, snap.Participants(), envelope.ExpiryNoted(snap.Recipients), now)
-	return verdict{ID: id, Status: snap.Status, Run: run, Stuck: workflows.Stuck(snap.Status, run, abandoned)}, nil
+	stuck := workflows.Stuck(snap.Status, run, abandoned)
+	return verdict{ID: id, Status: snap.Status, Run: run, Stuck: stuck, Owed: stuck && run == workflows.RunMissing && snap.DirectVisitor != 0}, nil
 }
 
 // pendingPage is how many PENDING envelopes are read at a time.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
@@ -35,6 +36,7 @@ import (
 // fails for good while unreadable is set: a non-retryable activity error fails the workflow.
 type repairStack struct {
 	finder     stuckFinder
+	dbURL      string
 	unreadable atomic.Bool
 	sink       string
 }
@@ -47,7 +49,7 @@ func newRepairStack(t *testing.T) *repairStack {
 		}
 		t.Skip("no mail sink: run `make test`")
 	}
-	store := pgtest.New(t)
+	store, dbURL := pgtest.NewWithURL(t)
 	c := temporaltest.Client(t, nil)
 	queue := temporaltest.TaskQueue(t)
 	sender, err := mail.NewSender(smtpURL, "Sobre <no-reply@sobre.test>")
@@ -64,7 +66,7 @@ func newRepairStack(t *testing.T) *repairStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &repairStack{sink: sink}
+	s := &repairStack{sink: sink, dbURL: dbURL}
 	w.RegisterActivityWithOptions(func(ctx context.Context, id string) (envelope.Progress, error) {
 		if s.unreadable.Load() {
 			return envelope.Progress{}, temporal.NewNonRetryableApplicationError("the snapshot cannot be read", "TEST_UNREADABLE", nil)
@@ -263,4 +265,60 @@ func TestRepairStuckEnvelopes(t *testing.T) {
 // isKind reports whether a Message-ID is of a mail of kind.
 func isKind(kind envelope.Mail) func(string) bool {
 	return func(id string) bool { return strings.HasPrefix(strings.TrimPrefix(id, "<"), string(kind)+".") }
+}
+
+// A direct link's visitor's submit made its document PENDING, with the visitor signed, and then
+// could not start its workflow (Temporal away, the API killed): the worker's check starts that
+// run by itself, and the other signer is sent the document once.
+func TestWatcherStartsTheRunOwedToADirectLinkDocument(t *testing.T) {
+	s := newRepairStack(t)
+	ctx := context.Background()
+	tag := fmt.Sprint(time.Now().UnixNano())
+	id, rs := s.draft(t, "d"+tag)
+	other, _ := s.draft(t, "o"+tag) // PENDING with no workflow too, but no direct link's: left to an operator
+	conn, err := pgx.Connect(ctx, s.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE envelopes SET status = 'PENDING' WHERE id = $1 OR id = $2`, []any{id, other}},
+		{`UPDATE recipients SET signing_status = 'SIGNED', signed_at = now(), read_status = 'OPENED' WHERE envelope_id = $1 AND id = $2`, []any{id, rs[0].ID}},
+		{`INSERT INTO direct_link_documents (envelope_id, template_envelope_id, visitor_recipient_id) VALUES ($1, 'envelope_template', $2)`, []any{id, rs[0].ID}},
+	} {
+		if _, err := conn.Exec(ctx, q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	if v, err := s.finder.examine(ctx, id, time.Now()); err != nil || !v.Owed || v.Run != workflows.RunMissing {
+		t.Fatalf("examine: %+v %v, want a run owed", v, err)
+	}
+	if v, err := s.finder.examine(ctx, other, time.Now()); err != nil || v.Owed || !v.Stuck {
+		t.Fatalf("examine the other: %+v %v, want stuck and no run owed", v, err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if left, err := s.finder.tend(ctx, time.Now(), log); err != nil || left != 1 {
+		t.Fatalf("tend: %d left, %v; want the other envelope alone", left, err)
+	}
+	if run, err := s.finder.flows.RunOf(ctx, id); err != nil || run != workflows.RunRunning {
+		t.Fatalf("run of %s: %s %v, want running", id, run, err)
+	}
+	var ids []string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if ids = s.messageIDs(t, rs[1].Email); len(ids) > 0 {
+			break
+		}
+	}
+	if len(ids) != 1 || !isKind(envelope.MailSigningRequest)(ids[0]) {
+		t.Errorf("the other signer got %q, want one signing request", ids)
+	}
+	if got := s.messageIDs(t, rs[0].Email); len(got) != 0 {
+		t.Errorf("the visitor, who signed already, got %q", got)
+	}
+	if left, err := s.finder.tend(ctx, time.Now(), log); err != nil || left != 1 {
+		t.Errorf("tend again: %d left, %v; want the other envelope alone", left, err)
+	}
 }
