@@ -92,9 +92,14 @@ func heartbeat(ctx context.Context, period time.Duration) (stop func()) {
 	return func() { close(done) }
 }
 
-// bulkRowFailed records the row FAILED when err is final, or returns err to be retried.
+// bulkRowFailed records the row FAILED when err is final for this attempt
+// (envelope.BulkRowFinal), or returns err to be retried.
 func (a *Activities) bulkRowFailed(ctx context.Context, ref envelope.BulkRowRef, err error) (envelope.BulkRowStatus, error) {
-	if !envelope.BulkRowFinal(err) {
+	attempt := int32(1)
+	if activity.IsActivity(ctx) {
+		attempt = activity.GetInfo(ctx).Attempt
+	}
+	if !envelope.BulkRowFinal(err, attempt) {
 		return "", err
 	}
 	if err := a.Store.MarkBulkRow(ctx, ref.JobID, ref.Index, envelope.BulkRowFailed, err.Error()); err != nil {

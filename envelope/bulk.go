@@ -204,10 +204,19 @@ func hasField(fs []Field, id int64) bool {
 	return false
 }
 
-// BulkRowFinal reports whether err ends a row FAILED rather than being tried again: a domain
-// error (bad input, the mail quota, a template that changed or is gone) other than
-// SERVICE_UNAVAILABLE, which a later attempt may pass.
-func BulkRowFinal(err error) bool {
+// BulkRowAttempts is how many attempts a row gets against failures that are not its own (the
+// database, Temporal away): about 25 minutes with the row's backoff (1 s doubling to 1 min).
+const BulkRowAttempts = 30
+
+// BulkRowFinal reports whether err, met by a row's attempt-th attempt (from 1), ends the row
+// FAILED rather than being tried again: a domain error (bad input, the mail quota, a template
+// that changed or is gone) other than SERVICE_UNAVAILABLE and INTERNAL, which a later attempt
+// may pass; and any error once the row has had BulkRowAttempts, so that no row, and no job,
+// waits for ever on a failure that does not pass.
+func BulkRowFinal(err error, attempt int32) bool {
+	if attempt >= BulkRowAttempts {
+		return true
+	}
 	var de *Error
 	return errors.As(err, &de) && de.Code != CodeUnavailable && de.Code != CodeInternal
 }

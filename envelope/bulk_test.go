@@ -155,17 +155,22 @@ func TestCheckBulkRowCount(t *testing.T) {
 
 func TestBulkRowFinal(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		err  error
-		want bool
+		name    string
+		err     error
+		attempt int32
+		want    bool
 	}{
-		{"validation", Invalid("recipients[0].email", "bad"), true},
-		{"quota", Errorf(CodeTooManyRequests, "quota"), true},
-		{"template gone", fmt.Errorf("row 3: %w", NotFound("Envelope")), true},
-		{"temporal away", Errorf(CodeUnavailable, "away"), false},
-		{"database", fmt.Errorf("connection refused"), false},
+		{"validation", Invalid("recipients[0].email", "bad"), 1, true},
+		{"quota", Errorf(CodeTooManyRequests, "quota"), 1, true},
+		{"template gone", fmt.Errorf("row 3: %w", NotFound("Envelope")), 1, true},
+		{"temporal away", Errorf(CodeUnavailable, "away"), 1, false},
+		{"internal", Errorf(CodeInternal, "bug"), 1, false},
+		{"database", fmt.Errorf("connection refused"), 1, false},
+		{"database, one attempt short", fmt.Errorf("connection refused"), BulkRowAttempts - 1, false},
+		{"database, the last attempt", fmt.Errorf("connection refused"), BulkRowAttempts, true},
+		{"temporal away, the last attempt", Errorf(CodeUnavailable, "away"), BulkRowAttempts, true},
 	} {
-		if got := BulkRowFinal(tt.err); got != tt.want {
+		if got := BulkRowFinal(tt.err, tt.attempt); got != tt.want {
 			t.Errorf("%s: BulkRowFinal = %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -53,7 +53,8 @@ func BulkSendWorkflowID(jobID string) string { return "bulk-" + jobID }
 // document and waits at most for its distribute (SOBRE_TEMPORAL_CALL_TIMEOUT); it heartbeats
 // while it runs (activities.BulkHeartbeat), so the attempt of a worker that died is retried
 // elsewhere within BulkHeartbeatTimeout. Failures that are not the row's (the database, Temporal
-// away) are retried until they pass.
+// away) are retried, for envelope.BulkRowAttempts, after which the row is FAILED with the last
+// error (envelope.BulkRowFinal): a job always ends.
 var bulkActivity = workflow.ActivityOptions{
 	StartToCloseTimeout: 2 * time.Minute,
 	HeartbeatTimeout:    BulkHeartbeatTimeout,
