@@ -44,7 +44,7 @@ type directSubmitInput struct {
 func (s *Server) directSubmitRoutes(r chi.Router) {
 	s.limitDirectLink = newLimiter(policyDirectLink, directPerLink)
 	s.limitDirectClient = newLimiter(policyDirectClient, directPerClient)
-	r.Post("/direct/{token}", s.submitDirectLink)
+	r.With(s.jsonBodies).Post("/direct/{token}", s.submitDirectLink)
 }
 
 // submitDirectLink answers POST /api/v2/direct/{token} {name, email, templateUpdatedAt,
@@ -61,9 +61,8 @@ func (s *Server) submitDirectLink(w http.ResponseWriter, r *http.Request) {
 	if !s.take(s.limitDirectLink, w, r, token) || !s.take(s.limitDirectClient, w, r, token+" "+httprate.CanonicalizeIP(s.clientIP(r))) {
 		return
 	}
-	// The link first, so an unknown or disabled one costs no read of its body; the body is JSON
-	// only, capped as JSON whatever its Content-Type says (a multipart one would get the
-	// upload cap).
+	// The link first, so an unknown or disabled one costs no read of its body (jsonBodies caps
+	// it as JSON whatever its Content-Type says).
 	link, tpl, err := s.store.DirectLinkByToken(r.Context(), token)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -73,7 +72,6 @@ func (s *Server) submitDirectLink(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	var in directSubmitInput
 	if err := decodeJSON(r, &in); err != nil {
 		s.writeError(w, r, err)

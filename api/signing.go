@@ -19,7 +19,7 @@ import (
 // checks the turn; field values are written straight to PostgreSQL under the envelope's lock.
 
 func (s *Server) signingRoutes(r chi.Router) {
-	r.Use(noStore)
+	r.Use(noStore, s.jsonBodies)
 	r.Get("/", s.signingView)
 	r.Get("/items/{itemId}", s.signingItem)
 	r.Post("/fields", s.signingField)
