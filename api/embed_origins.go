@@ -34,7 +34,7 @@ func (s *Server) writeEmbedOrigins(w http.ResponseWriter, r *http.Request, teamI
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, embedOriginsView{Origins: origins, ServerOrigins: slices.Concat([]string{}, s.cfg.EmbedOrigins)})
+	writeJSON(w, http.StatusOK, embedOriginsView{Origins: origins, ServerOrigins: append([]string{}, s.cfg.EmbedOrigins...)})
 }
 
 func (s *Server) getEmbedOrigins(w http.ResponseWriter, r *http.Request) {

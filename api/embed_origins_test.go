@@ -59,3 +59,14 @@ func TestEmbedOrigins(t *testing.T) {
 		t.Errorf("another team reads %v", body["origins"])
 	}
 }
+
+// TestEmbedOriginsWithNoneForEveryTeam: with SOBRE_EMBED_ORIGINS empty, serverOrigins is an
+// empty list, never null, and a team's own origins are listed alone.
+func TestEmbedOriginsWithNoneForEveryTeam(t *testing.T) {
+	a := newTestAPI(t)
+	admin := a.key("Acme", "ana@acme.cl", "ADMIN")
+	status, body := a.do("GET", "/api/v2/team/embed-origins", admin, "")
+	if status != http.StatusOK || !reflect.DeepEqual(body["serverOrigins"], []any{}) || !reflect.DeepEqual(body["origins"], []any{}) {
+		t.Fatalf("read: %d %v, want two empty lists", status, body)
+	}
+}
