@@ -188,10 +188,7 @@ func (a *Activities) FinishBulkSend(ctx context.Context, jobID string) error {
 	if err != nil {
 		return err
 	}
-	host := a.MailHost
-	if host == "" {
-		host = "sobre.localhost"
-	}
+	host := messageHost(a.MailHost)
 	msg := mail.Message{ID: fmt.Sprintf("bulk-summary.%s@%s", job.ID, host), To: job.Member.UserEmail, ToName: job.Member.UserName, Composed: composed}
 	return a.sendOnce(ctx, msg, job.ID, "BULK_SEND_SUMMARY")
 }

@@ -20,14 +20,21 @@ import (
 // kind.envelope.recipient.seq@host, with .a<actor> before the @ when the notice is about a
 // recipient (so the owner's mails about two signers differ).
 func MessageID(n envelope.Mailing, host string) string {
-	if host == "" {
-		host = "sobre.localhost"
-	}
+	host = messageHost(host)
 	actor := ""
 	if n.ActorID != 0 {
 		actor = fmt.Sprintf(".a%d", n.ActorID)
 	}
 	return fmt.Sprintf("%s.%s.%d.%d%s@%s", n.Kind, strings.TrimPrefix(n.EnvelopeID, "envelope_"), n.RecipientID, n.Seq, actor, host)
+}
+
+// messageHost is the domain part of Sobre's Message-IDs: host (Activities.MailHost), else
+// sobre.localhost.
+func messageHost(host string) string {
+	if host == "" {
+		return "sobre.localhost"
+	}
+	return host
 }
 
 // claimLease is how long an attempt's claim on a mail holds past the attempt's own deadline;

@@ -34,10 +34,7 @@ func (a *Activities) DisableWebhook(ctx context.Context, r envelope.WebhookRoute
 	if snap, err := a.Store.LoadSnapshot(ctx, r.EnvelopeID); err == nil {
 		lang = snap.Meta.Language
 	}
-	host := a.MailHost
-	if host == "" {
-		host = "sobre.localhost"
-	}
+	host := messageHost(a.MailHost)
 	for i, admin := range admins {
 		composed, err := mail.ComposeWebhookDisabled(lang, mail.WebhookDisabledData{AdminName: admin.Name, WebhookID: w.ID, URL: w.URL})
 		if err != nil {
