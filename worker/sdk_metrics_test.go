@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sobre-sign/sobre/internal/temporaltest"
@@ -57,18 +58,10 @@ func exercise(ctx workflow.Context, fail bool) error {
 func TestSDKMetricNames(t *testing.T) {
 	want := listedMetrics(t, "temporal_")
 	reg := prometheus.NewRegistry()
-	c := temporaltest.Client(t, reg)
-	queue := temporaltest.TaskQueue(t)
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.RegisterWorkflow(exercise)
-	w.RegisterActivity(failOnce)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	c, queue := startWorker(t, reg, func(w sdkworker.Worker) {
+		w.RegisterWorkflow(exercise)
+		w.RegisterActivity(failOnce)
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -98,6 +91,24 @@ func TestSDKMetricNames(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("%s lists metrics the SDK did not report: %v (reported: %v)", exportedMetrics, missing, gathered(t, reg))
 	}
+}
+
+// startWorker starts a worker made by worker.New on a task queue of its own on the dev server,
+// its client's metrics in reg, with what register registers; it is stopped with the test.
+func startWorker(t *testing.T, reg *prometheus.Registry, register func(sdkworker.Worker)) (client.Client, string) {
+	t.Helper()
+	c := temporaltest.Client(t, reg)
+	queue := temporaltest.TaskQueue(t)
+	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return c, queue
 }
 
 // listedMetrics returns the names in exportedMetrics that start with prefix.

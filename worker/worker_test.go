@@ -9,9 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sobre-sign/sobre/internal/temporaltest"
 	"github.com/sobre-sign/sobre/worker"
 )
 
@@ -28,18 +28,10 @@ func greeting(ctx workflow.Context, name string) (string, error) {
 // SDK's metrics reach the Prometheus registry.
 func TestWorkerRunsAWorkflow(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	c := temporaltest.Client(t, reg)
-	queue := temporaltest.TaskQueue(t)
-	w, err := worker.New(c, worker.Options{TaskQueue: queue, StopTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.RegisterWorkflow(greeting)
-	w.RegisterActivity(greet)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	c, queue := startWorker(t, reg, func(w sdkworker.Worker) {
+		w.RegisterWorkflow(greeting)
+		w.RegisterActivity(greet)
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

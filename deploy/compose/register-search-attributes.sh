@@ -8,40 +8,36 @@
 # environment.
 set -eu
 
-tries=90
-i=0
-until timeout 15 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 ||
-  timeout 15 temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention "$TEMPORAL_NAMESPACE_RETENTION"; do
-  i=$((i + 1))
-  if [ "$i" -ge "$tries" ]; then
-    echo "could not create namespace $TEMPORAL_NAMESPACE on $TEMPORAL_ADDRESS" >&2
-    exit 1
-  fi
-  echo "Temporal not ready yet; retrying namespace $TEMPORAL_NAMESPACE in 2s"
-  sleep 2
-done
-
-for attr in EnvelopeId:Keyword EnvelopeStatus:Keyword TeamId:Keyword WebhookId:KeywordList; do
-  name=${attr%%:*} type=${attr#*:}
+# retry WHAT COMMAND...: runs COMMAND every 2 s until it succeeds, at most 90 times (3 minutes
+# and the commands' own time), then gives up saying it could not WHAT.
+retry() {
+  what=$1
+  shift
   i=0
-  until timeout 15 temporal operator search-attribute create --name "$name" --type "$type"; do
+  until "$@"; do
     i=$((i + 1))
-    if [ "$i" -ge "$tries" ]; then
-      echo "could not register search attribute $name on $TEMPORAL_ADDRESS" >&2
+    if [ "$i" -ge 90 ]; then
+      echo "could not $what on $TEMPORAL_ADDRESS" >&2
       exit 1
     fi
-    echo "Temporal not ready yet; retrying $name in 2s"
+    echo "Temporal not ready yet; retrying to $what in 2s"
     sleep 2
   done
-done
+}
 
-i=0
-until timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeStatus = '' AND TeamId = '' AND WebhookId = ''" >/dev/null; do
-  i=$((i + 1))
-  if [ "$i" -ge "$tries" ]; then
-    echo "the search attributes are registered but $TEMPORAL_ADDRESS does not accept them in queries" >&2
-    exit 1
-  fi
-  sleep 2
+namespace() {
+  timeout 15 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1 ||
+    timeout 15 temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention "$TEMPORAL_NAMESPACE_RETENTION"
+}
+
+queryable() {
+  timeout 15 temporal workflow count --query "EnvelopeId = '' AND EnvelopeStatus = '' AND TeamId = '' AND WebhookId = ''" >/dev/null
+}
+
+retry "create namespace $TEMPORAL_NAMESPACE" namespace
+for attr in EnvelopeId:Keyword EnvelopeStatus:Keyword TeamId:Keyword WebhookId:KeywordList; do
+  name=${attr%%:*} type=${attr#*:}
+  retry "register search attribute $name" timeout 15 temporal operator search-attribute create --name "$name" --type "$type"
 done
+retry "query the search attributes (registered, but not accepted in queries)" queryable
 echo "search attributes EnvelopeId, EnvelopeStatus, TeamId, WebhookId registered on namespace $TEMPORAL_NAMESPACE"
