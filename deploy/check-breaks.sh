@@ -56,7 +56,7 @@ breaks = [
     (values, "web:\n  enabled: true", "web:\n  enabled: false", "the Web UI is off"),
     (values, "        - name: default\n", "        - name: sobre\n", "does not create Sobre's namespace"),
     (values, "  replicaCount: 2\n  config:", "  replicaCount: 2\n   config:", "yaml"),
-    ("deploy/README.md", "--namespace temporal -f", "--namespace temporal-system -f", "is not the chart's frontend"),
+    ("deploy/README.md", "1.6.0 --namespace temporal -f", "1.6.0 --namespace temporal-system -f", "is not the chart's frontend"),
     ("deploy/README.md", "- Kubernetes: **512**", "- Kubernetes: **many**", "History shards"),
     (dash, "temporal_sticky_cache_size{", "temporal_sticky_cache_sizes{", "unknown metric temporal_sticky_cache_sizes"),
     (dash, "max(sobre_envelopes_stuck{", "max(sobre_envelopes_stuk{", "unknown metric sobre_envelopes_stuk"),
