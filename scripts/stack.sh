@@ -39,6 +39,14 @@ as_root_or_sudo() {
     say "need root to run: $*"; return 1; fi
 }
 
+# apt_install installs the Debian packages given, if any.
+apt_install() {
+  [ "$#" -eq 0 ] && return 0
+  say "installing Debian packages: $*"
+  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 # ensure_debian_packages installs the Debian packages whose commands are missing, given as
 # command:package pairs (for example chromium:chromium pdfsig:poppler-utils).
 ensure_debian_packages() {
@@ -46,10 +54,17 @@ ensure_debian_packages() {
   for pair in "$@"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
   done
-  [ "${#missing[@]}" -eq 0 ] && return 0
-  say "installing Debian packages: ${missing[*]}"
-  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  as_root_or_sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_install "${missing[@]}"
+}
+
+# ensure_python_modules installs the Debian packages of the python3 modules that cannot be
+# imported, given as module:package pairs (for example yaml:python3-yaml).
+ensure_python_modules() {
+  local pair missing=()
+  for pair in "$@"; do
+    python3 -c "import ${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
+  done
+  apt_install "${missing[@]}"
 }
 
 # --- PostgreSQL -------------------------------------------------------------------------------
