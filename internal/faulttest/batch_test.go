@@ -1,0 +1,443 @@
+package faulttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/internal/testpdf"
+)
+
+// The fault tests share one shape: a batch of envelopes, each with two signers, is created and
+// distributed; its signers sign concurrently (signers at a time) while the fault happens; then
+// every envelope must be COMPLETED with each signature recorded once, every audit chain must
+// verify, no mail may arrive twice, and no answer the signers saw may be a 5xx without Documenso's
+// {message, code} body (an HTML page may be a 5xx, never a 500).
+
+// signers is how many signers sign at once.
+const signers = 10
+
+// faultBatch is how many envelopes each fault test signs: SOBRE_FAULT_BATCH, 20 unless set
+// (`make faults` sets 200).
+func faultBatch(t *testing.T) int {
+	v := os.Getenv("SOBRE_FAULT_BATCH")
+	if v == "" {
+		return 20
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 4 {
+		t.Fatalf("SOBRE_FAULT_BATCH=%q: want a whole number from 4", v)
+	}
+	return n
+}
+
+// envDuration reads the duration in the environment variable name, def when unset.
+func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		t.Fatalf("%s=%q: want a duration like 30s", name, v)
+	}
+	return d
+}
+
+// faultOutage is how long a service stays down in the outage tests: SOBRE_FAULT_OUTAGE, 10s
+// unless set (`make faults` sets 60s).
+func faultOutage(t *testing.T) time.Duration {
+	return envDuration(t, "SOBRE_FAULT_OUTAGE", 10*time.Second)
+}
+
+// batch is a fault test's envelopes and what their signers saw.
+type batch struct {
+	s      *system
+	ids    []string
+	tokens [][]string
+	// apis are the API addresses the signers use; each signer starts on one and moves to the
+	// next when its connection is refused, as a client behind a load balancer would.
+	apis []string
+	// login, when set, runs before a signer's first signing call (a Clave Única login); it
+	// reports whether the signer is logged in.
+	login func(c *signerClient, token string) bool
+	// patience is how long a signer keeps trying.
+	patience time.Duration
+
+	signed  atomic.Int64
+	wg      sync.WaitGroup
+	answers answers
+}
+
+// newBatch creates n envelopes of two signers with payload (twoSigners unless nil), distributes
+// them and returns the batch.
+func newBatch(s *system, n int, payload func(i int) map[string]any) *batch {
+	s.t.Helper()
+	if payload == nil {
+		payload = s.twoSigners
+	}
+	b := &batch{s: s, apis: []string{s.apiAddr}, patience: 5 * time.Minute}
+	doc := testpdf.Minimal("Contrato")
+	for i := range n {
+		id := s.createFrom(payload(i), doc)
+		status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
+		if status != 200 {
+			s.t.Fatalf("distribute %d: %d %v", i, status, out)
+		}
+		b.ids = append(b.ids, id)
+		b.tokens = append(b.tokens, recipientTokens(out))
+	}
+	return b
+}
+
+// twoSigners is the payload of envelope i: two signers, one signature field each.
+func (s *system) twoSigners(i int) map[string]any {
+	return map[string]any{"title": fmt.Sprintf("Fault %d", i), "type": "DOCUMENT", "recipients": []any{
+		map[string]any{"email": fmt.Sprintf("a%d@%s", i, s.domain), "name": "A", "role": "SIGNER",
+			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5}}},
+		map[string]any{"email": fmt.Sprintf("b%d@%s", i, s.domain), "name": "B", "role": "SIGNER",
+			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 30, "width": 10, "height": 5}}},
+	}}
+}
+
+// recipients is how many signatures the batch holds.
+func (b *batch) recipients() int {
+	n := 0
+	for _, t := range b.tokens {
+		n += len(t)
+	}
+	return n
+}
+
+// run signs the batch, calling fault once a quarter of the signatures are in; it returns when
+// every signer is done and fault has returned.
+func (b *batch) run(fault func()) {
+	b.s.t.Helper()
+	b.start()
+	b.waitSigned(b.recipients() / 4)
+	b.answers.outage(true)
+	fault()
+	b.answers.outage(false)
+	b.wait()
+}
+
+// start sets the signers going: each envelope's signers sign one after the other.
+func (b *batch) start() {
+	work := make(chan int)
+	for k := range signers {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			c := b.client(k)
+			for i := range work {
+				for _, tok := range b.tokens[i] {
+					b.sign(c, tok)
+				}
+			}
+		}()
+	}
+	go func() {
+		for i := range b.ids {
+			work <- i
+		}
+		close(work)
+	}()
+}
+
+// waitSigned waits until n signatures are in (or the signers are done).
+func (b *batch) waitSigned(n int) {
+	b.s.t.Helper()
+	waitFor(b.s.t, fmt.Sprintf("%d signatures", n), b.patience, func() bool { return b.signed.Load() >= int64(n) })
+}
+
+// wait waits for every signer.
+func (b *batch) wait() { b.wg.Wait() }
+
+// signerClient is one signer's browser: its cookies and the API it talks to.
+type signerClient struct {
+	http *http.Client
+	api  int
+}
+
+func (b *batch) client(k int) *signerClient {
+	jar, _ := cookiejar.New(nil)
+	return &signerClient{api: k % len(b.apis), http: &http.Client{Timeout: 60 * time.Second, Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// sign signs as the recipient of token, retrying until the answer is definite: success, or
+// "already signed" from an attempt whose answer was lost. It reports a signer that gives up.
+func (b *batch) sign(c *signerClient, token string) {
+	deadline := time.Now().Add(b.patience)
+	loggedIn := b.login == nil
+	for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if !loggedIn {
+			if loggedIn = b.login(c, token); !loggedIn {
+				continue
+			}
+		}
+		status, view := b.do(c, "GET", "/api/v2/signing/"+token, nil)
+		if status != 200 {
+			continue
+		}
+		fields, _ := view["fields"].([]any)
+		for _, f := range fields {
+			if fm, _ := f.(map[string]any); fm["inserted"] != true {
+				b.do(c, "POST", "/api/v2/signing/"+token+"/fields", map[string]any{"fieldId": fm["id"], "value": "Firma"})
+			}
+		}
+		status, out := b.do(c, "POST", "/api/v2/signing/"+token+"/complete", map[string]any{})
+		if status == 200 || out["code"] == "RECIPIENT_ALREADY_SIGNED" || out["code"] == "ENVELOPE_COMPLETED" {
+			b.signed.Add(1)
+			return
+		}
+	}
+	b.s.t.Errorf("recipient %s… never signed within %s", token[:6], b.patience)
+}
+
+// do sends one request to the signer's API and records the answer; a refused connection moves
+// the signer to the next API and answers status 0.
+func (b *batch) do(c *signerClient, method, path string, body any) (int, map[string]any) {
+	res, raw, err := c.send(method, "http://"+b.apis[c.api]+path, body)
+	if err != nil {
+		b.answers.record(method, path, 0, "", nil, err)
+		c.api = (c.api + 1) % len(b.apis)
+		return 0, map[string]any{}
+	}
+	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return res.StatusCode, out
+}
+
+// send sends a request, with body as JSON when not nil, and reads the answer.
+func (c *signerClient) send(method, url string, body any) (*http.Response, []byte, error) {
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// answers tallies what the signers saw, during the outage and overall, and keeps the answers
+// that were not clear errors.
+type answers struct {
+	mu      sync.Mutex
+	during  bool
+	all     map[string]int
+	outages map[string]int
+	unclear []string
+}
+
+func (a *answers) outage(on bool) {
+	a.mu.Lock()
+	a.during = on
+	a.mu.Unlock()
+}
+
+// record files one answer under "STATUS CODE" ("refused" for a connection error). An answer is
+// unclear when it is a 5xx without a JSON {message, code}, or an HTML page with status 500.
+func (a *answers) record(method, path string, status int, contentType string, raw []byte, err error) {
+	key, unclear := "", ""
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		key = "connection refused"
+	case err != nil:
+		key = "connection lost"
+	case strings.HasPrefix(contentType, "application/json"):
+		var body struct{ Message, Code string }
+		_ = json.Unmarshal(raw, &body)
+		key = strings.TrimSpace(fmt.Sprintf("%d %s", status, body.Code))
+		if status >= 500 && (body.Code == "" || body.Message == "") {
+			unclear = fmt.Sprintf("%s %s: %d %s", method, path, status, clip(raw))
+		}
+	default:
+		key = fmt.Sprintf("%d %s", status, strings.SplitN(contentType, ";", 2)[0])
+		if status == 500 || (status >= 500 && !strings.HasPrefix(contentType, "text/html")) {
+			unclear = fmt.Sprintf("%s %s: %d %s %s", method, path, status, contentType, clip(raw))
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.all == nil {
+		a.all, a.outages = map[string]int{}, map[string]int{}
+	}
+	a.all[key]++
+	if a.during {
+		a.outages[key]++
+	}
+	if unclear != "" {
+		a.unclear = append(a.unclear, unclear)
+	}
+}
+
+func clip(raw []byte) string {
+	if len(raw) > 200 {
+		raw = raw[:200]
+	}
+	return string(raw)
+}
+
+// tally prints counts as "200: 12, 503 SERVICE_UNAVAILABLE: 3".
+func tally(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// check waits up to within for every envelope to be COMPLETED, then asserts the batch's end
+// state: each signature recorded once, one completion each, every audit chain verifies, every
+// signer one completion mail, no mail twice, and every answer the signers saw clear.
+func (b *batch) check(within time.Duration) {
+	t, s := b.s.t, b.s
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for _, id := range b.ids {
+		for s.status(id) != "COMPLETED" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s is %s %s after the fault", id, s.status(id), within)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	for _, id := range b.ids {
+		types := s.auditTypes(id)
+		if types["DOCUMENT_RECIPIENT_COMPLETED"] != 2 || types["DOCUMENT_COMPLETED"] != 1 {
+			t.Errorf("%s: %d DOCUMENT_RECIPIENT_COMPLETED and %d DOCUMENT_COMPLETED entries, want 2 and 1",
+				id, types["DOCUMENT_RECIPIENT_COMPLETED"], types["DOCUMENT_COMPLETED"])
+		}
+		if out, err := s.command("audit", "verify", id).CombinedOutput(); err != nil {
+			t.Errorf("audit chain of %s: %v %s", id, err, out)
+		}
+	}
+	var mails []sunkMail
+	completions := func() int {
+		mails = s.sunk()
+		n := 0
+		for _, m := range mails {
+			if m.completion() && !strings.HasPrefix(m.to(), "owner@") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "every signer's completion mail", time.Until(deadline)+time.Minute, func() bool { return completions() >= b.recipients() })
+	time.Sleep(time.Second)
+	completions()
+	byID, byKind := map[string]int{}, map[string]int{}
+	for _, m := range mails {
+		byID[m.MessageID]++
+		byKind[m.to()+" "+m.Subject]++
+	}
+	for id, n := range byID {
+		if n > 1 {
+			t.Errorf("mail %s delivered %d times", id, n)
+		}
+	}
+	for kind, n := range byKind {
+		if n > 1 {
+			t.Errorf("%d mails to %s", n, kind)
+		}
+	}
+	if n := completions(); n != b.recipients() {
+		t.Errorf("%d completion mails to signers, want %d", n, b.recipients())
+	}
+	b.answers.mu.Lock()
+	defer b.answers.mu.Unlock()
+	for _, u := range b.answers.unclear {
+		t.Errorf("a signer saw an unclear error: %s", u)
+	}
+	t.Logf("%d envelopes COMPLETED, %d mails, none twice; signers saw during the fault: %s; in all: %s",
+		len(b.ids), len(mails), tally(b.answers.outages), tally(b.answers.all))
+}
+
+// auditTypes counts an envelope's audit entries by type.
+func (s *system) auditTypes(id string) map[string]int {
+	_, page := s.call("GET", "/api/v2/envelope/"+id+"/audit-log?perPage=100", nil, true)
+	out := map[string]int{}
+	data, _ := page["data"].([]any)
+	for _, e := range data {
+		typ, _ := e.(map[string]any)["type"].(string)
+		out[typ]++
+	}
+	return out
+}
+
+// sunkMail is a message in the mail sink.
+type sunkMail struct {
+	MessageID   string
+	Subject     string
+	Attachments int
+	To          []struct{ Address string }
+}
+
+func (m sunkMail) to() string {
+	if len(m.To) == 0 {
+		return ""
+	}
+	return m.To[0].Address
+}
+
+// completion tells a completion mail: it carries the sealed PDF.
+func (m sunkMail) completion() bool {
+	return strings.HasPrefix(m.Subject, "Completed") && m.Attachments == 1
+}
+
+// sunk lists the messages the sink holds for this system's addresses.
+func (s *system) sunk() []sunkMail {
+	s.t.Helper()
+	var all []sunkMail
+	for start := 0; ; start += 1000 {
+		res, err := http.Get(fmt.Sprintf("%s/api/v1/search?limit=1000&start=%d&query=%s", s.mailpit, start, url.QueryEscape(s.domain)))
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		var body struct{ Messages []sunkMail }
+		err = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		all = append(all, body.Messages...)
+		if len(body.Messages) < 1000 {
+			return all
+		}
+	}
+}
