@@ -77,10 +77,15 @@ type batch struct {
 	login func(c *signerClient, token string) bool
 	// patience is how long a signer keeps trying.
 	patience time.Duration
+	// signerAddresses are the batch's signers' mail addresses.
+	signerAddresses map[string]bool
 
 	signed  atomic.Int64
 	wg      sync.WaitGroup
 	answers answers
+	// began, created, faultAt and faultEnded time the batch: its creation began and ended, the
+	// fault began and ended.
+	began, created, faultAt, faultEnded time.Time
 }
 
 // newBatch creates n envelopes of two signers with payload (twoSigners unless nil), distributes
@@ -90,10 +95,14 @@ func newBatch(s *system, n int, payload func(i int) map[string]any) *batch {
 	if payload == nil {
 		payload = s.twoSigners
 	}
-	b := &batch{s: s, apis: []string{s.apiAddr}, patience: 5 * time.Minute}
+	b := &batch{s: s, apis: []string{s.apiAddr}, patience: 5 * time.Minute, signerAddresses: map[string]bool{}, began: time.Now()}
 	doc := testpdf.Minimal("Contrato")
 	for i := range n {
-		id := s.createFrom(payload(i), doc)
+		p := payload(i)
+		for _, r := range p["recipients"].([]any) {
+			b.signerAddresses[r.(map[string]any)["email"].(string)] = true
+		}
+		id := s.createFrom(p, doc)
 		status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
 		if status != 200 {
 			s.t.Fatalf("distribute %d: %d %v", i, status, out)
@@ -101,15 +110,16 @@ func newBatch(s *system, n int, payload func(i int) map[string]any) *batch {
 		b.ids = append(b.ids, id)
 		b.tokens = append(b.tokens, recipientTokens(out))
 	}
+	b.created = time.Now()
 	return b
 }
 
 // twoSigners is the payload of envelope i: two signers, one signature field each.
 func (s *system) twoSigners(i int) map[string]any {
-	return map[string]any{"title": fmt.Sprintf("Fault %d", i), "type": "DOCUMENT", "recipients": []any{
-		map[string]any{"email": fmt.Sprintf("a%d@%s", i, s.domain), "name": "A", "role": "SIGNER",
+	return map[string]any{"title": fmt.Sprintf("Lote %d", i), "type": "DOCUMENT", "recipients": []any{
+		map[string]any{"email": fmt.Sprintf("x%d@%s", i, s.domain), "name": "X", "role": "SIGNER",
 			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 10, "height": 5}}},
-		map[string]any{"email": fmt.Sprintf("b%d@%s", i, s.domain), "name": "B", "role": "SIGNER",
+		map[string]any{"email": fmt.Sprintf("y%d@%s", i, s.domain), "name": "Y", "role": "SIGNER",
 			"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 30, "width": 10, "height": 5}}},
 	}}
 }
@@ -129,10 +139,20 @@ func (b *batch) run(fault func()) {
 	b.s.t.Helper()
 	b.start()
 	b.waitSigned(b.recipients() / 4)
-	b.answers.outage(true)
+	b.outage(true)
 	fault()
-	b.answers.outage(false)
+	b.outage(false)
 	b.wait()
+}
+
+// outage marks the fault's beginning (on) or its end: the answers in between are tallied apart.
+func (b *batch) outage(on bool) {
+	if on {
+		b.faultAt = time.Now()
+	} else {
+		b.faultEnded = time.Now()
+	}
+	b.answers.outage(on)
 }
 
 // start sets the signers going: each envelope's signers sign one after the other.
@@ -352,7 +372,7 @@ func (b *batch) check(within time.Duration) {
 		mails = s.sunk()
 		n := 0
 		for _, m := range mails {
-			if m.completion() && !strings.HasPrefix(m.to(), "owner@") {
+			if m.completion() && b.signerAddresses[m.to()] {
 				n++
 			}
 		}
@@ -384,8 +404,10 @@ func (b *batch) check(within time.Duration) {
 	for _, u := range b.answers.unclear {
 		t.Errorf("a signer saw an unclear error: %s", u)
 	}
-	t.Logf("%d envelopes COMPLETED, %d mails, none twice; signers saw during the fault: %s; in all: %s",
-		len(b.ids), len(mails), tally(b.answers.outages), tally(b.answers.all))
+	t.Logf("%d envelopes COMPLETED, %d mails, none twice; created in %.1fs, fault %.1fs after, for %.1fs, all checked %.1fs after its end",
+		len(b.ids), len(mails), b.created.Sub(b.began).Seconds(), b.faultAt.Sub(b.created).Seconds(),
+		b.faultEnded.Sub(b.faultAt).Seconds(), time.Since(b.faultEnded).Seconds())
+	t.Logf("signers saw during the fault: %s; in all: %s", tally(b.answers.outages), tally(b.answers.all))
 }
 
 // auditTypes counts an envelope's audit entries by type.

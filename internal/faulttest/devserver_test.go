@@ -31,6 +31,13 @@ type devServer struct {
 // it when services are required, as in `make test`).
 func temporalCLI(t *testing.T) string {
 	t.Helper()
+	return toolBinary(t, "temporal")
+}
+
+// toolBinary returns the path of bin/name at the module's root (built by `make tools` and by
+// `make test`), or skips the test (fails it when services are required, as in `make test`).
+func toolBinary(t *testing.T, name string) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +52,7 @@ func temporalCLI(t *testing.T) string {
 		}
 		dir = parent
 	}
-	cli := filepath.Join(dir, "bin", "temporal")
+	cli := filepath.Join(dir, "bin", name)
 	if _, err := os.Stat(cli); err != nil {
 		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
 			t.Fatalf("%s: %v (make tools builds it)", cli, err)

@@ -1,0 +1,102 @@
+package faulttest
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mailSink is a mailpit of the test's own (bin/mailpit), its messages in a database file so that
+// they survive a stop: the mail relay the test takes down and brings back on the same ports.
+type mailSink struct {
+	t      *testing.T
+	bin    string
+	smtp   string // SMTP listener
+	http   string // HTTP API
+	dir    string
+	starts int
+	cmd    *exec.Cmd
+}
+
+// newMailSink starts a sink on free loopback ports; it is stopped with the test.
+func newMailSink(t *testing.T) *mailSink {
+	m := &mailSink{t: t, bin: toolBinary(t, "mailpit"), smtp: freeAddr(t), http: freeAddr(t), dir: t.TempDir()}
+	m.start()
+	t.Cleanup(func() {
+		m.stop()
+		if t.Failed() {
+			for i := 1; i <= m.starts; i++ {
+				b, _ := os.ReadFile(filepath.Join(m.dir, fmt.Sprintf("mailpit-%d.log", i)))
+				t.Logf("mailpit-%d.log:\n%s", i, lastLines(string(b), 20))
+			}
+		}
+	})
+	return m
+}
+
+// start runs the sink (as scripts/stack.sh does) and waits until its API answers.
+func (m *mailSink) start() {
+	m.t.Helper()
+	m.starts++
+	m.cmd = exec.Command(m.bin, "--listen", m.http, "--smtp", m.smtp, "--database", filepath.Join(m.dir, "mailpit.db"),
+		"--disable-version-check", "--max", "100000")
+	logFile, err := os.Create(filepath.Join(m.dir, fmt.Sprintf("mailpit-%d.log", m.starts)))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
+	if err := m.cmd.Start(); err != nil {
+		m.t.Fatal(err)
+	}
+	waitFor(m.t, "mailpit to answer", 30*time.Second, func() bool {
+		res, err := http.Get("http://" + m.http + "/api/v1/info")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == 200
+	})
+}
+
+// stop shuts the sink down (SIGTERM: it keeps what it accepted) and waits until it is gone.
+func (m *mailSink) stop() {
+	if m.cmd == nil {
+		return
+	}
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = m.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-done
+	}
+	m.cmd = nil
+}
+
+// (e) The mail relay is down for SOBRE_FAULT_MAIL_OUTAGE (20s unless set; `make faults` sets
+// 10m) mid batch, then back: the signers sign on without noticing, the mails wait and are sent
+// once the relay is back, each once.
+func TestMailRelayDownMidBatch(t *testing.T) {
+	t.Parallel()
+	sink := newMailSink(t)
+	s := newSystemAt(t, services{smtp: "smtp://" + sink.smtp, mailpit: "http://" + sink.http})
+	s.start("api")
+	s.start("worker")
+	s.key = s.adminKey()
+	b := newBatch(s, faultBatch(t), nil)
+	outage := envDuration(t, "SOBRE_FAULT_MAIL_OUTAGE", 20*time.Second)
+	b.run(func() {
+		sink.stop()
+		time.Sleep(outage)
+		sink.start()
+	})
+	// Delivery backs off up to 10 minutes between attempts (workflows/delivery.go).
+	b.check(outage + 11*time.Minute)
+}
