@@ -72,9 +72,9 @@ type batch struct {
 	// apis are the API addresses the signers use; each signer starts on one and moves to the
 	// next when its connection is refused, as a client behind a load balancer would.
 	apis []string
-	// login, when set, runs before a signer's first signing call (a Clave Única login); it
-	// reports whether the signer is logged in.
-	login func(c *signerClient, token string) bool
+	// login, when set, runs before a signer's first signing call (a Clave Única login) as the
+	// nth recipient of its envelope; it reports whether the signer is logged in.
+	login func(c *signerClient, token string, nth int) bool
 	// patience is how long a signer keeps trying.
 	patience time.Duration
 	// signerAddresses are the batch's signers' mail addresses.
@@ -164,8 +164,8 @@ func (b *batch) start() {
 			defer b.wg.Done()
 			c := b.client(k)
 			for i := range work {
-				for _, tok := range b.tokens[i] {
-					b.sign(c, tok)
+				for nth, tok := range b.tokens[i] {
+					b.sign(c, tok, nth)
 				}
 			}
 		}()
@@ -201,12 +201,12 @@ func (b *batch) client(k int) *signerClient {
 
 // sign signs as the recipient of token, retrying until the answer is definite: success, or
 // "already signed" from an attempt whose answer was lost. It reports a signer that gives up.
-func (b *batch) sign(c *signerClient, token string) {
+func (b *batch) sign(c *signerClient, token string, nth int) {
 	deadline := time.Now().Add(b.patience)
 	loggedIn := b.login == nil
 	for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if !loggedIn {
-			if loggedIn = b.login(c, token); !loggedIn {
+			if loggedIn = b.login(c, token, nth); !loggedIn {
 				continue
 			}
 		}
@@ -229,22 +229,28 @@ func (b *batch) sign(c *signerClient, token string) {
 	b.s.t.Errorf("recipient %s… never signed within %s", token[:6], b.patience)
 }
 
-// do sends one request to the signer's API and records the answer; a refused connection moves
-// the signer to the next API and answers status 0.
+// do sends one request to the signer's API, records the answer and decodes it as JSON.
 func (b *batch) do(c *signerClient, method, path string, body any) (int, map[string]any) {
-	res, raw, err := c.send(method, "http://"+b.apis[c.api]+path, body)
-	if err != nil {
-		b.answers.record(method, path, 0, "", nil, err)
-		c.api = (c.api + 1) % len(b.apis)
-		return 0, map[string]any{}
-	}
-	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
+	status, _, raw := b.exchange(c, method, path, body)
 	var out map[string]any
 	_ = json.Unmarshal(raw, &out)
 	if out == nil {
 		out = map[string]any{}
 	}
-	return res.StatusCode, out
+	return status, out
+}
+
+// exchange sends one request to the signer's API and records the answer; a connection error
+// moves the signer to the next API and answers status 0.
+func (b *batch) exchange(c *signerClient, method, path string, body any) (int, http.Header, []byte) {
+	res, raw, err := c.send(method, "http://"+b.apis[c.api]+path, body)
+	if err != nil {
+		b.answers.record(method, path, 0, "", nil, err)
+		c.api = (c.api + 1) % len(b.apis)
+		return 0, nil, nil
+	}
+	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
+	return res.StatusCode, res.Header, raw
 }
 
 // send sends a request, with body as JSON when not nil, and reads the answer.

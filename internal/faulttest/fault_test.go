@@ -166,8 +166,9 @@ func (s *system) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// start runs a long-lived process: "api" (sobre serve) or "worker"; a second one of a kind is
-// named "api2" or "worker2", and has a listener of its own.
+// start runs a long-lived process: "api" (sobre serve), "worker" or "claveunica" (sobre
+// claveunica-dev); a second one of a kind is named "api2" or "worker2", and has a listener of its
+// own.
 func (s *system) start(name string) {
 	s.t.Helper()
 	s.mu.Lock()
@@ -187,6 +188,8 @@ func (s *system) start(name string) {
 	case "worker":
 		cmd = s.command("worker")
 		cmd.Env = append(cmd.Env, "SOBRE_METRICS_ADDR="+s.ops[name])
+	case "claveunica":
+		cmd = s.command("claveunica-dev") // on SOBRE_CLAVEUNICA_DEV_ADDR
 	default:
 		s.t.Fatalf("no process kind %q", name)
 	}
