@@ -283,6 +283,7 @@ type answers struct {
 	all     map[string]int
 	outages map[string]int
 	unclear []string
+	samples map[string]string // the first answer filed under each key that is not a success
 }
 
 func (a *answers) outage(on bool) {
@@ -316,7 +317,10 @@ func (a *answers) record(method, path string, status int, contentType string, ra
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.all == nil {
-		a.all, a.outages = map[string]int{}, map[string]int{}
+		a.all, a.outages, a.samples = map[string]int{}, map[string]int{}, map[string]string{}
+	}
+	if _, ok := a.samples[key]; !ok && (status == 0 || status >= 400) {
+		a.samples[key] = fmt.Sprintf("%s %s: %v%s", method, path, err, clip(raw))
 	}
 	a.all[key]++
 	if a.during {
@@ -414,6 +418,9 @@ func (b *batch) check(within time.Duration) {
 		len(b.ids), len(mails), b.created.Sub(b.began).Seconds(), b.faultAt.Sub(b.created).Seconds(),
 		b.faultEnded.Sub(b.faultAt).Seconds(), time.Since(b.faultEnded).Seconds())
 	t.Logf("signers saw during the fault: %s; in all: %s", tally(b.answers.outages), tally(b.answers.all))
+	for key, sample := range b.answers.samples {
+		t.Logf("%s, first seen: %s", key, sample)
+	}
 }
 
 // auditTypes counts an envelope's audit entries by type.
