@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,7 +321,10 @@ func (a *answers) record(method, path string, status int, contentType string, ra
 		a.all, a.outages, a.samples = map[string]int{}, map[string]int{}, map[string]string{}
 	}
 	if _, ok := a.samples[key]; !ok && (status == 0 || status >= 400) {
-		a.samples[key] = fmt.Sprintf("%s %s: %v%s", method, path, err, clip(raw))
+		a.samples[key] = fmt.Sprintf("%s %s: %s", method, path, clip(raw))
+		if err != nil {
+			a.samples[key] += err.Error()
+		}
 	}
 	a.all[key]++
 	if a.during {
@@ -331,12 +335,22 @@ func (a *answers) record(method, path string, status int, contentType string, ra
 	}
 }
 
+// clip shortens an answer's body for a message: an HTML page to its text.
 func clip(raw []byte) string {
-	if len(raw) > 200 {
-		raw = raw[:200]
+	text := string(raw)
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("<")) {
+		text = strings.Join(strings.Fields(htmlTags.ReplaceAllString(htmlHead.ReplaceAllString(text, " "), " ")), " ")
 	}
-	return string(raw)
+	if len(text) > 240 {
+		text = text[:240]
+	}
+	return text
 }
+
+var (
+	htmlHead = regexp.MustCompile(`(?s)<head>.*</head>|<header.*?</header>`)
+	htmlTags = regexp.MustCompile(`<[^>]*>`)
+)
 
 // tally prints counts as "200: 12, 503 SERVICE_UNAVAILABLE: 3".
 func tally(counts map[string]int) string {
