@@ -28,7 +28,7 @@ const temporalCallTimeout = 3 * time.Second
 func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	dev := newDevServer(t)
-	s := newSystemOn(t, dev.addr, "SOBRE_TEMPORAL_CALL_TIMEOUT="+temporalCallTimeout.String())
+	s := newSystemAt(t, ownMail(t, services{temporal: dev.addr}), "SOBRE_TEMPORAL_CALL_TIMEOUT="+temporalCallTimeout.String())
 	s.start("api")
 	s.start("worker")
 	s.key = s.adminKey()

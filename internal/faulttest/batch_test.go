@@ -115,6 +115,14 @@ func newBatch(s *system, n int, payload func(i int) map[string]any) *batch {
 	return b
 }
 
+// startAPIAndWorker starts one API and one worker and makes the admin key.
+func (s *system) startAPIAndWorker() {
+	s.t.Helper()
+	s.start("api")
+	s.start("worker")
+	s.key = s.adminKey()
+}
+
 // twoSigners is the payload of envelope i: two signers, one signature field each.
 func (s *system) twoSigners(i int) map[string]any {
 	return map[string]any{"title": fmt.Sprintf("Lote %d", i), "type": "DOCUMENT", "recipients": []any{
@@ -188,10 +196,21 @@ func (b *batch) waitSigned(n int) {
 // wait waits for every signer.
 func (b *batch) wait() { b.wg.Wait() }
 
-// signerClient is one signer's browser: its cookies and the API it talks to.
+// signerClient is one signer's browser: its cookies, the API it talks to and how long the API
+// asked it to wait (Retry-After) before trying again.
 type signerClient struct {
-	http *http.Client
-	api  int
+	http  *http.Client
+	api   int
+	pause time.Duration
+}
+
+// maxPause caps the Retry-After a signer honours.
+const maxPause = 5 * time.Second
+
+// rest waits before the signer's next attempt: what the API asked for, or a moment.
+func (c *signerClient) rest() {
+	time.Sleep(max(c.pause, 200*time.Millisecond))
+	c.pause = 0
 }
 
 func (b *batch) client(k int) *signerClient {
@@ -201,11 +220,12 @@ func (b *batch) client(k int) *signerClient {
 }
 
 // sign signs as the recipient of token, retrying until the answer is definite: success, or
-// "already signed" from an attempt whose answer was lost. It reports a signer that gives up.
+// "already signed" from an attempt whose answer was lost; between attempts it honours
+// Retry-After, as a client should. It reports a signer that gives up.
 func (b *batch) sign(c *signerClient, token string, nth int) {
 	deadline := time.Now().Add(b.patience)
 	loggedIn := b.login == nil
-	for ; time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for ; time.Now().Before(deadline); c.rest() {
 		if !loggedIn {
 			if loggedIn = b.login(c, token, nth); !loggedIn {
 				continue
@@ -251,6 +271,9 @@ func (b *batch) exchange(c *signerClient, method, path string, body any) (int, h
 		return 0, nil, nil
 	}
 	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
+	if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil {
+		c.pause = min(time.Duration(n)*time.Second, maxPause)
+	}
 	return res.StatusCode, res.Header, raw
 }
 

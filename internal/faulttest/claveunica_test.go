@@ -18,7 +18,7 @@ import (
 func TestClaveUnicaDownDuringLogins(t *testing.T) {
 	t.Parallel()
 	provider := freeAddr(t)
-	s := newSystemAt(t, services{}, "SOBRE_CLAVEUNICA_DEV_ADDR="+provider, "CLAVEUNICA_ISSUER_URL=http://"+provider+"/openid")
+	s := newSystemAt(t, ownMail(t, services{}), "SOBRE_CLAVEUNICA_DEV_ADDR="+provider, "CLAVEUNICA_ISSUER_URL=http://"+provider+"/openid")
 	s.start("claveunica")
 	s.waitProvider(provider)
 	s.start("api")

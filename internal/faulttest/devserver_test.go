@@ -69,14 +69,21 @@ func newDevServer(t *testing.T) *devServer {
 	d.start()
 	t.Cleanup(func() {
 		d.kill()
-		if t.Failed() {
-			for i := 1; i <= d.starts; i++ {
-				b, _ := os.ReadFile(filepath.Join(d.logDir, fmt.Sprintf("temporal-%d.log", i)))
-				t.Logf("temporal-%d.log:\n%s", i, lastLines(string(b), 20))
-			}
-		}
+		logsOnFailure(t, d.logDir, "temporal", d.starts)
 	})
 	return d
+}
+
+// logsOnFailure logs the end of each of a service's logs, dir/name-1.log to name-{starts}.log,
+// when t failed.
+func logsOnFailure(t *testing.T, dir, name string, starts int) {
+	if !t.Failed() {
+		return
+	}
+	for i := 1; i <= starts; i++ {
+		b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, i)))
+		t.Logf("%s-%d.log:\n%s", name, i, lastLines(string(b), 20))
+	}
 }
 
 // start runs the server (as scripts/stack.sh does, without the Web UI) and waits until its

@@ -29,14 +29,17 @@ func newMailSink(t *testing.T) *mailSink {
 	m.start()
 	t.Cleanup(func() {
 		m.stop()
-		if t.Failed() {
-			for i := 1; i <= m.starts; i++ {
-				b, _ := os.ReadFile(filepath.Join(m.dir, fmt.Sprintf("mailpit-%d.log", i)))
-				t.Logf("mailpit-%d.log:\n%s", i, lastLines(string(b), 20))
-			}
-		}
+		logsOnFailure(t, m.dir, "mailpit", m.starts)
 	})
 	return m
+}
+
+// ownMail is svc with a mail sink of the test's own, so that a batch's mails are counted apart
+// from every other test's (and the shared sink's cap on messages never drops them).
+func ownMail(t *testing.T, svc services) services {
+	sink := newMailSink(t)
+	svc.smtp, svc.mailpit = "smtp://"+sink.smtp, "http://"+sink.http
+	return svc
 }
 
 // start runs the sink (as scripts/stack.sh does) and waits until its API answers.
@@ -87,9 +90,7 @@ func TestMailRelayDownMidBatch(t *testing.T) {
 	t.Parallel()
 	sink := newMailSink(t)
 	s := newSystemAt(t, services{smtp: "smtp://" + sink.smtp, mailpit: "http://" + sink.http})
-	s.start("api")
-	s.start("worker")
-	s.key = s.adminKey()
+	s.startAPIAndWorker()
 	b := newBatch(s, faultBatch(t), nil)
 	outage := envDuration(t, "SOBRE_FAULT_MAIL_OUTAGE", 20*time.Second)
 	b.run(func() {

@@ -110,10 +110,8 @@ func (c *pgCluster) stopImmediately() {
 func TestPostgresStoppedMidBatch(t *testing.T) {
 	t.Parallel()
 	pg := newPGCluster(t)
-	s := newSystemAt(t, services{db: pg.url()})
-	s.start("api")
-	s.start("worker")
-	s.key = s.adminKey()
+	s := newSystemAt(t, ownMail(t, services{db: pg.url()}))
+	s.startAPIAndWorker()
 	b := newBatch(s, faultBatch(t), nil)
 	outage := faultOutage(t)
 	b.run(func() {

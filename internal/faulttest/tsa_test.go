@@ -104,10 +104,8 @@ func (a *tsaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestTSADownMidBatch(t *testing.T) {
 	t.Parallel()
 	tsa := newTSAServer(t)
-	s := newSystemAt(t, services{}, "SOBRE_TSA_URL="+tsa.url(), "SOBRE_TSA_REQUIRED=true")
-	s.start("api")
-	s.start("worker")
-	s.key = s.adminKey()
+	s := newSystemAt(t, ownMail(t, services{}), "SOBRE_TSA_URL="+tsa.url(), "SOBRE_TSA_REQUIRED=true")
+	s.startAPIAndWorker()
 	b := newBatch(s, faultBatch(t), nil)
 	outage := faultOutage(t)
 	b.run(func() {
