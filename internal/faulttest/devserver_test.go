@@ -74,6 +74,19 @@ func newDevServer(t *testing.T) *devServer {
 	return d
 }
 
+// startLogged starts cmd with its output in dir/name-n.log, where logsOnFailure finds it.
+func startLogged(t *testing.T, cmd *exec.Cmd, dir, name string, n int) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // logsOnFailure logs the end of each of a service's logs, dir/name-1.log to name-{starts}.log,
 // when t failed.
 func logsOnFailure(t *testing.T, dir, name string, starts int) {
@@ -99,14 +112,7 @@ func (d *devServer) start() {
 		"--search-attribute", "EnvelopeId=Keyword", "--search-attribute", "EnvelopeStatus=Keyword",
 		"--search-attribute", "TeamId=Keyword",
 		"--log-level", "warn")
-	logFile, err := os.Create(filepath.Join(d.logDir, fmt.Sprintf("temporal-%d.log", d.starts)))
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	d.cmd.Stdout, d.cmd.Stderr = logFile, logFile
-	if err := d.cmd.Start(); err != nil {
-		d.t.Fatal(err)
-	}
+	startLogged(d.t, d.cmd, d.logDir, "temporal", d.starts)
 	d.exited = make(chan error, 1)
 	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(d.cmd, d.exited)
 	deadline := time.Now().Add(60 * time.Second)

@@ -193,14 +193,7 @@ func (s *system) start(name string) {
 	default:
 		s.t.Fatalf("no process kind %q", name)
 	}
-	logFile, err := os.Create(filepath.Join(s.logDir, fmt.Sprintf("%s-%d.log", name, s.starts)))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
+	startLogged(s.t, cmd, s.logDir, name, s.starts)
 	s.procs[name] = cmd
 	if addr := s.apis[name]; addr != "" {
 		s.waitReady(addr)

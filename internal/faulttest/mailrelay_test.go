@@ -1,9 +1,7 @@
 package faulttest
 
 import (
-	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -48,14 +46,7 @@ func (m *mailSink) start() {
 	m.starts++
 	m.cmd = exec.Command(m.bin, "--listen", m.http, "--smtp", m.smtp, "--database", filepath.Join(m.dir, "mailpit.db"),
 		"--disable-version-check", "--max", "100000")
-	logFile, err := os.Create(filepath.Join(m.dir, fmt.Sprintf("mailpit-%d.log", m.starts)))
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
-	if err := m.cmd.Start(); err != nil {
-		m.t.Fatal(err)
-	}
+	startLogged(m.t, m.cmd, m.dir, "mailpit", m.starts)
 	waitFor(m.t, "mailpit to answer", 30*time.Second, func() bool {
 		res, err := http.Get("http://" + m.http + "/api/v1/info")
 		if err != nil {
