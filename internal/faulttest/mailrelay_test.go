@@ -84,6 +84,7 @@ func TestMailRelayDownMidBatch(t *testing.T) {
 	s.startAPIAndWorker()
 	b := newBatch(s, faultBatch(t), nil)
 	outage := envDuration(t, "SOBRE_FAULT_MAIL_OUTAGE", 20*time.Second)
+	b.patience += outage // a completion may wait for its mails (503 meanwhile)
 	b.run(func() {
 		sink.stop()
 		time.Sleep(outage)
