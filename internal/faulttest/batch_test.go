@@ -32,6 +32,17 @@ import (
 // signers is how many signers sign at once.
 const signers = 10
 
+// batchLanes lets two fault tests run their batches at once, beside the crash tests: more would
+// load the shared Temporal server past the API's call deadline.
+var batchLanes = make(chan struct{}, 2)
+
+// faultTest marks t as a fault test: it runs beside the crash tests, in one of batchLanes.
+func faultTest(t *testing.T) {
+	t.Parallel()
+	batchLanes <- struct{}{}
+	t.Cleanup(func() { <-batchLanes })
+}
+
 // faultBatch is how many envelopes each fault test signs: SOBRE_FAULT_BATCH, 20 unless set
 // (`make faults` sets 200).
 func faultBatch(t *testing.T) int {
@@ -112,12 +123,21 @@ func newBatch(s *system, n int, payload func(i int) map[string]any) *batch {
 		if errs[i] != nil {
 			return
 		}
-		res, raw, err := s.send("POST", "http://"+s.apiAddr+"/api/v2/envelope/distribute", map[string]any{"envelopeId": b.ids[i]}, true)
-		var out map[string]any
-		if err == nil && res.StatusCode == 200 && json.Unmarshal(raw, &out) == nil {
-			b.tokens[i] = recipientTokens(out)
-		} else {
-			errs[i] = fmt.Errorf("distribute %d: %v %v %s", i, res, err, raw)
+		// A distribute answered 503 (Temporal busy) is sent again, as a client does: a second
+		// distribute is harmless.
+		for attempt := 0; ; attempt++ {
+			res, raw, err := s.send("POST", "http://"+s.apiAddr+"/api/v2/envelope/distribute", map[string]any{"envelopeId": b.ids[i]}, true)
+			var out map[string]any
+			switch {
+			case err == nil && res.StatusCode == 200 && json.Unmarshal(raw, &out) == nil:
+				b.tokens[i] = recipientTokens(out)
+				return
+			case err == nil && res.StatusCode == http.StatusServiceUnavailable && attempt < 20:
+				time.Sleep(time.Second)
+			default:
+				errs[i] = fmt.Errorf("distribute %d: %v %v %s", i, res, err, raw)
+				return
+			}
 		}
 	})
 	if err := errors.Join(errs...); err != nil {

@@ -16,7 +16,7 @@ import (
 // fresh keys, as a provider that rotated them). Signers caught by the outage see a clear error
 // page (never a 500) and log in again once it is back; the batch ends as every fault test's does.
 func TestClaveUnicaDownDuringLogins(t *testing.T) {
-	t.Parallel()
+	faultTest(t)
 	provider := freeAddr(t)
 	s := newSystemAt(t, ownMail(t, services{}), "SOBRE_CLAVEUNICA_DEV_ADDR="+provider, "CLAVEUNICA_ISSUER_URL=http://"+provider+"/openid")
 	s.start("claveunica")

@@ -78,7 +78,7 @@ func (m *mailSink) stop() {
 // 10m) mid batch, then back: the signers sign on without noticing, the mails wait and are sent
 // once the relay is back, each once.
 func TestMailRelayDownMidBatch(t *testing.T) {
-	t.Parallel()
+	faultTest(t)
 	sink := newMailSink(t)
 	s := newSystemAt(t, services{smtp: "smtp://" + sink.smtp, mailpit: "http://" + sink.http})
 	s.startAPIAndWorker()

@@ -108,7 +108,7 @@ func (c *pgCluster) stopImmediately() {
 // started again on the same files: the API answers while it is away without a 500 lacking a code,
 // the worker's activities retry, and the batch ends as every fault test's does.
 func TestPostgresStoppedMidBatch(t *testing.T) {
-	t.Parallel()
+	faultTest(t)
 	pg := newPGCluster(t)
 	s := newSystemAt(t, ownMail(t, services{db: pg.url()}))
 	s.startAPIAndWorker()

@@ -20,9 +20,9 @@ func TestOneOfTwoAPIsKilledMidBatch(t *testing.T) {
 // oneOfTwoKilledMidBatch runs a batch on two APIs and two workers, their signers spread over
 // both APIs, and kills the process victim ("api2" or "worker2") once a quarter of the signatures
 // are in. What the signers see from the kill to the batch's end is the fault's. The kill follows
-// the batch's progress, not a clock, so it runs beside the crash tests (crashTest).
+// the batch's progress, not a clock, so it runs beside the crash tests (faultTest).
 func oneOfTwoKilledMidBatch(t *testing.T, victim string) {
-	t.Parallel()
+	faultTest(t)
 	s := newSystemAt(t, ownMail(t, services{}))
 	for _, name := range []string{"api", "api2", "worker", "worker2"} {
 		s.start(name)

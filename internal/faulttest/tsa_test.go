@@ -102,7 +102,7 @@ func (a *tsaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // SOBRE_TSA_RETRY_FOR, the rule (config/vars.go) is that the seal retries: the envelopes sealed
 // during the outage stay PENDING, then complete with a timestamped seal, none without one.
 func TestTSADownMidBatch(t *testing.T) {
-	t.Parallel()
+	faultTest(t)
 	tsa := newTSAServer(t)
 	s := newSystemAt(t, ownMail(t, services{}), "SOBRE_TSA_URL="+tsa.url(), "SOBRE_TSA_REQUIRED=true")
 	s.startAPIAndWorker()
