@@ -67,10 +67,13 @@ func (s *system) waitProvider(addr string) {
 }
 
 // claveUnicaLogin logs the signer of token in as a test person of the local Clave Única (the
-// nth, so that an envelope's two signers are two people), as a browser would: Sobre's redirect
-// to the provider, the provider's form posted, the callback on Sobre. It reports whether the
-// login went through.
+// nth, so that an envelope's two signers are two people), as a browser would: the signing page
+// opened, Sobre's redirect to the provider, the provider's form posted, the callback on Sobre.
+// It reports whether the login went through.
 func (b *batch) claveUnicaLogin(c *signerClient, token string, nth int) bool {
+	if status, _, _ := b.exchange(c, "GET", "/sign/"+token, nil); status != http.StatusOK {
+		return false
+	}
 	status, header, _ := b.exchange(c, "GET", "/sign/"+token+"/claveunica", nil)
 	if status != http.StatusFound {
 		return false
