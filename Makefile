@@ -22,6 +22,10 @@ test: ## run the whole suite (Go unit and integration tests, fuzz, deploy checks
 e2e: ## run only the end-to-end tests (E2E_TESTS=tests/seal.test.mjs picks files)
 	@TEST_PARTS=e2e bash scripts/test.sh
 
+.PHONY: faults
+faults: ## the fault tests alone, at full size: 200 envelopes per fault, the mail relay down 10 minutes
+	@SOBRE_FAULT_BATCH=200 SOBRE_FAULT_OUTAGE=60s SOBRE_FAULT_MAIL_OUTAGE=10m TEST_PARTS=faults bash scripts/test.sh
+
 .PHONY: record-histories
 record-histories: ## record today's envelope workflow histories under workflows/testdata (replayed by make test)
 	@bash scripts/record-histories.sh

@@ -47,6 +47,9 @@ func (s *Server) findAttachments(w http.ResponseWriter, r *http.Request) {
 // (ceremony.Status.CheckAccess).
 func (s *Server) tokenMaySee(r *http.Request, token string) error {
 	rec, err := s.store.RecipientByToken(r.Context(), token)
+	if err != nil && envelope.ErrorCode(err) != envelope.CodeNotFound {
+		return err // the store failed: the link may well exist
+	}
 	if err != nil {
 		return envelope.NotFound("Envelope")
 	}

@@ -49,6 +49,9 @@ func (s *Server) recipientOf(r *http.Request) (envelope.Recipient, *envelope.Env
 		return envelope.Recipient{}, nil, envelope.NotFound("Signing link")
 	}
 	rec, err := s.store.RecipientByToken(r.Context(), token)
+	if err != nil && envelope.ErrorCode(err) != envelope.CodeNotFound {
+		return rec, nil, err // the store failed: the link may well exist
+	}
 	if err != nil {
 		if replaced, lerr := s.store.LinkReplaced(r.Context(), token); lerr == nil && replaced {
 			return rec, nil, envelope.Errorf(envelope.CodeLinkReplaced, "This signing link was replaced by a newer one; use the link in the latest email")

@@ -3,7 +3,9 @@ package envelope
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -20,6 +22,8 @@ func TestShown(t *testing.T) {
 		{"a domain error as it is", fmt.Errorf("wrapped: %w", Errorf(CodeNotFound, "Envelope not found")), CodeNotFound, "Envelope not found", false},
 		{"a body past its limit", tooLarge, CodePayloadTooLarge, "Request body larger than 1024 bytes", false},
 		{"anything else, plainly", errors.New("connection refused by 10.0.0.7"), CodeInternal, "Internal server error", true},
+		{"a database that cannot be reached", fmt.Errorf("load Envelope: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}),
+			CodeUnavailable, "A service this needs cannot be reached right now: try again in a moment", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -55,6 +55,11 @@ echo "== go test: every auth configuration completes (without the race detector,
 go test -count=1 -run '^TestEveryAuthCombinationCompletes$' ./api/
 fi
 
+if part faults; then
+echo "== fault tests (internal/faulttest, SOBRE_FAULT_BATCH=${SOBRE_FAULT_BATCH:-20})"
+go test -count=1 -v -timeout=90m ./internal/faulttest/ | grep -E '^(---|ok|FAIL|PASS)|_test\.go:[0-9]+:'
+fi
+
 if part fuzz; then
 echo "== fuzz (short runs)"
 # A count, not a duration: Go 1.26's fuzz coordinator can report its own -fuzztime deadline as a

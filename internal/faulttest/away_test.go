@@ -20,13 +20,15 @@ const temporalCallTimeout = 3 * time.Second
 // deadline; /healthz says Temporal is unavailable; the worker keeps running. Once the server is
 // back on the same port with the same state, the API and the worker reconnect by themselves: the
 // refused draft distributes, every signer completes, both envelopes end COMPLETED and no mail is
-// delivered twice.
+// delivered twice. A batch of envelopes (faultBatch) is being signed meanwhile: its signers see
+// 503 SERVICE_UNAVAILABLE while the server is away, and the batch ends as every fault test's does
+// (batch.check).
 //
 // It mostly waits, so it runs beside the crash tests (crashTest).
 func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	t.Parallel()
 	dev := newDevServer(t)
-	s := newSystemOn(t, dev.addr, "SOBRE_TEMPORAL_CALL_TIMEOUT="+temporalCallTimeout.String())
+	s := newSystemAt(t, ownMail(t, services{temporal: dev.addr}), "SOBRE_TEMPORAL_CALL_TIMEOUT="+temporalCallTimeout.String())
 	s.start("api")
 	s.start("worker")
 	s.key = s.adminKey()
@@ -38,7 +40,11 @@ func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	}
 	tokens := recipientTokens(out)
 	waitFor(t, "the two signing requests", 30*time.Second, func() bool { return len(s.mails()) >= 2 })
+	b := newBatch(s, faultBatch(t), nil)
+	b.start()
+	b.waitSigned(b.recipients() / 4)
 
+	b.outage(true)
 	dev.kill()
 	down := time.Now()
 
@@ -87,6 +93,7 @@ func TestTemporalServerKilledAndRestarted(t *testing.T) {
 		t.Errorf("the worker stopped answering by the end of the outage")
 	}
 	dev.start()
+	b.outage(false)
 	back := time.Now()
 	t.Logf("Temporal killed for %.1fs; started again, it answered in %.1fs", back.Sub(down).Seconds()-dev.startTook.Seconds(), dev.startTook.Seconds())
 
@@ -147,6 +154,8 @@ func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	}
 	t.Logf("both envelopes completed across the outage; %d mails, none repeated; total %.1fs after the restart",
 		len(mails), time.Since(back).Seconds())
+	b.wait()
+	b.check(3 * time.Minute)
 }
 
 // recipientTokens reads the signing tokens of a distributed envelope.

@@ -87,6 +87,15 @@ func (s *system) bulkTemplate() string {
 // createFrom makes an envelope of payload over the PDF doc and returns its id.
 func (s *system) createFrom(payload map[string]any, doc []byte) string {
 	s.t.Helper()
+	id, err := s.tryCreate(payload, doc)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return id
+}
+
+// tryCreate is createFrom reporting its failure, for use off the test's goroutine.
+func (s *system) tryCreate(payload map[string]any, doc []byte) (string, error) {
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	raw, _ := json.Marshal(payload)
@@ -94,7 +103,11 @@ func (s *system) createFrom(payload map[string]any, doc []byte) string {
 	fw, _ := w.CreateFormFile("files", "a.pdf")
 	_, _ = fw.Write(doc)
 	_ = w.Close()
-	return s.postMultipart("/api/v2/envelope/create", &body, w.FormDataContentType())["id"].(string)
+	out, err := s.tryPostMultipart("/api/v2/envelope/create", &body, w.FormDataContentType())
+	if err != nil {
+		return "", err
+	}
+	return out["id"].(string), nil
 }
 
 // bulkSend posts a CSV bulk send of template tpl that sends each document, and returns the job's id.
@@ -112,20 +125,29 @@ func (s *system) bulkSend(tpl, csv string) string {
 
 func (s *system) postMultipart(path string, body *bytes.Buffer, contentType string) map[string]any {
 	s.t.Helper()
+	out, err := s.tryPostMultipart(path, body, contentType)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// tryPostMultipart posts a multipart body and decodes the answer, an error unless it is a 200.
+func (s *system) tryPostMultipart(path string, body *bytes.Buffer, contentType string) (map[string]any, error) {
 	req, _ := http.NewRequest("POST", "http://"+s.apiAddr+path, body)
 	req.Header.Set("Authorization", s.key)
 	req.Header.Set("Content-Type", contentType)
 	res, err := httpClient.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		return nil, err
 	}
 	defer res.Body.Close()
 	var out map[string]any
 	_ = json.NewDecoder(res.Body).Decode(&out)
 	if res.StatusCode != 200 {
-		s.t.Fatalf("%s: %d %v", path, res.StatusCode, out)
+		return nil, fmt.Errorf("%s: %d %v", path, res.StatusCode, out)
 	}
-	return out
+	return out, nil
 }
 
 // bulkDocuments counts the DOCUMENTs in the database and the distinct addresses of their

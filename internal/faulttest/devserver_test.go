@@ -31,6 +31,13 @@ type devServer struct {
 // it when services are required, as in `make test`).
 func temporalCLI(t *testing.T) string {
 	t.Helper()
+	return toolBinary(t, "temporal")
+}
+
+// toolBinary returns the path of bin/name at the module's root (built by `make tools` and by
+// `make test`), or skips the test (fails it when services are required, as in `make test`).
+func toolBinary(t *testing.T, name string) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +52,7 @@ func temporalCLI(t *testing.T) string {
 		}
 		dir = parent
 	}
-	cli := filepath.Join(dir, "bin", "temporal")
+	cli := filepath.Join(dir, "bin", name)
 	if _, err := os.Stat(cli); err != nil {
 		if os.Getenv("SOBRE_TEST_REQUIRE_SERVICES") != "" {
 			t.Fatalf("%s: %v (make tools builds it)", cli, err)
@@ -62,14 +69,34 @@ func newDevServer(t *testing.T) *devServer {
 	d.start()
 	t.Cleanup(func() {
 		d.kill()
-		if t.Failed() {
-			for i := 1; i <= d.starts; i++ {
-				b, _ := os.ReadFile(filepath.Join(d.logDir, fmt.Sprintf("temporal-%d.log", i)))
-				t.Logf("temporal-%d.log:\n%s", i, lastLines(string(b), 20))
-			}
-		}
+		logsOnFailure(t, d.logDir, "temporal", d.starts)
 	})
 	return d
+}
+
+// startLogged starts cmd with its output in dir/name-n.log, where logsOnFailure finds it.
+func startLogged(t *testing.T, cmd *exec.Cmd, dir, name string, n int) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logsOnFailure logs the end of each of a service's logs, dir/name-1.log to name-{starts}.log,
+// when t failed.
+func logsOnFailure(t *testing.T, dir, name string, starts int) {
+	if !t.Failed() {
+		return
+	}
+	for i := 1; i <= starts; i++ {
+		b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, i)))
+		t.Logf("%s-%d.log:\n%s", name, i, lastLines(string(b), 20))
+	}
 }
 
 // start runs the server (as scripts/stack.sh does, without the Web UI) and waits until its
@@ -85,14 +112,7 @@ func (d *devServer) start() {
 		"--search-attribute", "EnvelopeId=Keyword", "--search-attribute", "EnvelopeStatus=Keyword",
 		"--search-attribute", "TeamId=Keyword",
 		"--log-level", "warn")
-	logFile, err := os.Create(filepath.Join(d.logDir, fmt.Sprintf("temporal-%d.log", d.starts)))
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	d.cmd.Stdout, d.cmd.Stderr = logFile, logFile
-	if err := d.cmd.Start(); err != nil {
-		d.t.Fatal(err)
-	}
+	startLogged(d.t, d.cmd, d.logDir, "temporal", d.starts)
 	d.exited = make(chan error, 1)
 	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(d.cmd, d.exited)
 	deadline := time.Now().Add(60 * time.Second)

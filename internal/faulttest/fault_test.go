@@ -89,6 +89,7 @@ type system struct {
 	logDir  string
 	mu      sync.Mutex
 	procs   map[string]*exec.Cmd
+	apis    map[string]string // each API's listener by process name: "api" is apiAddr, "api2"…
 	ops     map[string]string // each process's operations listener (health, readiness, metrics)
 	key     string
 	starts  int
@@ -101,12 +102,36 @@ func newSystem(t *testing.T) *system {
 // newSystemOn is newSystem with its processes on the Temporal server at temporalAddr and with
 // extraEnv (NAME=value) added to their environment.
 func newSystemOn(t *testing.T, temporalAddr string, extraEnv ...string) *system {
-	dbURL := pgtest.NewURL(t)
+	return newSystemAt(t, services{temporal: temporalAddr}, extraEnv...)
+}
+
+// services are what a system's processes run on; an empty one is the shared test service
+// (a fresh database on the shared PostgreSQL, the shared mail sink).
+type services struct {
+	temporal string // Temporal's address
+	db       string // DATABASE_URL
+	smtp     string // SMTP_URL
+	mailpit  string // the mail sink's HTTP API, where the test reads the mails
+}
+
+// newSystemAt is newSystem on svc, with extraEnv (NAME=value) added to its processes' environment.
+func newSystemAt(t *testing.T, svc services, extraEnv ...string) *system {
+	if svc.temporal == "" {
+		svc.temporal = temporaltest.Address(t)
+	}
+	if svc.db == "" {
+		svc.db = pgtest.NewURL(t)
+	}
+	if svc.smtp == "" {
+		svc.smtp, svc.mailpit = envOr(t, "SOBRE_TEST_SMTP_URL"), envOr(t, "SOBRE_TEST_MAILPIT_URL")
+	}
+	dbURL, temporalAddr := svc.db, svc.temporal
 	s := &system{
-		t: t, bin: sobreBinary(t), apiAddr: freeAddr(t), mailpit: envOr(t, "SOBRE_TEST_MAILPIT_URL"),
+		t: t, bin: sobreBinary(t), apiAddr: freeAddr(t), mailpit: svc.mailpit,
 		domain: "fault-" + random(4) + ".test", logDir: t.TempDir(), procs: map[string]*exec.Cmd{},
 		ops: map[string]string{"api": freeAddr(t), "worker": freeAddr(t)},
 	}
+	s.apis = map[string]string{"api": s.apiAddr}
 	// The processes get exactly these services, whatever the caller's environment says.
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -119,7 +144,7 @@ func newSystemOn(t *testing.T, temporalAddr string, extraEnv ...string) *system 
 	s.env = append(s.env,
 		"DATABASE_URL="+dbURL,
 		"TEMPORAL_ADDRESS="+temporalAddr,
-		"SMTP_URL="+envOr(t, "SOBRE_TEST_SMTP_URL"),
+		"SMTP_URL="+svc.smtp,
 		"SOBRE_TASK_QUEUE="+temporaltest.TaskQueue(t),
 		"SOBRE_PUBLIC_URL=http://"+s.apiAddr,
 		"SOBRE_LOG_LEVEL=warn",
@@ -141,32 +166,37 @@ func (s *system) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// start runs a long-lived process: "api" (sobre serve) or "worker".
+// start runs a long-lived process: "api" (sobre serve), "worker" or "claveunica" (sobre
+// claveunica-dev); a second one of a kind is named "api2" or "worker2", and has a listener of its
+// own.
 func (s *system) start(name string) {
 	s.t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.starts++
+	if s.ops[name] == "" {
+		s.ops[name] = freeAddr(s.t)
+	}
 	var cmd *exec.Cmd
-	switch name {
+	switch strings.TrimRight(name, "0123456789") {
 	case "api":
+		if s.apis[name] == "" {
+			s.apis[name] = freeAddr(s.t)
+		}
 		cmd = s.command("serve")
-		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apiAddr, "SOBRE_METRICS_ADDR="+s.ops[name])
+		cmd.Env = append(cmd.Env, "SOBRE_HTTP_ADDR="+s.apis[name], "SOBRE_METRICS_ADDR="+s.ops[name])
 	case "worker":
 		cmd = s.command("worker")
 		cmd.Env = append(cmd.Env, "SOBRE_METRICS_ADDR="+s.ops[name])
+	case "claveunica":
+		cmd = s.command("claveunica-dev") // on SOBRE_CLAVEUNICA_DEV_ADDR
+	default:
+		s.t.Fatalf("no process kind %q", name)
 	}
-	logFile, err := os.Create(filepath.Join(s.logDir, fmt.Sprintf("%s-%d.log", name, s.starts)))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
+	startLogged(s.t, cmd, s.logDir, name, s.starts)
 	s.procs[name] = cmd
-	if name == "api" {
-		s.waitReady()
+	if addr := s.apis[name]; addr != "" {
+		s.waitReady(addr)
 	}
 }
 
@@ -182,19 +212,20 @@ func (s *system) kill(name string) {
 }
 
 func (s *system) stopAll() {
-	for _, name := range []string{"api", "worker"} {
-		s.mu.Lock()
-		cmd := s.procs[name]
-		s.mu.Unlock()
-		if cmd != nil {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-			}
+	s.mu.Lock()
+	var running []*exec.Cmd
+	for _, cmd := range s.procs {
+		running = append(running, cmd)
+	}
+	s.mu.Unlock()
+	for _, cmd := range running {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
 		}
 	}
 	if s.t.Failed() {
@@ -214,10 +245,10 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (s *system) waitReady() {
+func (s *system) waitReady(addr string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		res, err := http.Get("http://" + s.apiAddr + "/healthz")
+		res, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {

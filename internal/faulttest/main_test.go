@@ -8,10 +8,11 @@ import (
 )
 
 // parallelTests is how many of this package's tests may run at once: the crash tests take turns
-// among themselves (crashTest) and the tests that mostly wait run beside them. Waiting for a turn
-// holds one of go test's -parallel slots, which default to the number of CPUs: with two, two crash
-// tests waiting on each other would leave the Temporal outage test to run after them.
-const parallelTests = 4
+// among themselves (crashTest) and the fault tests of batch_test.go, two at a time (faultTest),
+// and the Temporal outage run beside them. Waiting for a turn holds one of go test's -parallel slots, which default to the number of
+// CPUs: with two, two crash tests waiting on each other would leave the fault tests to run after
+// them. With 16, every test of the package has a slot.
+const parallelTests = 16
 
 func TestMain(m *testing.M) {
 	flag.Parse()
