@@ -50,7 +50,7 @@ if part go; then
 echo "== make lint (go vet, gofmt, workflowcheck, staticcheck)"
 make --no-print-directory lint
 echo "== go test (race detector)"
-go test -race -count=1 ./...
+go test -race -count=1 -timeout=25m ./...
 echo "== go test: every auth configuration completes (without the race detector, which skips it)"
 go test -count=1 -run '^TestEveryAuthCombinationCompletes$' ./api/
 fi
