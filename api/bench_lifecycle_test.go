@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -45,8 +44,7 @@ func bareNoop(context.Context) error { return nil }
 // and 4 at the end, all regular.
 func bareLifeCycle(ctx workflow.Context) error {
 	run := func(ctx workflow.Context, n int) error {
-		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
 		for range n {
 			if err := workflow.ExecuteActivity(ctx, bareNoop).Get(ctx, nil); err != nil {
 				return err
