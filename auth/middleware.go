@@ -49,7 +49,7 @@ func (k *Keys) Middleware(writeError ErrorWriter, log *slog.Logger) func(http.Ha
 				}
 				return
 			}
-			if err := k.Store.TouchAPIKey(r.Context(), key.ID); err != nil {
+			if err := k.Store.TouchAPIKey(r.Context(), key); err != nil {
 				log.WarnContext(r.Context(), "record api key use", "err", err)
 			}
 			next.ServeHTTP(w, r.WithContext(WithMember(r.Context(), key.Member)))

@@ -63,13 +63,21 @@ func (s *Store) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
 	return k, nil
 }
 
-// TouchAPIKey records that key id was used, at most once a minute per key.
-func (s *Store) TouchAPIKey(ctx context.Context, id int64) error {
+// touchEvery is how often a key's use is recorded at most: its last_used_at is at most that
+// old while it is in use.
+const touchEvery = time.Minute
+
+// TouchAPIKey records that key k (as APIKeyByHash read it) was used, at most once per
+// touchEvery: a key whose use was recorded less than that ago costs no round trip.
+func (s *Store) TouchAPIKey(ctx context.Context, k APIKey) error {
+	if k.LastUsedAt != nil && time.Since(*k.LastUsedAt) < touchEvery {
+		return nil
+	}
 	_, err := s.pool.Exec(ctx, `
 		UPDATE api_keys SET last_used_at = now()
-		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, id)
+		WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`, k.ID, touchEvery.Seconds())
 	if err != nil {
-		return fmt.Errorf("touch api key %d: %w", id, err)
+		return fmt.Errorf("touch api key %d: %w", k.ID, err)
 	}
 	return nil
 }

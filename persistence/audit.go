@@ -5,7 +5,6 @@ package persistence
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,21 +23,14 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 	if typ == "" {
 		return fmt.Errorf("append an audit entry without a type to %s", envelopeID)
 	}
-	if err := tx.lockEnvelopeRow(ctx, envelopeID); err != nil {
+	prev, err := tx.chainEnd(ctx, envelopeID)
+	if err != nil {
 		return err
 	}
 	a = a.Capped()
 	raw, err := json.Marshal(entry.Data)
 	if err != nil {
 		return fmt.Errorf("encode audit data %s: %w", typ, err)
-	}
-	prev := zeroHash
-	err = tx.q.QueryRow(ctx, `SELECT hash FROM audit_logs WHERE envelope_id = $1 ORDER BY seq DESC LIMIT 1`, envelopeID).Scan(&prev)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("read the audit chain of %s: %w", envelopeID, err)
-	}
-	if prev == nil {
-		prev = zeroHash
 	}
 	created := time.Now().UTC().Truncate(time.Microsecond)
 	c := auditContent{CreatedAt: canonicalTime(created), EnvelopeID: envelopeID, ID: newCUID(), Type: typ,
@@ -61,7 +53,31 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 	if err != nil {
 		return fmt.Errorf("append audit %s to %s: %w", typ, envelopeID, err)
 	}
+	tx.chains[envelopeID] = hash
 	return nil
+}
+
+// chainEnd locks the envelope's row and returns the hash of its last audit entry (zeroHash for
+// none), in one round trip; in a transaction that appended to the chain before, it is the hash
+// that append wrote, with no round trip: the row lock, held until the transaction ends, keeps
+// every other writer of the chain out.
+func (tx *Tx) chainEnd(ctx context.Context, envelopeID string) ([]byte, error) {
+	if prev, ok := tx.chains[envelopeID]; ok {
+		return prev, nil
+	}
+	var prev []byte
+	err := tx.q.QueryRow(ctx, `SELECT (SELECT hash FROM audit_logs WHERE envelope_id = e.id ORDER BY seq DESC LIMIT 1)
+		FROM envelopes e WHERE e.id = $1 FOR UPDATE OF e`, envelopeID).Scan(&prev)
+	if err != nil {
+		return nil, notFound(err, "Envelope")
+	}
+	if prev == nil {
+		prev = zeroHash
+	}
+	if tx.chains == nil {
+		tx.chains = map[string][]byte{}
+	}
+	return prev, nil
 }
 
 // Record writes what event ev says happened to its envelope: its audit entry (ev.Audit()), by a,

@@ -82,6 +82,9 @@ type Tx struct {
 	ring  *keyring.Ring
 	// outbox holds the webhook events of this transaction, written when it ends (emitWebhooks).
 	outbox []outboxEntry
+	// chains holds, for each envelope this transaction appended audit entries to, the hash of
+	// its last entry (chainEnd).
+	chains map[string][]byte
 }
 
 // InTx runs fn in one transaction, committed when fn returns nil and rolled back otherwise. A

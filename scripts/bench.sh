@@ -2,9 +2,12 @@
 # `make bench`: the benchmarks on real services (a stack of its own under .data/bench), printing
 # throughput, p50/p99 latencies and the ratios to a baseline measured in the same run:
 #   - the draft API (create, get, search) with 10,000 envelopes in PostgreSQL, against SELECT 1;
-#   - the envelope life cycle (create, distribute, two signers, COMPLETED) through the real
-#     workflow and activities, against a bare Temporal workflow with the same updates and as many
-#     no-op activities;
+#   - the envelope life cycle through the public HTTP API (create with a PDF, distribute, an
+#     approver and two signers acting through the signing API, COMPLETED with its seal and mails;
+#     200 envelopes, 30 at a time) against the bare Temporal pattern of the same shape (a start,
+#     3 validated Updates, 9 no-op regular activities), 30 at a time: the figure of record;
+#   - the same life cycle at the store level (drafts made in PostgreSQL, 4 at a time), against a
+#     bare workflow that mixes in local activities;
 #   - the same life cycle with 3 webhooks subscribed to every event (x-no-webhooks: its rate over
 #     the rate without), the outbox alone and with its deliveries; webhook events delivered per
 #     second to a local endpoint;
@@ -33,7 +36,9 @@ echo "== documents from a template with 3 recipients, distributed at once (x-cre
 go test -run '^$' -bench 'UseTemplate' -benchtime "${BENCH_USES:-100x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== bulk send: rows made and sent per second, one job from the request to its end (ms-to-accept: the job stored and started)"
 go test -run '^$' -bench 'BulkSend' -benchtime "${BENCH_BULK_ROWS:-500x}" ./api | grep -E '^(Benchmark|ok|---)'
-echo "== envelope life cycle vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
+echo "== envelope life cycle through the HTTP API, 30 at a time, vs the bare Temporal pattern (x-bare: Sobre's rate over the bare rate; 503s: answers retried after Retry-After)"
+go test -run '^$' -bench 'LifeCycleHTTP' -benchtime "${BENCH_HTTP_LIFECYCLES:-200x}" -timeout 30m ./api | grep -E '^(Benchmark|ok|---)'
+echo "== envelope life cycle at the store level vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
 echo "== webhooks: events delivered per second to a local endpoint (outbox filled, then dispatched)"
 go test -run '^$' -bench 'WebhookDelivery' -benchtime "${BENCH_WEBHOOK_EVENTS:-200x}" ./workflows | grep -E '^(Benchmark|ok|---)'
