@@ -47,7 +47,7 @@ func Vars() []Var {
 		{"SOBRE_TSA_URL", "", "RFC 3161 timestamp authority for the seal's signature; empty: no timestamp"},
 		{"SOBRE_TSA_RETRY_FOR", "1h", "how long, from a seal's first attempt, a timestamp authority that cannot be reached or answers 5xx or 429 is retried (with backoff up to 10 min), from 0 to 12h"},
 		{"SOBRE_TSA_REQUIRED", "true", "past `SOBRE_TSA_RETRY_FOR`: `true`, the seal waits (the envelope stays PENDING, the owner is mailed once, the seal tries again hourly and on the `retry-seal` signal); `false`, the envelope is sealed without a timestamp and its certificate of completion says so"},
-		{"SOBRE_SEAL_CONCURRENCY", "2", "seals a worker runs at once, on the seal's own task queue (`SOBRE_TASK_QUEUE` followed by `-seal`)"},
+		{"SOBRE_SEAL_CONCURRENCY", "4", "seals a worker runs at once, on the seal's own task queue (`SOBRE_TASK_QUEUE` followed by `-seal`)"},
 		{"SOBRE_PAYLOAD_KEYS_FILE", "", "AES-256 keys of what only Sobre reads (Temporal payloads, signing tokens kept for their owners): one `<id> <base64 of 32 bytes>` per line, the first encrypts, all decrypt (rotation adds a first line; `sobre keygen` prints one); empty: a development key file is made and kept in `SOBRE_SEAL_DEV_DIR`"},
 		{"SOBRE_FEA_TRUST_ROOTS", "", "PEM file of the certification authorities trusted for FAO_HASH signatures; empty: FAO_HASH unavailable (`make run` and `make test` use the test CA in `testdata/fea`)"},
 		{"SOBRE_FEA_POLICY_OIDS", "", "comma-separated certificate policy OIDs (e.g. an accredited provider's advanced-signature policy); a FAO_HASH certificate must carry one of them; empty: any policy is accepted ([docs/fao-hash.md](docs/fao-hash.md))"},

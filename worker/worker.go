@@ -24,8 +24,11 @@ type Options struct {
 }
 
 // DefaultSealConcurrency is how many seals a worker runs at once unless told
-// (SOBRE_SEAL_CONCURRENCY): a seal keeps a core busy for seconds to minutes.
-const DefaultSealConcurrency = 2
+// (SOBRE_SEAL_CONCURRENCY). A seal's drawing waits for one of the process's PDFium instances,
+// which bound its CPU; between drawings it reads and writes PostgreSQL and asks the TSA, so 4
+// keep two cores busy where 2 left the seal's queue the life cycle's longest wait
+// (docs/performance.md); more buy little and hold more documents in memory at once.
+const DefaultSealConcurrency = 4
 
 // WebhookConcurrency is how many webhook attempts a worker makes at once, on the webhook
 // deliveries' own task queue (workflows.WebhookQueue): an attempt mostly waits on its endpoint
