@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/sobre-sign/sobre/internal/loadtest"
+	"github.com/sobre-sign/sobre/internal/testpdf"
+)
+
+// lifecycle runs -n life cycles, -c at a time, across the -api processes, prints their rate and
+// latencies, then checks every envelope (COMPLETED, each signature once) and the mail sink (no
+// mail twice, every recipient's completion mail there). The last line, "rate N", is for scripts.
+func lifecycle(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("lifecycle", flag.ExitOnError)
+	var cm common
+	cm.register(fs)
+	n := fs.Int("n", 200, "envelopes")
+	conc := fs.Int("c", 30, "life cycles at once")
+	label := fs.String("label", "", "what this run is (printed)")
+	_ = fs.Parse(args)
+	clients, err := cm.clients()
+	if err != nil {
+		return err
+	}
+	sink := loadtest.Mailpit{Base: cm.mailpit, HTTP: httpClient}
+	if err := sink.DeleteAll(ctx); err != nil {
+		return err
+	}
+	run := runID()
+	res := loadtest.Lifecycles{Clients: clients, N: *n, Concurrency: *conc, Run: run, Domain: cm.domain,
+		PDF: testpdf.Minimal("Contrato de carga")}.Do(ctx)
+	fmt.Printf("lifecycle %s: %d envelopes, %d at a time, through %d API process(es): %d COMPLETED in %.1f s, %d errors\n",
+		*label, *n, *conc, len(clients), len(res.IDs), res.Elapsed.Seconds(), len(res.Errors))
+	fmt.Printf("  %.2f lifecycles/s, p50 %d ms, p99 %d ms\n", res.Rate(), loadtest.Quantile(res.Latencies, 0.5).Milliseconds(),
+		loadtest.Quantile(res.Latencies, 0.99).Milliseconds())
+	for i, e := range res.Errors {
+		if i == 5 {
+			fmt.Printf("  … %d more errors\n", len(res.Errors)-5)
+			break
+		}
+		fmt.Printf("  error: %v\n", e)
+	}
+	problems := len(res.Errors)
+	bad := loadtest.Verify(ctx, clients[0], res.IDs, 8)
+	for _, e := range bad {
+		fmt.Printf("  not as it should be: %v\n", e)
+	}
+	problems += len(bad)
+	mails, err := settledMails(ctx, sink)
+	if err != nil {
+		return err
+	}
+	repeats := loadtest.Repeats(mails)
+	for _, r := range repeats {
+		fmt.Printf("  mail sent twice: %s\n", r)
+	}
+	problems += len(repeats)
+	lo, hi := spread(loadtest.PerRecipient(mails))
+	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; %d mails, %d to %d per address, %d sent twice\n",
+		len(res.IDs)-len(bad), *n, loadtest.Signers, len(mails), lo, hi, len(repeats))
+	fmt.Printf("rate %.3f\n", res.Rate())
+	if problems > 0 {
+		return fmt.Errorf("%d problems", problems)
+	}
+	return nil
+}
+
+// settledMails waits until the sink's count stops growing (3 s without a new mail, at most
+// 2 minutes) and returns its mails.
+func settledMails(ctx context.Context, sink loadtest.Mailpit) ([]loadtest.Mail, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	last, stable := -1, 0
+	for {
+		mails, err := sink.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(mails) == last {
+			stable++
+		} else {
+			last, stable = len(mails), 0
+		}
+		if stable >= 3 || time.Now().After(deadline) {
+			return mails, nil
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// spread is the least and the most mails one address received.
+func spread(per map[string]int) (lo, hi int) {
+	first := true
+	for _, n := range per {
+		if first || n < lo {
+			lo = n
+		}
+		if first || n > hi {
+			hi = n
+		}
+		first = false
+	}
+	return lo, hi
+}
+
