@@ -104,4 +104,3 @@ func spread(per map[string]int) (lo, hi int) {
 	}
 	return lo, hi
 }
-
