@@ -63,6 +63,8 @@ start() {
   else
     SOBRE_METRICS_ADDR="127.0.0.1:$((port + 200))" "$STACK_DIR/bin/sobre" worker >"$STACK_DIR/logs/worker-$i.log" 2>&1 &
     pid=$!
+    local n
+    for n in $(seq 1 300); do curl -fsS "http://127.0.0.1:$((port + 200))/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
   fi
   PIDS+=("$pid")
   PROCS="${PROCS:+$PROCS,}$kind-$i=$pid"
@@ -84,7 +86,7 @@ for mode in $LOAD_MODES; do
       ;;
     pending)
       echo "== ${LOAD_PENDING:-10000} envelopes pending at once, then all signed"
-      load pending -n "${LOAD_PENDING:-10000}" -c "${LOAD_C:-30}"
+      load pending -n "${LOAD_PENDING:-10000}" -c "${LOAD_C:-30}" -sign="${LOAD_PENDING_SIGN:-true}"
       ;;
     sustained)
       echo "== sustained mixed traffic (vegeta): 70% reads, 20% creates, 10% signing actions"

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,9 +33,28 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s %s", e.Method, e.Path, e.Status, e.Code, e.Body)
 }
 
+// Busy counts the answers 503 SERVICE_UNAVAILABLE (Temporal unavailable or busy) that were
+// tried again, over every Client.
+var Busy atomic.Int64
+
 // do sends one request with the key when auth, and decodes a 2xx JSON answer into out (when
-// not nil); any other status is an *APIError.
+// not nil); any other status is an *APIError. A 503 is tried again after a second, up to 10
+// times, as a client told to try again does; Busy counts them.
 func (c *Client) do(ctx context.Context, method, path, contentType string, body []byte, auth bool, out any) error {
+	for attempt := 1; ; attempt++ {
+		err := c.once(ctx, method, path, contentType, body, auth, out)
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusServiceUnavailable || attempt == 10 {
+			return err
+		}
+		Busy.Add(1)
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Client) once(ctx context.Context, method, path, contentType string, body []byte, auth bool, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)

@@ -39,58 +39,58 @@ func (r LifecycleResult) Rate() float64 {
 // Do runs the batch, Concurrency at a time, and returns when every life cycle ended.
 func (l Lifecycles) Do(ctx context.Context) LifecycleResult {
 	var (
-		mu   sync.Mutex
-		res  LifecycleResult
-		lat  latencies
-		wg   sync.WaitGroup
-		next = make(chan int)
+		mu  sync.Mutex
+		res LifecycleResult
 	)
 	start := time.Now()
-	for range max(1, l.Concurrency) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				began := time.Now()
-				id, err := l.one(ctx, i)
-				mu.Lock()
-				if err != nil {
-					res.Errors = append(res.Errors, fmt.Errorf("life cycle %d: %w", i, err))
-				} else {
-					res.IDs = append(res.IDs, id)
-					lat.add(time.Since(began))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range l.N {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	res.Errors = ForEach(l.N, l.Concurrency, func(i int) error {
+		began := time.Now()
+		s, err := l.send(ctx, i)
+		if err == nil {
+			err = s.sign(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("life cycle %d: %w", i, err)
+		}
+		mu.Lock()
+		res.IDs = append(res.IDs, s.id)
+		res.Latencies = append(res.Latencies, time.Since(began))
+		mu.Unlock()
+		return nil
+	})
 	res.Elapsed = time.Since(start)
-	res.Latencies = lat.all()
 	return res
 }
 
-// one runs life cycle i and returns its envelope's id.
-func (l Lifecycles) one(ctx context.Context, i int) (string, error) {
+// sent is an envelope distributed and not yet signed: where it went and who acts on it.
+type sent struct {
+	c      *Client
+	id     string
+	inTurn []Recipient
+}
+
+// send creates and distributes envelope i.
+func (l Lifecycles) send(ctx context.Context, i int) (sent, error) {
 	c := l.Clients[i%len(l.Clients)]
 	id, err := c.Create(ctx, Draft(l.Run, i, l.Domain), l.PDF)
 	if err != nil {
-		return "", err
+		return sent{}, err
 	}
 	recipients, err := c.Distribute(ctx, id)
 	if err != nil {
-		return id, err
+		return sent{}, fmt.Errorf("distribute %s: %w", id, err)
 	}
-	for _, r := range InTurn(recipients) {
-		if err := c.Act(ctx, r.Token); err != nil {
-			return id, fmt.Errorf("%s %s: %w", id, r.Role, err)
+	return sent{c: c, id: id, inTurn: InTurn(recipients)}, nil
+}
+
+// sign has each recipient act in turn and waits for COMPLETED.
+func (s sent) sign(ctx context.Context) error {
+	for _, r := range s.inTurn {
+		if err := s.c.Act(ctx, r.Token); err != nil {
+			return fmt.Errorf("%s %s: %w", s.id, r.Role, err)
 		}
 	}
-	return id, c.WaitStatus(ctx, id, "COMPLETED", 3*time.Minute)
+	return s.c.WaitStatus(ctx, s.id, "COMPLETED", 3*time.Minute)
 }
 
 // InTurn is the recipients who act (every role but CC), by signing order.
@@ -115,40 +115,21 @@ func InTurn(rs []Recipient) []Recipient {
 // one DOCUMENT_RECIPIENT_COMPLETED entry per acting recipient (Signers): each signature
 // recorded once. It returns one error per envelope that is not.
 func Verify(ctx context.Context, c *Client, ids []string, concurrency int) []error {
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-		next = make(chan string)
-	)
-	fail := func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
-	for range max(1, concurrency) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for id := range next {
-				if st, err := c.Status(ctx, id); err != nil || st != "COMPLETED" {
-					fail(fmt.Errorf("envelope %s: status %s (%v), want COMPLETED", id, st, err))
-					continue
-				}
-				types, err := c.AuditTypes(ctx, id)
-				if err != nil {
-					fail(fmt.Errorf("envelope %s: audit log: %w", id, err))
-					continue
-				}
-				if n := types["DOCUMENT_RECIPIENT_COMPLETED"]; n != Signers {
-					fail(fmt.Errorf("envelope %s: %d DOCUMENT_RECIPIENT_COMPLETED entries, want %d", id, n, Signers))
-				}
-				if n := types["DOCUMENT_COMPLETED"]; n != 1 {
-					fail(fmt.Errorf("envelope %s: %d DOCUMENT_COMPLETED entries, want 1", id, n))
-				}
-			}
-		}()
-	}
-	for _, id := range ids {
-		next <- id
-	}
-	close(next)
-	wg.Wait()
-	return errs
+	return ForEach(len(ids), concurrency, func(i int) error {
+		id := ids[i]
+		if st, err := c.Status(ctx, id); err != nil || st != "COMPLETED" {
+			return fmt.Errorf("envelope %s: status %s (%v), want COMPLETED", id, st, err)
+		}
+		types, err := c.AuditTypes(ctx, id)
+		if err != nil {
+			return fmt.Errorf("envelope %s: audit log: %w", id, err)
+		}
+		if n := types["DOCUMENT_RECIPIENT_COMPLETED"]; n != Signers {
+			return fmt.Errorf("envelope %s: %d DOCUMENT_RECIPIENT_COMPLETED entries, want %d", id, n, Signers)
+		}
+		if n := types["DOCUMENT_COMPLETED"]; n != 1 {
+			return fmt.Errorf("envelope %s: %d DOCUMENT_COMPLETED entries, want 1", id, n)
+		}
+		return nil
+	})
 }

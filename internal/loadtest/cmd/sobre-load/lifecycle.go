@@ -36,18 +36,10 @@ func lifecycle(ctx context.Context, args []string) error {
 		*label, *n, *conc, len(clients), len(res.IDs), res.Elapsed.Seconds(), len(res.Errors))
 	fmt.Printf("  %.2f lifecycles/s, p50 %d ms, p99 %d ms\n", res.Rate(), loadtest.Quantile(res.Latencies, 0.5).Milliseconds(),
 		loadtest.Quantile(res.Latencies, 0.99).Milliseconds())
-	for i, e := range res.Errors {
-		if i == 5 {
-			fmt.Printf("  … %d more errors\n", len(res.Errors)-5)
-			break
-		}
-		fmt.Printf("  error: %v\n", e)
-	}
+	printErrors(res.Errors)
 	problems := len(res.Errors)
 	bad := loadtest.Verify(ctx, clients[0], res.IDs, 8)
-	for _, e := range bad {
-		fmt.Printf("  not as it should be: %v\n", e)
-	}
+	printErrors(bad)
 	problems += len(bad)
 	mails, err := settledMails(ctx, sink)
 	if err != nil {
@@ -61,6 +53,7 @@ func lifecycle(ctx context.Context, args []string) error {
 	lo, hi := spread(loadtest.PerRecipient(mails))
 	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; %d mails, %d to %d per address, %d sent twice\n",
 		len(res.IDs)-len(bad), *n, loadtest.Signers, len(mails), lo, hi, len(repeats))
+	fmt.Printf("  503 answers tried again: %d\n", loadtest.Busy.Load())
 	fmt.Printf("rate %.3f\n", res.Rate())
 	if problems > 0 {
 		return fmt.Errorf("%d problems", problems)
