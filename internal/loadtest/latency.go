@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -16,22 +15,4 @@ func Quantile(ds []time.Duration, q float64) time.Duration {
 	slices.Sort(sorted)
 	rank := int(q*float64(len(sorted))+0.999999999) - 1 // ceil(q·n) − 1, without float surprises
 	return sorted[max(0, min(len(sorted)-1, rank))]
-}
-
-// latencies collects durations from many goroutines.
-type latencies struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (l *latencies) add(d time.Duration) {
-	l.mu.Lock()
-	l.d = append(l.d, d)
-	l.mu.Unlock()
-}
-
-func (l *latencies) all() []time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.d)
 }
