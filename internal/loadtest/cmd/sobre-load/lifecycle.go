@@ -20,8 +20,7 @@ func lifecycle(ctx context.Context, args []string) error {
 	n := fs.Int("n", 200, "envelopes")
 	conc := fs.Int("c", 30, "life cycles at once")
 	label := fs.String("label", "", "what this run is (printed)")
-	_ = fs.Parse(args)
-	clients, err := cm.clients()
+	clients, _, err := cm.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,16 @@ func (c *common) clients() ([]*loadtest.Client, error) {
 	return out, nil
 }
 
-func (c *common) processes() ([]loadtest.Process, error) { return loadtest.ParseProcesses(c.procs) }
+// parse reads args into fs (on which register was called) and returns the API clients and the
+// processes whose memory is printed.
+func (c *common) parse(fs *flag.FlagSet, args []string) ([]*loadtest.Client, []loadtest.Process, error) {
+	_ = fs.Parse(args) // flag.ExitOnError
+	clients, err := c.clients()
+	if err != nil {
+		return nil, nil, err
+	}
+	procs, err := loadtest.ParseProcesses(c.procs)
+	return clients, procs, err
+}
 
 func runID() string { return fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff) }

@@ -27,12 +27,7 @@ func pending(ctx context.Context, args []string) error {
 	conc := fs.Int("c", 30, "envelopes sent or signed at once")
 	settle := fs.Duration("settle", 30*time.Second, "wait after the last distribute before reading memory")
 	sign := fs.Bool("sign", true, "sign every envelope after the memory is read (false: leave them pending)")
-	_ = fs.Parse(args)
-	clients, err := cm.clients()
-	if err != nil {
-		return err
-	}
-	procs, err := cm.processes()
+	clients, procs, err := cm.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -28,12 +28,7 @@ func sustained(ctx context.Context, args []string) error {
 	factor := fs.Float64("factor", 1.4, "each step's rate over the one before")
 	limit := fs.Int("max", 400, "highest rate tried")
 	duration := fs.Duration("duration", 5*time.Minute, "length of the run at the rate found")
-	_ = fs.Parse(args)
-	clients, err := cm.clients()
-	if err != nil {
-		return err
-	}
-	procs, err := cm.processes()
+	clients, procs, err := cm.parse(fs, args)
 	if err != nil {
 		return err
 	}
