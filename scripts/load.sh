@@ -79,9 +79,10 @@ for mode in $LOAD_MODES; do
   case "$mode" in
     lifecycle)
       echo "== envelope life cycle through the public API (create with PDF, distribute, approver, 2 signers, COMPLETED with seal and mails)"
-      one="$(load lifecycle -label "1 API + 1 worker" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee /dev/stderr | awk '$1 == "rate" {print $2}')"
+      load lifecycle -label "1 API + 1 worker" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee "$STACK_DIR/lifecycle-1.txt"
       start api 2; start worker 2
-      two="$(load lifecycle -label "2 APIs + 2 workers" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee /dev/stderr | awk '$1 == "rate" {print $2}')"
+      load lifecycle -label "2 APIs + 2 workers" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee "$STACK_DIR/lifecycle-2.txt"
+      one="$(awk '$1 == "rate" {print $2}' "$STACK_DIR/lifecycle-1.txt")" two="$(awk '$1 == "rate" {print $2}' "$STACK_DIR/lifecycle-2.txt")"
       awk -v a="$one" -v b="$two" 'BEGIN {printf "== lifecycles/s: 1 API + 1 worker %.2f, 2 APIs + 2 workers %.2f, ratio %.2f\n", a, b, (a > 0 ? b / a : 0)}'
       ;;
     pending)
