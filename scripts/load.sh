@@ -70,7 +70,9 @@ start() {
   PROCS="${PROCS:+$PROCS,}$kind-$i=$pid"
 }
 
-load() { "$STACK_DIR/bin/sobre-load" "$@" -mailpit "$MAILPIT_URL" -api "$APIS" -procs "$PROCS"; }
+# load runs sobre-load; a run that finds problems marks the whole as failed and the next goes on.
+FAILED=0
+load() { "$STACK_DIR/bin/sobre-load" "$@" -mailpit "$MAILPIT_URL" -api "$APIS" -procs "$PROCS" || FAILED=1; }
 
 for mode in $LOAD_MODES; do
   fresh_database "$mode"
@@ -79,9 +81,9 @@ for mode in $LOAD_MODES; do
   case "$mode" in
     lifecycle)
       echo "== envelope life cycle through the public API (create with PDF, distribute, approver, 2 signers, COMPLETED with seal and mails)"
-      load lifecycle -label "1 API + 1 worker" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee "$STACK_DIR/lifecycle-1.txt"
+      load lifecycle -label "1 API + 1 worker" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" >"$STACK_DIR/lifecycle-1.txt"; cat "$STACK_DIR/lifecycle-1.txt"
       start api 2; start worker 2
-      load lifecycle -label "2 APIs + 2 workers" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" | tee "$STACK_DIR/lifecycle-2.txt"
+      load lifecycle -label "2 APIs + 2 workers" -n "${LOAD_N:-200}" -c "${LOAD_C:-30}" >"$STACK_DIR/lifecycle-2.txt"; cat "$STACK_DIR/lifecycle-2.txt"
       one="$(awk '$1 == "rate" {print $2}' "$STACK_DIR/lifecycle-1.txt")" two="$(awk '$1 == "rate" {print $2}' "$STACK_DIR/lifecycle-2.txt")"
       awk -v a="$one" -v b="$two" 'BEGIN {printf "== lifecycles/s: 1 API + 1 worker %.2f, 2 APIs + 2 workers %.2f, ratio %.2f\n", a, b, (a > 0 ? b / a : 0)}'
       ;;
@@ -97,3 +99,4 @@ for mode in $LOAD_MODES; do
   esac
   stop_processes
 done
+exit "$FAILED"

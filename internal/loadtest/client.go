@@ -38,11 +38,17 @@ func (e *APIError) Error() string {
 var Busy atomic.Int64
 
 // do sends one request with the key when auth, and decodes a 2xx JSON answer into out (when
-// not nil); any other status is an *APIError. A 503 is tried again after a second, up to 10
-// times, as a client told to try again does; Busy counts them.
+// not nil); any other status is an *APIError. A 503 is tried again (retryBusy).
 func (c *Client) do(ctx context.Context, method, path, contentType string, body []byte, auth bool, out any) error {
+	return retryBusy(ctx, func(bool) error { return c.once(ctx, method, path, contentType, body, auth, out) })
+}
+
+// retryBusy calls call until its answer is other than 503 SERVICE_UNAVAILABLE, a second apart,
+// at most 10 times, as a client told to try again does; retry tells call it is not the first
+// attempt. Busy counts the attempts made again.
+func retryBusy(ctx context.Context, call func(retry bool) error) error {
 	for attempt := 1; ; attempt++ {
-		err := c.once(ctx, method, path, contentType, body, auth, out)
+		err := call(attempt > 1)
 		var apiErr *APIError
 		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusServiceUnavailable || attempt == 10 {
 			return err

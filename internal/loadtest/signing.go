@@ -30,9 +30,19 @@ func (c *Client) Fill(ctx context.Context, token string, field int64, value stri
 	return c.callJSON(ctx, "POST", "/api/v2/signing/"+token+"/fields", map[string]any{"fieldId": field, "value": value}, false, nil)
 }
 
-// Complete signs or approves as token's recipient.
+// Complete signs or approves as token's recipient. An attempt answered 503 may have been
+// recorded all the same (the answer, not the action, was lost): when the attempt made again
+// finds the recipient signed or the envelope completed, the action is done.
 func (c *Client) Complete(ctx context.Context, token string) error {
-	return c.callJSON(ctx, "POST", "/api/v2/signing/"+token+"/complete", map[string]any{}, false, nil)
+	path := "/api/v2/signing/" + token + "/complete"
+	return retryBusy(ctx, func(retry bool) error {
+		err := c.once(ctx, "POST", path, "application/json", []byte("{}"), false, nil)
+		var apiErr *APIError
+		if retry && errors.As(err, &apiErr) && (apiErr.Code == "RECIPIENT_ALREADY_SIGNED" || apiErr.Code == "ENVELOPE_COMPLETED") {
+			return nil
+		}
+		return err
+	})
 }
 
 // Act opens token's link, fills each field left empty with a typed signature and completes, as
