@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sobre-sign/sobre/internal/loadtest"
@@ -49,8 +50,8 @@ func lifecycle(ctx context.Context, args []string) error {
 		fmt.Printf("  mail sent twice: %s\n", r)
 	}
 	problems += len(repeats)
-	lo, hi := spread(loadtest.PerRecipient(mails))
-	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; %d mails, %d to %d per address, %d sent twice\n",
+	lo, hi := spread(loadtest.PerRecipient(mails), "-"+run+"-")
+	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; %d mails, %d to %d per recipient, %d sent twice\n",
 		len(res.IDs)-len(bad), *n, loadtest.Signers, len(mails), lo, hi, len(repeats))
 	fmt.Printf("  503 answers tried again: %d\n", loadtest.Busy.Load())
 	fmt.Printf("rate %.3f\n", res.Rate())
@@ -60,10 +61,10 @@ func lifecycle(ctx context.Context, args []string) error {
 	return nil
 }
 
-// settledMails waits until the sink's count stops growing (3 s without a new mail, at most
-// 2 minutes) and returns its mails.
+// settledMails waits until the sink's count stops growing (10 s without a new mail, at most
+// 3 minutes) and returns its mails.
 func settledMails(ctx context.Context, sink loadtest.Mailpit) ([]loadtest.Mail, error) {
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(3 * time.Minute)
 	last, stable := -1, 0
 	for {
 		mails, err := sink.All(ctx)
@@ -75,17 +76,21 @@ func settledMails(ctx context.Context, sink loadtest.Mailpit) ([]loadtest.Mail, 
 		} else {
 			last, stable = len(mails), 0
 		}
-		if stable >= 3 || time.Now().After(deadline) {
+		if stable >= 10 || time.Now().After(deadline) {
 			return mails, nil
 		}
 		time.Sleep(time.Second)
 	}
 }
 
-// spread is the least and the most mails one address received.
-func spread(per map[string]int) (lo, hi int) {
+// spread is the least and the most mails one recipient of this run (an address containing
+// mark) received.
+func spread(per map[string]int, mark string) (lo, hi int) {
 	first := true
-	for _, n := range per {
+	for addr, n := range per {
+		if !strings.Contains(addr, mark) {
+			continue
+		}
 		if first || n < lo {
 			lo = n
 		}
