@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -132,4 +133,32 @@ func PrepareMix(ctx context.Context, l Lifecycles, key string) (*Mix, error) {
 		m.AddIDs(s.id)
 	}
 	return m, nil
+}
+
+// KindOf is the kind of a request of the mixed traffic, from its method and URL.
+func KindOf(method, url string) Kind {
+	switch {
+	case strings.Contains(url, "/api/v2/signing/"):
+		return FillField
+	case method == "POST":
+		return CreateEnvelope
+	case strings.Contains(url, "/api/v2/envelope?"):
+		return ListEnvelopes
+	default:
+		return GetEnvelope
+	}
+}
+
+// String names the kind as the sustained run prints it.
+func (k Kind) String() string {
+	switch k {
+	case GetEnvelope:
+		return "get"
+	case ListEnvelopes:
+		return "list"
+	case CreateEnvelope:
+		return "create"
+	default:
+		return "sign"
+	}
 }

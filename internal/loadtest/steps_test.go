@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 func TestHolds(t *testing.T) {
@@ -50,6 +52,22 @@ func TestMixKind(t *testing.T) {
 	for k, n := range want {
 		if count[k] != n {
 			t.Errorf("kind %d: %d of 1000, want %d", k, count[k], n)
+		}
+	}
+}
+
+// Every request the Targeter makes is told back to its kind by KindOf.
+func TestKindOfTellsTheTargetersRequests(t *testing.T) {
+	m := &Mix{Bases: []string{"http://a:1", "http://b:2"}, Key: "k", Fills: []Fill{{Token: "tok", Field: 7}}, Draft: []byte("x"), Type: "multipart/form-data"}
+	m.AddIDs("envelope_a", "envelope_b")
+	next := m.Targeter()
+	for i := range uint64(40) {
+		var tg vegeta.Target
+		if err := next(&tg); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := KindOf(tg.Method, tg.URL), MixKind(i); got != want {
+			t.Errorf("request %d %s %s: KindOf %v, want %v", i, tg.Method, tg.URL, got, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -42,9 +43,9 @@ func sustained(ctx context.Context, args []string) error {
 		*prepare, time.Since(began).Seconds())
 	best := 0
 	for _, rate := range loadtest.StepRates(*start, *factor, *limit) {
-		m := attack(mix, rate, *step)
+		m, byKind := attack(mix, rate, *step)
 		holds := loadtest.Holds(m.Latencies.P99, errorCount(m))
-		fmt.Printf("  step %4d/s for %s: %s, holds: %v\n", rate, *step, summary(m), holds)
+		fmt.Printf("  step %4d/s for %s: %s, holds: %v\n    by kind: %s\n", rate, *step, summary(m), holds, kinds(byKind))
 		if !holds {
 			break
 		}
@@ -56,22 +57,45 @@ func sustained(ctx context.Context, args []string) error {
 		fmt.Printf("  no rate held p99 < %s with no error; running at %d/s anyway\n", loadtest.LatencyTarget, rate)
 	}
 	fmt.Printf("  run: %d/s for %s\n  memory at start:\n%s", rate, *duration, loadtest.MemoryReport(procs))
-	m := attack(mix, rate, *duration)
+	m, byKind := attack(mix, rate, *duration)
 	fmt.Printf("  memory at end:\n%s", loadtest.MemoryReport(procs))
-	fmt.Printf("  sustained %d/s for %s: %s, holds: %v\n", rate, *duration, summary(m), loadtest.Holds(m.Latencies.P99, errorCount(m)))
+	fmt.Printf("  sustained %d/s for %s: %s, holds: %v\n    by kind: %s\n", rate, *duration, summary(m), loadtest.Holds(m.Latencies.P99, errorCount(m)), kinds(byKind))
 	return nil
 }
 
-// attack sends mix at rate requests per second for d and returns vegeta's metrics.
-func attack(mix *loadtest.Mix, rate int, d time.Duration) *vegeta.Metrics {
+// attack sends mix at rate requests per second for d and returns vegeta's metrics, over all
+// and by kind of request.
+func attack(mix *loadtest.Mix, rate int, d time.Duration) (*vegeta.Metrics, map[loadtest.Kind]*vegeta.Metrics) {
 	a := vegeta.NewAttacker(vegeta.Timeout(30*time.Second), vegeta.KeepAlive(true), vegeta.Connections(100))
 	var m vegeta.Metrics
+	byKind := map[loadtest.Kind]*vegeta.Metrics{}
 	for res := range a.Attack(mix.Targeter(), vegeta.Rate{Freq: rate, Per: time.Second}, d, fmt.Sprintf("%d/s", rate)) {
 		m.Add(res)
+		k := loadtest.KindOf(res.Method, res.URL)
+		if byKind[k] == nil {
+			byKind[k] = &vegeta.Metrics{}
+		}
+		byKind[k].Add(res)
 	}
 	m.Close()
-	return &m
+	for _, km := range byKind {
+		km.Close()
+	}
+	return &m, byKind
 }
+
+// kinds is the p50/p99 of each kind of request, for a summary.
+func kinds(byKind map[loadtest.Kind]*vegeta.Metrics) string {
+	var parts []string
+	for _, k := range []loadtest.Kind{loadtest.GetEnvelope, loadtest.ListEnvelopes, loadtest.CreateEnvelope, loadtest.FillField} {
+		if km := byKind[k]; km != nil {
+			parts = append(parts, fmt.Sprintf("%s p50 %.1f p99 %.1f ms", k, ms(km.Latencies.P50), ms(km.Latencies.P99)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // errorCount is how many requests failed: an error or a status other than 2xx.
 func errorCount(m *vegeta.Metrics) int {
@@ -84,8 +108,7 @@ func summary(m *vegeta.Metrics) string {
 		codes = append(codes, fmt.Sprintf("%s×%d", c, n))
 	}
 	sort.Strings(codes)
-	s := fmt.Sprintf("%d requests, p50 %.1f ms, p99 %.1f ms, %d errors %v", m.Requests,
-		float64(m.Latencies.P50.Microseconds())/1000, float64(m.Latencies.P99.Microseconds())/1000, errorCount(m), codes)
+	s := fmt.Sprintf("%d requests, p50 %.1f ms, p99 %.1f ms, %d errors %v", m.Requests, ms(m.Latencies.P50), ms(m.Latencies.P99), errorCount(m), codes)
 	if len(m.Errors) > 0 {
 		s += fmt.Sprintf(" (first: %s)", m.Errors[0])
 	}
