@@ -123,3 +123,24 @@ func PerRecipient(mails []Mail) map[string]int {
 	}
 	return n
 }
+
+// CompletionPrefix begins the subject of the mail each recipient gets when the envelope is
+// completed (in English, the default language), with the sealed PDF.
+const CompletionPrefix = "Completed: "
+
+// Completed counts the addresses containing mark (a run's recipients) that received a
+// completion mail (CompletionPrefix).
+func Completed(mails []Mail, mark string) int {
+	seen := map[string]bool{}
+	for _, m := range mails {
+		if !strings.HasPrefix(m.Subject, CompletionPrefix) {
+			continue
+		}
+		for _, to := range m.To {
+			if strings.Contains(to, mark) {
+				seen[to] = true
+			}
+		}
+	}
+	return len(seen)
+}

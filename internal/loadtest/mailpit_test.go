@@ -33,3 +33,21 @@ func TestRepeats(t *testing.T) {
 		})
 	}
 }
+
+func TestCompleted(t *testing.T) {
+	mails := []Mail{
+		{Subject: `Completed: "Contrato r1-0"`, To: []string{"aprobador-r1-0@x", "firma1-r1-0@x"}},
+		{Subject: `Completed: "Contrato r1-0"`, To: []string{"firma1-r1-0@x"}}, // a repeat counts once here
+		{Subject: `Please sign "Contrato r1-0"`, To: []string{"firma2-r1-0@x"}},
+		{Subject: `Completed: "Contrato r2-0"`, To: []string{"firma2-r2-0@x"}},
+		{Subject: `Aprobador has completed "Contrato r1-0"`, To: []string{"owner-r1-@x"}},
+	}
+	for _, tc := range []struct {
+		mark string
+		want int
+	}{{"-r1-", 2}, {"-r2-", 1}, {"-r3-", 0}} {
+		if got := Completed(mails, tc.mark); got != tc.want {
+			t.Errorf("Completed(%q) = %d, want %d", tc.mark, got, tc.want)
+		}
+	}
+}

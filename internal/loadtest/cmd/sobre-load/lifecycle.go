@@ -41,7 +41,9 @@ func lifecycle(ctx context.Context, args []string) error {
 	bad := loadtest.Verify(ctx, clients[0], res.IDs, 8)
 	printErrors(bad)
 	problems += len(bad)
-	mails, err := settledMails(ctx, sink)
+	mark := "-" + run + "-"
+	want := loadtest.Signers * len(res.IDs)
+	mails, got, err := settledMails(ctx, sink, mark, want)
 	if err != nil {
 		return err
 	}
@@ -49,10 +51,10 @@ func lifecycle(ctx context.Context, args []string) error {
 	for _, r := range repeats {
 		fmt.Printf("  mail sent twice: %s\n", r)
 	}
-	problems += len(repeats)
-	lo, hi := spread(loadtest.PerRecipient(mails), "-"+run+"-")
-	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; %d mails, %d to %d per recipient, %d sent twice\n",
-		len(res.IDs)-len(bad), *n, loadtest.Signers, len(mails), lo, hi, len(repeats))
+	problems += len(repeats) + want - got
+	lo, hi := spread(loadtest.PerRecipient(mails), mark)
+	fmt.Printf("  check: %d/%d COMPLETED with each of the %d actions recorded once; completion mail received by %d of %d recipients; %d mails, %d to %d per recipient, %d sent twice\n",
+		len(res.IDs)-len(bad), *n, loadtest.Signers, got, want, len(mails), lo, hi, len(repeats))
 	fmt.Printf("  503 answers tried again: %d\n", loadtest.Busy.Load())
 	fmt.Printf("rate %.3f\n", res.Rate())
 	if problems > 0 {
@@ -61,23 +63,20 @@ func lifecycle(ctx context.Context, args []string) error {
 	return nil
 }
 
-// settledMails waits until the sink's count stops growing (10 s without a new mail, at most
-// 3 minutes) and returns its mails.
-func settledMails(ctx context.Context, sink loadtest.Mailpit) ([]loadtest.Mail, error) {
+// settledMails waits until want recipients marked mark have their completion mail (at most 3
+// minutes: mails go after COMPLETED, off the signers' path), then 5 s more for any repeat, and
+// returns the sink's mails and how many of the recipients had their completion mail.
+func settledMails(ctx context.Context, sink loadtest.Mailpit, mark string, want int) ([]loadtest.Mail, int, error) {
 	deadline := time.Now().Add(3 * time.Minute)
-	last, stable := -1, 0
 	for {
 		mails, err := sink.All(ctx)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if len(mails) == last {
-			stable++
-		} else {
-			last, stable = len(mails), 0
-		}
-		if stable >= 10 || time.Now().After(deadline) {
-			return mails, nil
+		if got := loadtest.Completed(mails, mark); got >= want || time.Now().After(deadline) {
+			time.Sleep(5 * time.Second)
+			mails, err := sink.All(ctx)
+			return mails, loadtest.Completed(mails, mark), err
 		}
 		time.Sleep(time.Second)
 	}
