@@ -34,6 +34,16 @@ record-histories: ## record today's envelope workflow histories under workflows/
 bench: ## run the benchmarks against a real PostgreSQL and Temporal; prints figures and ratios
 	@bash scripts/bench.sh
 
+.PHONY: load load-pending load-sustained
+load: ## life cycles through the public API, 1 then 2 API and worker processes; rates, ratio, checks (README, Load)
+	@LOAD_MODES=lifecycle bash scripts/load.sh
+
+load-pending: ## 10,000 envelopes pending at once: the processes' memory, then all signed (README, Load)
+	@LOAD_MODES=pending bash scripts/load.sh
+
+load-sustained: ## 5 minutes of mixed traffic (vegeta) at the highest rate with p99 < 100 ms (README, Load)
+	@LOAD_MODES=sustained bash scripts/load.sh
+
 .PHONY: build
 build: ## build bin/sobre
 	go build -o bin/sobre ./cmd/sobre

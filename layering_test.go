@@ -87,8 +87,8 @@ func TestLayoutProblemsFindsEveryDifference(t *testing.T) {
 		},
 		{
 			name:   "a row naming no package",
-			change: func(g importGraph) { delete(g, "internal/testpdf") },
-			want:   "the layout table has a row for internal/testpdf, which holds no Go package",
+			change: func(g importGraph) { delete(g, "internal/webauthntest") },
+			want:   "the layout table has a row for internal/webauthntest, which holds no Go package",
 		},
 	}
 	for _, tt := range tests {

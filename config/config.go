@@ -69,6 +69,9 @@ type Config struct {
 	TSARetryFor     time.Duration
 	TSARequired     bool
 	SealConcurrency int // SOBRE_SEAL_CONCURRENCY: seals a worker runs at once
+	// StickyCacheSize is how many workflows a worker process keeps in memory between their tasks
+	// (Temporal's sticky cache, SOBRE_STICKY_CACHE_SIZE); one evicted is replayed from its history.
+	StickyCacheSize int
 
 	// PayloadKeysFile is the key file of the secrets only Sobre reads (Temporal payloads, signing
 	// tokens kept for their owners); empty: a development key file in SealDevDir.
@@ -301,6 +304,9 @@ func Load(getenv Getenv) (Config, error) {
 	}
 	if c.SealConcurrency, err = strconv.Atoi(get("SOBRE_SEAL_CONCURRENCY")); err != nil || c.SealConcurrency < 1 || c.SealConcurrency > 64 {
 		errs = append(errs, fmt.Sprintf("SOBRE_SEAL_CONCURRENCY: want a whole number from 1 to 64, got %q", get("SOBRE_SEAL_CONCURRENCY")))
+	}
+	if c.StickyCacheSize, err = strconv.Atoi(get("SOBRE_STICKY_CACHE_SIZE")); err != nil || c.StickyCacheSize < 1 || c.StickyCacheSize > 1000000 {
+		errs = append(errs, fmt.Sprintf("SOBRE_STICKY_CACHE_SIZE: want a whole number of workflows from 1 to 1000000, got %q", get("SOBRE_STICKY_CACHE_SIZE")))
 	}
 	if c.WebhookAllowPrivate, err = strconv.ParseBool(get("SOBRE_WEBHOOK_ALLOW_PRIVATE")); err != nil {
 		errs = append(errs, fmt.Sprintf("SOBRE_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", get("SOBRE_WEBHOOK_ALLOW_PRIVATE")))

@@ -21,6 +21,10 @@ type Options struct {
 	// SealConcurrency is how many seals the worker runs at once, on the seal's own task queue
 	// (workflows.SealQueue); 0 is DefaultSealConcurrency.
 	SealConcurrency int
+	// StickyCacheSize is how many workflows the process keeps in memory between their tasks
+	// (Temporal's sticky cache, one for every worker of the process, sized before the first
+	// starts); 0 leaves the SDK's default.
+	StickyCacheSize int
 }
 
 // DefaultSealConcurrency is how many seals a worker runs at once unless told
@@ -44,6 +48,9 @@ const WebhookConcurrency = 50
 func New(c client.Client, o Options) (worker.Worker, error) {
 	if o.TaskQueue == "" {
 		return nil, fmt.Errorf("new worker: no task queue")
+	}
+	if o.StickyCacheSize > 0 {
+		worker.SetStickyWorkflowCacheSize(o.StickyCacheSize)
 	}
 	w := worker.New(c, o.TaskQueue, worker.Options{
 		// The SDK's default of 2 pollers caps throughput near 30 envelopes per second on a

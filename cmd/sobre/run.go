@@ -297,6 +297,7 @@ func (p *process) runWorker(ctx context.Context) error {
 		StopTimeout:     p.cfg.ShutdownTimeout,
 		Log:             p.log,
 		SealConcurrency: p.cfg.SealConcurrency,
+		StickyCacheSize: p.cfg.StickyCacheSize,
 		Activities: &activities.Activities{
 			Store:     p.store,
 			Mail:      sender,
