@@ -1,0 +1,82 @@
+package persistence_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+	"github.com/sobre-sign/sobre/persistence/pgtest"
+)
+
+// The search matches a team's own envelopes only: by a substring of the title, the external id
+// or a recipient's name or email, and, for a query that looks like an email, by the beginning
+// of a recipient's email.
+func TestFindEnvelopesSearch(t *testing.T) {
+	t.Parallel()
+	store := pgtest.New(t)
+	ctx := context.Background()
+	member := func(team, email string) envelope.Member {
+		m, err := store.EnsureMember(ctx, team, email, "Admin", envelope.TeamRoleAdmin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	acme, other := member("Acme", "ana@acme.cl"), member("Other", "otto@other.cl")
+	create := func(m envelope.Member, title, externalID string, recipients ...string) string {
+		in := persistence.NewEnvelope{
+			Envelope: envelope.Envelope{Type: envelope.TypeDocument, Source: envelope.SourceDocument, Visibility: envelope.VisibilityEveryone,
+				TemplateType: envelope.TemplateTypePrivate, Title: title, Meta: envelope.DefaultMeta("")},
+			Items: []persistence.Document{{Title: "a.pdf", Data: []byte("%PDF-1.7 " + title), Pages: []persistence.PageSize{{Width: 595, Height: 842}}}},
+		}
+		if externalID != "" {
+			in.Envelope.ExternalID = &externalID
+		}
+		for i := 0; i < len(recipients); i += 2 {
+			in.Recipients = append(in.Recipients, persistence.NewRecipient{Recipient: envelope.Recipient{Email: recipients[i], Name: recipients[i+1], Role: envelope.RoleSigner}})
+		}
+		var id string
+		err := store.InTx(ctx, func(tx *persistence.Tx) (err error) {
+			id, err = tx.CreateEnvelope(ctx, m, in, envelope.Actor{})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	lease := create(acme, "Contrato de arriendo Providencia", "ext-001", "maria.gonzalez@example.com", "María González")
+	nda := create(acme, "Acuerdo de confidencialidad", "", "pedro@example.com", "Pedro Soto", "juan.gonzalez@example.com", "Juan Pérez")
+	create(other, "Contrato de arriendo Ñuñoa", "ext-001", "maria.gonzalez@example.com", "María González")
+
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"arriendo", []string{lease}},
+		{"ARRIENDO provi", []string{lease}},
+		{"ext-00", []string{lease}},
+		{"gonzález", []string{lease}},
+		{"gonzalez", []string{nda, lease}},
+		{"pérez", []string{nda}},
+		{"maria.gonzalez@", []string{lease}},
+		{"MARIA.Gonzalez@Example.com", []string{lease}},
+		{"gonzalez@example.com", nil}, // an email-like query matches the beginning of an email
+		{"100%", nil},
+		{"Ñuñoa", nil}, // the other team's
+	} {
+		list, count, err := store.FindEnvelopes(ctx, persistence.ScopeOf(acme), persistence.FindFilter{Query: tc.query, Page: 1, PerPage: 10})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.query, err)
+		}
+		var got []string
+		for _, e := range list {
+			got = append(got, e.ID)
+		}
+		if !slices.Equal(got, tc.want) || count != len(tc.want) {
+			t.Errorf("%q: got %v (count %d), want %v", tc.query, got, count, tc.want)
+		}
+	}
+}
