@@ -30,6 +30,10 @@ record-histories: ## record today's envelope workflow histories under workflows/
 bench: ## run the benchmarks against a real PostgreSQL and Temporal; prints figures and ratios
 	@bash scripts/bench.sh
 
+.PHONY: bench-scale
+bench-scale: ## seed a million envelopes (once), then time the reads at 20 clients and write their plans to docs/scale/
+	@bash scripts/bench-scale.sh
+
 .PHONY: build
 build: ## build bin/sobre
 	go build -o bin/sobre ./cmd/sobre

@@ -29,32 +29,38 @@ type FindFilter struct {
 
 // FindEnvelopes returns one page of the envelopes the scope sees that match f, with recipients
 // but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
-// the first FindCountCap matches are paged: a page past them is empty. The page's ids are read
-// from envelopes_team_list_idx alone before their rows are (a deferred join), so a deep page
-// costs index entries, not rows.
+// the first FindCountCap matches in f's order are paged: a page past them is empty. The count
+// and the page's ids are read in one round trip, from envelopes_team_list_idx alone when there is
+// no query (an index-only scan); the page's rows are then read by id (a deferred join), so a
+// deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
 	cond, args := findCondition(sc, f)
 	order := "DESC"
 	if f.Ascending {
 		order = "ASC"
 	}
+	offset := (f.Page - 1) * f.PerPage
 	var list []*envelope.Envelope
 	var count int
-	err := s.readBounded(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`,
-			args...).Scan(&count); err != nil {
-			return fmt.Errorf("count envelopes: %w", err)
+	var ids []string
+	err := s.readBounded(ctx, func(tx pgx.Tx, batch *pgx.Batch) error {
+		batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+		if offset < FindCountCap {
+			batch.Queue(fmt.Sprintf(`SELECT e.id FROM envelopes e WHERE %s ORDER BY e.created_at %[2]s, e.id %[2]s LIMIT %[3]d OFFSET %[4]d`,
+				cond, order, min(f.PerPage, FindCountCap-offset), offset), args...).
+				Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
 		}
-		offset := (f.Page - 1) * f.PerPage
-		if offset >= count {
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return fmt.Errorf("find envelopes: %w", err)
+		}
+		if len(ids) == 0 {
 			return nil
 		}
-		limit := min(f.PerPage, FindCountCap-offset)
-		ordered := ` ORDER BY e.created_at ` + order + `, e.id ` + order
-		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM (SELECT e.id FROM envelopes e WHERE `+cond+ordered+
-			fmt.Sprintf(` LIMIT %d OFFSET %d) p JOIN `, limit, offset)+envelopeFrom+` ON e.id = p.id`+ordered, args...)
+		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
+			` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
 		if err != nil {
-			return fmt.Errorf("find envelopes: %w", err)
+			return fmt.Errorf("load found envelopes: %w", err)
 		}
 		list, err = collectEnvelopes(ctx, tx, s.ring, rows, false)
 		return err

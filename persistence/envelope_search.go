@@ -47,13 +47,13 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// readBounded runs fn in a read-only transaction whose statements each stop after FindTimeout.
-func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx) error) error {
+// readBounded runs fn in a read-only transaction whose statements each stop after FindTimeout;
+// fn's first batch, sent with tx.SendBatch, begins by setting that timeout.
+func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx, first *pgx.Batch) error) error {
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT set_config('statement_timeout', $1, true)`, fmt.Sprint(FindTimeout.Milliseconds())); err != nil {
-			return fmt.Errorf("set statement timeout: %w", err)
-		}
-		return fn(tx)
+		var batch pgx.Batch
+		batch.Queue(`SELECT set_config('statement_timeout', $1, true)`, fmt.Sprint(FindTimeout.Milliseconds()))
+		return fn(tx, &batch)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgQueryCanceled {

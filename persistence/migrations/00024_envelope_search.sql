@@ -15,14 +15,19 @@ CREATE TABLE envelope_search (
 CREATE INDEX envelope_search_team_doc_idx ON envelope_search USING gin (team_id, doc gin_trgm_ops);
 ALTER TABLE envelope_search ALTER COLUMN doc SET STATISTICS 1000;
 
--- envelope_search_refresh writes the search rows of the envelopes ids from their current state:
--- the one place the searched text is defined (the triggers below and `sobre seed` call it).
+-- envelope_search_docs is each envelope's search row computed from its current state: the one
+-- place the searched text is defined. envelope_search_refresh writes the rows of the envelopes
+-- ids from it (the triggers below call it); `sobre seed` fills the table from it at once.
+CREATE VIEW envelope_search_docs AS
+SELECT e.id AS envelope_id, e.team_id, e.created_at,
+    concat_ws(E'\n', e.title, e.external_id, string_agg(r.email || E'\n' || r.name, E'\n' ORDER BY r.id)) AS doc
+FROM envelopes e LEFT JOIN recipients r ON r.envelope_id = e.id
+GROUP BY e.id;
+
 -- +goose StatementBegin
 CREATE FUNCTION envelope_search_refresh(ids text[]) RETURNS void LANGUAGE sql AS $$
     INSERT INTO envelope_search (envelope_id, team_id, created_at, doc)
-    SELECT e.id, e.team_id, e.created_at, concat_ws(E'\n', e.title, e.external_id,
-        (SELECT string_agg(r.email || E'\n' || r.name, E'\n' ORDER BY r.id) FROM recipients r WHERE r.envelope_id = e.id))
-    FROM envelopes e WHERE e.id = ANY (ids)
+    SELECT envelope_id, team_id, created_at, doc FROM envelope_search_docs WHERE envelope_id = ANY (ids)
     ON CONFLICT (envelope_id) DO UPDATE SET team_id = excluded.team_id, created_at = excluded.created_at, doc = excluded.doc
     WHERE (envelope_search.team_id, envelope_search.created_at, envelope_search.doc)
         IS DISTINCT FROM (excluded.team_id, excluded.created_at, excluded.doc);
@@ -62,7 +67,7 @@ CREATE TRIGGER envelope_search_recipients_updated AFTER UPDATE OF email, name, e
     FOR EACH ROW WHEN ((OLD.email, OLD.name, OLD.envelope_id) IS DISTINCT FROM (NEW.email, NEW.name, NEW.envelope_id))
     EXECUTE FUNCTION envelope_search_row_changed();
 
-SELECT envelope_search_refresh(ARRAY(SELECT id FROM envelopes));
+INSERT INTO envelope_search SELECT * FROM envelope_search_docs;
 
 -- The list's page and its capped count read this index alone (an index-only scan): every column
 -- GET /envelope filters on is in it. It replaces envelopes_team_created_idx.
@@ -91,4 +96,5 @@ DROP TRIGGER envelope_search_envelopes_inserted ON envelopes;
 DROP FUNCTION envelope_search_row_changed();
 DROP FUNCTION envelope_search_inserted();
 DROP FUNCTION envelope_search_refresh(text[]);
+DROP VIEW envelope_search_docs;
 DROP TABLE envelope_search;
