@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -77,6 +78,59 @@ func TestFindEnvelopesSearch(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) || count != len(tc.want) {
 			t.Errorf("%q: got %v (count %d), want %v", tc.query, got, count, tc.want)
+		}
+	}
+}
+
+// The count stops at FindCountCap and pages past the first FindCountCap matches are empty; the
+// copies made in SQL are found by the search like any envelope (the search rows follow the
+// envelopes and recipients whatever writes them).
+func TestFindEnvelopesCountIsCapped(t *testing.T) {
+	t.Parallel()
+	store := pgtest.New(t)
+	ctx := context.Background()
+	m, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := 5
+	err = store.ExecInTx(ctx, `
+		INSERT INTO envelopes (id, secondary_id, legacy_id, type, status, source, visibility, title, user_id, team_id, document_meta, created_at)
+		SELECT 'envelope_cap' || g, 'document_' || g, g, 'DOCUMENT', 'DRAFT', 'DOCUMENT', 'EVERYONE', 'Contrato ' || g, $1, $2, '{}',
+			now() - g * interval '1 second'
+		FROM generate_series(1, $3) g`, m.UserID, m.TeamID, persistence.FindCountCap+extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ExecInTx(ctx, `INSERT INTO recipients (envelope_id, email, name, role, token_hash)
+		VALUES ('envelope_cap7', 'zoe@example.com', 'Zoe', 'SIGNER', '\x00')`); err != nil {
+		t.Fatal(err)
+	}
+	last := persistence.FindCountCap / 10
+	for _, tc := range []struct {
+		query     string
+		page      int
+		count     int
+		firstID   string
+		pageItems int
+	}{
+		{"", 1, persistence.FindCountCap, "envelope_cap1", 10},
+		{"", last, persistence.FindCountCap, fmt.Sprintf("envelope_cap%d", persistence.FindCountCap-9), 10},
+		{"", last + 1, persistence.FindCountCap, "", 0},
+		{"Contrato 1000", 1, 7, "envelope_cap1000", 7}, // 1000, 10000 to 10005
+		{"zoe@", 1, 1, "envelope_cap7", 1},
+		{"Zoe", 1, 1, "envelope_cap7", 1},
+	} {
+		list, count, err := store.FindEnvelopes(ctx, persistence.ScopeOf(m), persistence.FindFilter{Query: tc.query, Page: tc.page, PerPage: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if count != tc.count || len(list) != tc.pageItems || (len(list) > 0 && list[0].ID != tc.firstID) {
+			first := ""
+			if len(list) > 0 {
+				first = list[0].ID
+			}
+			t.Errorf("%q page %d: count %d, %d items from %s; want %d, %d from %s", tc.query, tc.page, count, len(list), first, tc.count, tc.pageItems, tc.firstID)
 		}
 	}
 }
