@@ -57,7 +57,7 @@ func BenchmarkScaleReads(b *testing.B) {
 		path func(i int) string
 	}{
 		{"get-by-id", func(i int) string { return "/api/v2/envelope/" + ids[i%len(ids)] }},
-		{"list-page", func(i int) string { return fmt.Sprintf("/api/v2/envelope?page=%d&perPage=10", 1+(i*7919)%1000) }},
+		{"list-page", func(i int) string { return fmt.Sprintf("/api/v2/envelope?page=%d&perPage=10", 1+(i*7919)%(persistence.FindCountCap/10)) }},
 		{"title-search", func(i int) string {
 			return "/api/v2/envelope?perPage=10&query=" + url.QueryEscape(scaleTitleTerms[i%len(scaleTitleTerms)])
 		}},
@@ -103,7 +103,7 @@ func BenchmarkScaleReads(b *testing.B) {
 	}
 	b.StopTimer()
 	if dir, log := os.Getenv("SOBRE_SCALE_PLANS"), os.Getenv("SOBRE_SCALE_PG_LOG"); dir != "" && log != "" {
-		scalePlans(b, dbURL, key, log, dir, queries[0].path(0), queries[1].path(500), queries[2].path(0), queries[3].path(0))
+		scalePlans(b, dbURL, key, log, dir, queries[0].path(0), queries[1].path(50), queries[2].path(0), queries[3].path(0))
 	}
 }
 

@@ -117,7 +117,7 @@ func TestFindEnvelopesCountIsCapped(t *testing.T) {
 		{"", 1, persistence.FindCountCap, "envelope_cap1", 10},
 		{"", last, persistence.FindCountCap, fmt.Sprintf("envelope_cap%d", persistence.FindCountCap-9), 10},
 		{"", last + 1, persistence.FindCountCap, "", 0},
-		{"Contrato 1000", 1, 7, "envelope_cap1000", 7}, // 1000, 10000 to 10005
+		{"Contrato 100", 1, 7, "envelope_cap100", 7}, // 100, 1000 to 1005
 		{"zoe@", 1, 1, "envelope_cap7", 1},
 		{"Zoe", 1, 1, "envelope_cap7", 1},
 	} {

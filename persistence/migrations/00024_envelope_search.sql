@@ -13,7 +13,6 @@ CREATE TABLE envelope_search (
     doc         text NOT NULL
 );
 CREATE INDEX envelope_search_team_doc_idx ON envelope_search USING gin (team_id, doc gin_trgm_ops);
-ALTER TABLE envelope_search ALTER COLUMN doc SET STATISTICS 1000;
 
 -- envelope_search_docs is each envelope's search row computed from its current state: the one
 -- place the searched text is defined. envelope_search_refresh writes the rows of the envelopes
