@@ -57,7 +57,9 @@ func BenchmarkScaleReads(b *testing.B) {
 		path func(i int) string
 	}{
 		{"get-by-id", func(i int) string { return "/api/v2/envelope/" + ids[i%len(ids)] }},
-		{"list-page", func(i int) string { return fmt.Sprintf("/api/v2/envelope?page=%d&perPage=10", 1+(i*7919)%(persistence.FindCountCap/10)) }},
+		{"list-page", func(i int) string {
+			return fmt.Sprintf("/api/v2/envelope?page=%d&perPage=10", 1+(i*7919)%(persistence.FindCountCap/10))
+		}},
 		{"title-search", func(i int) string {
 			return "/api/v2/envelope?perPage=10&query=" + url.QueryEscape(scaleTitleTerms[i%len(scaleTitleTerms)])
 		}},
