@@ -30,9 +30,9 @@ type FindFilter struct {
 // FindEnvelopes returns one page of the envelopes the scope sees that match f, with recipients
 // but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
 // the first FindCountCap matches in f's order are paged: a page past them is empty. The count
-// and the page's ids are read in one round trip, from envelopes_team_list_idx alone when there is
-// no query (an index-only scan); the page's rows are then read by id (a deferred join), so a
-// deep page costs index entries, not rows.
+// and the page's ids are read in one round trip: without a query, from envelopes_team_list_idx
+// alone (index-only scans); with one, from its matches read once. The page's rows are then read
+// by id (a deferred join), so a deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
 	cond, args := findCondition(sc, f)
 	order := "DESC"
@@ -44,12 +44,20 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	var count int
 	var ids []string
 	err := s.readBounded(ctx, func(tx pgx.Tx, batch *pgx.Batch) error {
-		batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
-		if offset < FindCountCap {
-			batch.Queue(fmt.Sprintf(`SELECT e.id FROM envelopes e WHERE %s ORDER BY e.created_at %[2]s, e.id %[2]s LIMIT %[3]d OFFSET %[4]d`,
-				cond, order, min(f.PerPage, FindCountCap-offset), offset), args...).
-				Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
+		limit := max(0, min(f.PerPage, FindCountCap-offset))
+		ordered := fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, order, limit, offset)
+		if strings.TrimSpace(f.Query) != "" {
+			// A text query's matches come from an index in no useful order: read them once.
+			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
+				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+ordered+`)`, args...).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&count, &ids) })
+		} else {
+			batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+			if limit > 0 {
+				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+ordered, args...).
+					Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
+			}
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return fmt.Errorf("find envelopes: %w", err)

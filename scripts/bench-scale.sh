@@ -34,7 +34,8 @@ else
   echo "== seeding ${SCALE_ENVELOPES:-1000000} envelopes (sobre seed)"
   SOBRE_LOG_LEVEL=warn bin/sobre seed --envelopes "${SCALE_ENVELOPES:-1000000}" --teams 10
 fi
+mkdir -p docs/scale
 echo "== reads through the HTTP API at ${SCALE_CLIENTS:-20} concurrent clients (team Seed 1, its admin)"
-SOBRE_SCALE_DATABASE_URL="$DATABASE_URL" SOBRE_SCALE_PG_LOG="$(pg_cluster_dir)/server.log" SOBRE_SCALE_PLANS=docs/scale \
+SOBRE_SCALE_DATABASE_URL="$DATABASE_URL" SOBRE_SCALE_PG_LOG="$(pg_cluster_dir)/server.log" SOBRE_SCALE_PLANS="$STACK_ROOT/docs/scale" \
   SOBRE_SCALE_CLIENTS="${SCALE_CLIENTS:-20}" SOBRE_SCALE_REQUESTS="${SCALE_REQUESTS:-4000}" \
   go test -run '^$' -bench 'ScaleReads' -benchtime 1x -timeout 60m ./api | grep -E '^(Benchmark|ok|---|    bench)'
