@@ -44,6 +44,10 @@ load-pending: ## 10,000 envelopes pending at once: the processes' memory, then a
 load-sustained: ## 5 minutes of mixed traffic (vegeta) at the highest rate with p99 < 100 ms (README, Load)
 	@LOAD_MODES=sustained bash scripts/load.sh
 
+.PHONY: bench-scale
+bench-scale: ## seed a million envelopes (once), then time the reads at 20 clients and write their plans to docs/scale/
+	@bash scripts/bench-scale.sh
+
 .PHONY: build
 build: ## build bin/sobre
 	go build -o bin/sobre ./cmd/sobre

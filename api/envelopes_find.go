@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
@@ -24,7 +25,10 @@ func (s *Server) findEnvelopes(w http.ResponseWriter, r *http.Request) {
 		HasExpiredRecipients: q.boolean("hasExpiredRecipients"),
 		Now:                  time.Now(),
 	}
-	envelope.CheckLength(&problems, "query", f.Query, 0, envelope.MaxSearchQuery)
+	f.Query = strings.TrimSpace(f.Query)
+	if f.Query != "" {
+		envelope.CheckLength(&problems, "query", f.Query, envelope.MinSearchQuery, envelope.MaxSearchQuery)
+	}
 	if s := q.str("templateId"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

@@ -247,7 +247,7 @@ func TestListLimits(t *testing.T) {
 		"type=TEMPLATE": 200, "type=X": 400, "status=COMPLETED": 200, "status=DONE": 400,
 		"source=TEMPLATE_DIRECT_LINK": 200, "source=API": 400, "hasExpiredRecipients=true": 200,
 		"hasExpiredRecipients=yes": 400, "templateId=7": 200, "templateId=seven": 400,
-		"query=" + strings.Repeat("q", 256): 200, "query=" + strings.Repeat("ñ", 256): 200, "query=" + strings.Repeat("q", 257): 400,
+		"query=" + strings.Repeat("q", 256): 200, "query=ab": 400, "query=abc": 200, "query=%20%20": 200, "query=" + strings.Repeat("ñ", 256): 200, "query=" + strings.Repeat("q", 257): 400,
 	} {
 		status, body := a.do("GET", "/api/v2/envelope?"+q, key, "")
 		if status != want {

@@ -1,6 +1,11 @@
 package api
 
-import "github.com/sobre-sign/sobre/envelope"
+import (
+	"fmt"
+
+	"github.com/sobre-sign/sobre/envelope"
+	"github.com/sobre-sign/sobre/persistence"
+)
 
 // The operations of the OpenAPI document: one entry per route, with the refusals it documents.
 
@@ -21,7 +26,7 @@ func operations() []operation {
 	return []operation{
 		{method: "GET", path: "/envelope", id: "envelope-find", summary: "Search envelopes",
 			params: append([]obj{
-				queryParam("query", str("matches title, external id, recipient email or name"), false),
+				queryParam("query", str(fmt.Sprintf("at least %d characters: a substring of the title, external id, a recipient's email or name; one shaped like an email (x@…) matches the beginning of a recipient's email. count stops at %d matches, and only those are paged (docs/scale.md)", envelope.MinSearchQuery, persistence.FindCountCap)), false),
 				queryParam("type", enumOf("DOCUMENT", "TEMPLATE"), false),
 				queryParam("templateId", obj{"type": "integer"}, false),
 				queryParam("source", enumOf("DOCUMENT", "TEMPLATE", "TEMPLATE_DIRECT_LINK"), false),

@@ -23,6 +23,7 @@ const (
 	MaxReason         = 2000
 	MaxFormValues     = 200
 	MaxSearchQuery    = 256 // the search's query: longer ones cost the database without finding more
+	MinSearchQuery    = 3   // the search's query, when given: a substring search needs one trigram
 )
 
 // ValidEmail reports whether s is one plain email address (no display name).

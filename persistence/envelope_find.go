@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sobre-sign/sobre/envelope"
 )
 
@@ -26,15 +28,65 @@ type FindFilter struct {
 }
 
 // FindEnvelopes returns one page of the envelopes the scope sees that match f, with recipients
-// but without fields, items or meta, and the number of matches over all pages.
+// but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
+// the first FindCountCap matches in f's order are paged: a page past them is empty. The count
+// and the page's ids are read in one round trip: without a query, from envelopes_team_list_idx
+// alone (index-only scans); with one, from its matches read once. The page's rows are then read
+// by id (a deferred join), so a deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
+	cond, args := findCondition(sc, f)
+	order := "DESC"
+	if f.Ascending {
+		order = "ASC"
+	}
+	offset := (f.Page - 1) * f.PerPage
+	var list []*envelope.Envelope
+	var count int
+	var ids []string
+	err := s.readBounded(ctx, func(tx pgx.Tx, batch *pgx.Batch) error {
+		limit := max(0, min(f.PerPage, FindCountCap-offset))
+		ordered := fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, order, limit, offset)
+		if strings.TrimSpace(f.Query) != "" {
+			// A text query's matches come from an index in no useful order: read them once.
+			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
+				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+ordered+`)`, args...).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&count, &ids) })
+		} else {
+			batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+			if limit > 0 {
+				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+ordered, args...).
+					Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
+			}
+		}
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return fmt.Errorf("find envelopes: %w", err)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
+			` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
+		if err != nil {
+			return fmt.Errorf("load found envelopes: %w", err)
+		}
+		list, err = collectEnvelopes(ctx, tx, s.ring, rows, false)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return list, count, nil
+}
+
+// findCondition is the WHERE condition on alias e for f within the scope, and its arguments
+// ($1 is the scope's team).
+func findCondition(sc Scope, f FindFilter) (string, []any) {
 	args := []any{sc.TeamID, sc.UserID, sc.visibilities()}
 	where := []string{visibleSQL(1), "e.deleted_at IS NULL"}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	if q := strings.TrimSpace(f.Query); q != "" {
-		p := arg("%" + escapeLike(q) + "%")
-		where = append(where, fmt.Sprintf(`(e.title ILIKE %[1]s OR e.external_id ILIKE %[1]s OR e.id IN (
-			SELECT r.envelope_id FROM recipients r WHERE r.email ILIKE %[1]s OR r.name ILIKE %[1]s))`, p))
+		where = append(where, searchCondition(q, arg))
 	}
 	if f.Type != "" {
 		where = append(where, "e.type = "+arg(string(f.Type)))
@@ -60,28 +112,5 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 		}
 		where = append(where, expired)
 	}
-	cond := strings.Join(where, " AND ")
-	var count int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM envelopes e WHERE `+cond, args...).Scan(&count); err != nil {
-		return nil, 0, fmt.Errorf("count envelopes: %w", err)
-	}
-	order := "DESC"
-	if f.Ascending {
-		order = "ASC"
-	}
-	limit, offset := arg(f.PerPage), arg((f.Page-1)*f.PerPage)
-	rows, err := s.pool.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE `+cond+
-		` ORDER BY e.created_at `+order+`, e.id `+order+` LIMIT `+limit+` OFFSET `+offset, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("find envelopes: %w", err)
-	}
-	list, err := collectEnvelopes(ctx, s.pool, s.ring, rows, false)
-	if err != nil {
-		return nil, 0, err
-	}
-	return list, count, nil
-}
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+	return strings.Join(where, " AND "), args
 }

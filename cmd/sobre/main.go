@@ -40,6 +40,8 @@ Usage:
                               start a new workflow run for a PENDING envelope whose workflow is closed or
                               missing (a stuck envelope); it picks the envelope up from PostgreSQL and mails
                               nothing twice; prints what it did, and does nothing to an envelope not stuck
+  sobre seed [--envelopes 1000000] [--teams 10]
+                              fill a development database with envelopes for the read benchmark (docs/scale.md)
   sobre keygen [ID]           print a new line for SOBRE_PAYLOAD_KEYS_FILE (ID defaults to the date)
   sobre codec-server          serve Temporal's codec-server protocol on SOBRE_CODEC_ADDR, so that the Temporal
                               Web UI and CLI show the encrypted payloads decoded (never expose it publicly)
@@ -94,6 +96,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return audit(ctx, cfg, log, args[1:], stdout)
 	case "repair":
 		return repair(ctx, cfg, log, args[1:], stdout)
+	case "seed":
+		return seed(ctx, cfg, log, args[1:], stdout)
 	case "keygen":
 		id := time.Now().UTC().Format("k20060102")
 		if len(args) > 1 {

@@ -1,0 +1,69 @@
+// Envelopes: what a search query matches, and reads bounded in time.
+
+package persistence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sobre-sign/sobre/envelope"
+)
+
+// FindCountCap is the most matches GET /envelope counts: its count is min(matches, FindCountCap),
+// and pages past the cap are empty. Counting further would read every match of a query that
+// matches most of a team (docs/scale.md).
+const FindCountCap = 1000
+
+// FindTimeout bounds each statement of a find; a find that runs past it answers
+// SERVICE_UNAVAILABLE instead of holding a connection.
+const FindTimeout = 3 * time.Second
+
+// searchCondition is the condition on alias e for query q within the scope's team (argument
+// $1), adding its argument with arg. Two kinds of query, each through its own index:
+//   - one that looks like an email address (something before an @, no space) matches the
+//     envelopes with a recipient whose email begins with it, case-insensitively
+//     (recipients_email_idx on lower(email));
+//   - any other matches the envelopes whose title, external id, or a recipient's email or name
+//     contains it, case-insensitively (envelope_search, a trigram index per team). Its matches are
+//     collected first, then read by envelopes_pkey: the planner, which cannot tell from a pattern
+//     how many rows it matches, would otherwise join them to every envelope of the team.
+func searchCondition(q string, arg func(any) string) string {
+	if looksLikeEmail(q) {
+		return `e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower(` + arg(escapeLike(q)+"%") + `))`
+	}
+	return `e.id = ANY (ARRAY(SELECT s.envelope_id FROM envelope_search s WHERE s.team_id = $1 AND s.doc ILIKE ` + arg("%"+escapeLike(q)+"%") + `))`
+}
+
+// looksLikeEmail reports whether q has at least one character before an @ and no space.
+func looksLikeEmail(q string) bool {
+	return strings.IndexByte(q, '@') > 0 && !strings.ContainsAny(q, " \t\r\n")
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// readBounded runs fn in a read-only transaction whose statements each stop after FindTimeout
+// and start no parallel workers (among concurrent requests they cost more than they save); fn's
+// first batch, sent with tx.SendBatch, begins by setting both.
+func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx, first *pgx.Batch) error) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var batch pgx.Batch
+		batch.Queue(`SELECT set_config('statement_timeout', $1, true), set_config('max_parallel_workers_per_gather', '0', true)`,
+			fmt.Sprint(FindTimeout.Milliseconds()))
+		return fn(tx, &batch)
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgQueryCanceled {
+		return envelope.Errorf(envelope.CodeUnavailable, "The search took longer than %s: narrow it with a longer query or a filter", FindTimeout)
+	}
+	return err
+}
+
+const pgQueryCanceled = "57014"
