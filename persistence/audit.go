@@ -5,6 +5,7 @@ package persistence
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,18 +62,41 @@ func (tx *Tx) AppendAudit(ctx context.Context, envelopeID string, entry envelope
 // none), in one round trip; in a transaction that appended to the chain before, it is the hash
 // that append wrote, with no round trip: the row lock, held until the transaction ends, keeps
 // every other writer of the chain out.
+//
+// The lock and the read are two statements sent together, not one: a statement that waits for
+// the lock reads with the snapshot it took before waiting, so a single SELECT … FOR UPDATE would
+// miss the entry the lock's holder appended and chain after the one before it. The read, a
+// statement of its own, takes its snapshot once the lock is held.
 func (tx *Tx) chainEnd(ctx context.Context, envelopeID string) ([]byte, error) {
 	if prev, ok := tx.chains[envelopeID]; ok {
 		return prev, nil
 	}
-	var prev []byte
-	err := tx.q.QueryRow(ctx, `SELECT (SELECT hash FROM audit_logs WHERE envelope_id = e.id ORDER BY seq DESC LIMIT 1)
-		FROM envelopes e WHERE e.id = $1 FOR UPDATE OF e`, envelopeID).Scan(&prev)
-	if err != nil {
-		return nil, notFound(err, "Envelope")
-	}
-	if prev == nil {
-		prev = zeroHash
+	var batch pgx.Batch
+	var lockErr error
+	batch.Queue(`SELECT id FROM envelopes WHERE id = $1 FOR UPDATE`, envelopeID).QueryRow(func(row pgx.Row) error {
+		var id string
+		lockErr = row.Scan(&id)
+		return lockErr
+	})
+	prev := zeroHash
+	batch.Queue(`SELECT hash FROM audit_logs WHERE envelope_id = $1 ORDER BY seq DESC LIMIT 1`, envelopeID).QueryRow(func(row pgx.Row) error {
+		var hash []byte
+		if err := row.Scan(&hash); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return fmt.Errorf("read the audit chain of %s: %w", envelopeID, err)
+		}
+		if hash != nil {
+			prev = hash
+		}
+		return nil
+	})
+	if err := tx.q.SendBatch(ctx, &batch).Close(); err != nil {
+		if lockErr != nil {
+			return nil, notFound(lockErr, "Envelope")
+		}
+		return nil, err
 	}
 	if tx.chains == nil {
 		tx.chains = map[string][]byte{}
