@@ -27,8 +27,8 @@ var seedTables = []string{"envelopes", "recipients", "envelope_items", "envelope
 
 // seed runs `sobre seed [--envelopes N] [--teams T]`: it fills an empty development database with
 // N envelopes over T teams (Seed 1 … Seed T, admin@seed-<t>.example the admin of each), 3
-// recipients each, every status, for the read benchmark (docs/scale.md). It refuses production
-// and a database it has seeded before, and loads everything in one transaction: it either
+// recipients each, every status, for the read benchmark (docs/scale.md). It refuses production,
+// a database it has seeded before and one holding any envelope, and loads everything in one transaction: it either
 // seeds all or nothing.
 func seed(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
@@ -87,6 +87,15 @@ func (s *seeder) run(ctx context.Context, n, teams int) error {
 	}
 	if seeded {
 		return errors.New("refused: this database is seeded already (team seed-1 exists)")
+	}
+	// A database holding any envelope is someone's data, not a benchmark's: SOBRE_ENV defaults
+	// to development, so a production database reached without it set lands here.
+	var holds bool
+	if err := s.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM envelopes)`).Scan(&holds); err != nil {
+		return err
+	}
+	if holds {
+		return errors.New("refused: this database holds envelopes already; seed an empty one")
 	}
 	if err := s.teams(ctx, teams); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
 	"github.com/sobre-sign/sobre/persistence/pgtest"
@@ -63,6 +65,19 @@ func TestSeed(t *testing.T) {
 	found, _, err = store.FindEnvelopes(ctx, persistence.ScopeOf(m), persistence.FindFilter{Query: e.Title, Page: 1, PerPage: 100})
 	if err != nil || !containsID(found, e.ID) {
 		t.Errorf("a search for %q does not find %s: %v", e.Title, e.ID, err)
+	}
+
+	// A database holding someone's envelopes is refused, seeded by this command or not.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE teams SET url = 'not-seed' WHERE url = 'seed-1'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"seed", "--envelopes", "10"}, &out, &out); err == nil || !strings.Contains(err.Error(), "holds envelopes") {
+		t.Errorf("a seed over other envelopes: %v", err)
 	}
 
 	t.Setenv("SOBRE_ENV", "production")
