@@ -48,6 +48,7 @@ func main() {
 // common are the flags every mode reads.
 type common struct {
 	apis, key, mailpit, procs, domain string
+	remote                            bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -56,6 +57,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.mailpit, "mailpit", "http://127.0.0.1:8025", "mailpit's HTTP API")
 	fs.StringVar(&c.procs, "procs", "", "processes whose memory is printed: name=pid,name=pid")
 	fs.StringVar(&c.domain, "domain", "load.test", "domain of every recipient's address")
+	fs.BoolVar(&c.remote, "remote", false, "allow API URLs that are not on this machine (refused by default: the load is for a test stack)")
 }
 
 var httpClient = &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 200}}
@@ -67,6 +69,11 @@ func (c *common) clients() ([]*loadtest.Client, error) {
 	var out []*loadtest.Client
 	for _, base := range strings.Split(c.apis, ",") {
 		if base = strings.TrimRight(strings.TrimSpace(base), "/"); base != "" {
+			if !c.remote {
+				if err := loadtest.CheckLocal(base); err != nil {
+					return nil, fmt.Errorf("-api %w; give -remote to load it anyway", err)
+				}
+			}
 			out = append(out, &loadtest.Client{Base: base, Key: c.key, HTTP: httpClient})
 		}
 	}
