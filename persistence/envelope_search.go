@@ -50,13 +50,16 @@ func escapeLike(s string) string {
 }
 
 // readBounded runs fn in a read-only transaction whose statements each stop after FindTimeout
-// and start no parallel workers (among concurrent requests they cost more than they save); fn's
-// first batch, sent with tx.SendBatch, begins by setting both.
+// and start no parallel workers (among concurrent requests they cost more than they save); fn
+// sends its first statements with tx.SendBatch on first. Both settings are part of the BEGIN,
+// in the same round trip: set by the batch's first statement instead, they would not bound the
+// preparing of the batch's statements, which pgx does before running any of them (and which
+// waits, unbounded, on a lock someone holds on a table they read).
 func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx, first *pgx.Batch) error) error {
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	begin := fmt.Sprintf("BEGIN READ ONLY; SET LOCAL statement_timeout = %d; SET LOCAL max_parallel_workers_per_gather = 0",
+		FindTimeout.Milliseconds())
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
 		var batch pgx.Batch
-		batch.Queue(`SELECT set_config('statement_timeout', $1, true), set_config('max_parallel_workers_per_gather', '0', true)`,
-			fmt.Sprint(FindTimeout.Milliseconds()))
 		return fn(tx, &batch)
 	})
 	var pgErr *pgconn.PgError
