@@ -3,16 +3,7 @@ package seal_test
 import (
 	"bytes"
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/asn1"
 	"errors"
-	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,46 +13,19 @@ import (
 	"time"
 
 	"github.com/digitorus/pdfsign/verify"
-	"github.com/digitorus/timestamp"
 
+	"github.com/sobre-sign/sobre/internal/tsatest"
 	"github.com/sobre-sign/sobre/seal"
 )
 
 // testTSA is an RFC 3161 timestamp authority on loopback, with a certificate of its own.
 func testTSA(t *testing.T) string {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tsa, err := tsatest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "Sobre test TSA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping},
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		req, err := timestamp.ParseRequest(body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ts := timestamp.Timestamp{HashAlgorithm: req.HashAlgorithm, HashedMessage: req.HashedMessage, Time: time.Now(),
-			Nonce: req.Nonce, Policy: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 1}, AddTSACertificate: req.Certificates}
-		resp, err := ts.CreateResponseWithOpts(cert, key, crypto.SHA256)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/timestamp-reply")
-		_, _ = w.Write(resp)
-	}))
+	srv := httptest.NewServer(tsa)
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

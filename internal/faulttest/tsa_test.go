@@ -2,15 +2,6 @@ package faulttest
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/asn1"
-	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"strings"
@@ -18,38 +9,25 @@ import (
 	"time"
 
 	"github.com/digitorus/pdfsign/verify"
-	"github.com/digitorus/timestamp"
+
+	"github.com/sobre-sign/sobre/internal/tsatest"
 )
 
-// tsaServer is an RFC 3161 timestamp authority on a loopback port, with a certificate of its
-// own, that the test can stop and start again on the same port.
+// tsaServer is an RFC 3161 timestamp authority (internal/tsatest) on a loopback port that the
+// test can stop and start again on the same port.
 type tsaServer struct {
 	t    *testing.T
 	addr string
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
+	tsa  *tsatest.Authority
 	srv  *http.Server
 }
 
 func newTSAServer(t *testing.T) *tsaServer {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tsa, err := tsatest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	der, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
-		SerialNumber: big.NewInt(19), Subject: pkix.Name{CommonName: "Sobre fault-test TSA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping},
-		BasicConstraintsValid: true,
-	}, &x509.Certificate{Subject: pkix.Name{CommonName: "Sobre fault-test TSA"}, SerialNumber: big.NewInt(19)}, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &tsaServer{t: t, addr: freeAddr(t), key: key, cert: cert}
+	a := &tsaServer{t: t, addr: freeAddr(t), tsa: tsa}
 	a.start()
 	t.Cleanup(a.stop)
 	return a
@@ -66,7 +44,7 @@ func (a *tsaServer) start() {
 		ln, err = net.Listen("tcp", a.addr)
 		return err == nil
 	})
-	a.srv = &http.Server{Handler: a, ReadHeaderTimeout: 10 * time.Second}
+	a.srv = &http.Server{Handler: a.tsa, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = a.srv.Serve(ln) }()
 }
 
@@ -76,25 +54,6 @@ func (a *tsaServer) stop() {
 		_ = a.srv.Close()
 		a.srv = nil
 	}
-}
-
-// ServeHTTP answers a timestamp request with a token over its hash.
-func (a *tsaServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	req, err := timestamp.ParseRequest(body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	ts := timestamp.Timestamp{HashAlgorithm: req.HashAlgorithm, HashedMessage: req.HashedMessage, Time: time.Now(),
-		Nonce: req.Nonce, Policy: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 99999, 19}, AddTSACertificate: req.Certificates}
-	resp, err := ts.CreateResponseWithOpts(a.cert, a.key, crypto.SHA256)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/timestamp-reply")
-	_, _ = w.Write(resp)
 }
 
 // (f) The timestamp authority cannot be reached for faultOutage mid batch, then is back. With a
