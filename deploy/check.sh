@@ -84,21 +84,6 @@ if [ ${#compose[@]} -gt 0 ]; then
 else
   skip "compose config" "Docker Compose v2 not installed"
 fi
-# The Compose Specification's JSON schema (compose/compose-spec.json, schema/compose-spec.json of
-# compose-spec/compose-go at e70e961), which docker compose itself validates against: catches
-# unknown keys and wrong values (a depends_on condition, a healthcheck field) without Docker.
-if [ "$have_pyyaml" = 1 ] && python3 -c 'import jsonschema' 2>/dev/null; then
-  check "compose: docker-compose.yml against the Compose Specification schema" python3 -c '
-import json, sys, yaml, jsonschema
-schema = json.load(open("deploy/compose/compose-spec.json"))
-errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(yaml.safe_load(open("docker-compose.yml"))))
-for e in errors:
-    print("/".join(str(p) for p in e.absolute_path) + ": " + e.message)
-sys.exit(1 if errors else 0)
-'
-else
-  skip "compose schema" "python3 with PyYAML and jsonschema not installed (Debian: python3-jsonschema)"
-fi
 
 kustomize=()
 if have kubectl; then

@@ -26,10 +26,10 @@ trap 'exit 130' INT TERM
 stack_up
 # The browser tests drive Debian's Chromium; the FAO_HASH tests sign with openssl; the seal tests
 # check PDFs with poppler's pdfsig, pdftotext and pdftoppm, and with qpdf; deploy/check.sh reads
-# the deployment files with python3's yaml and jsonschema, yamllint and shellcheck.
+# the deployment files with python3's yaml, yamllint and shellcheck.
 ensure_debian_packages chromium:chromium openssl:openssl pdfsig:poppler-utils qpdf:qpdf \
   yamllint:yamllint shellcheck:shellcheck
-ensure_python_modules yaml:python3-yaml jsonschema:python3-jsonschema
+ensure_python_modules yaml:python3-yaml
 # Test databases of earlier runs.
 "$STACK_PG_BIN/psql" -X -q -h 127.0.0.1 -p "$STACK_PG_PORT" -U sobre -d postgres -tAc \
   "SELECT datname FROM pg_database WHERE datname LIKE 'sobre\_t%'" | while read -r db; do
