@@ -43,7 +43,8 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	var list []*envelope.Envelope
 	var count int
 	var ids []string
-	err := s.readBounded(ctx, func(tx pgx.Tx, batch *pgx.Batch) error {
+	err := s.readBounded(ctx, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
 		limit := max(0, min(f.PerPage, FindCountCap-offset))
 		ordered := fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, order, limit, offset)
 		if strings.TrimSpace(f.Query) != "" {

@@ -50,18 +50,14 @@ func escapeLike(s string) string {
 }
 
 // readBounded runs fn in a read-only transaction whose statements each stop after FindTimeout
-// and start no parallel workers (among concurrent requests they cost more than they save); fn
-// sends its first statements with tx.SendBatch on first. Both settings are part of the BEGIN,
-// in the same round trip: set by the batch's first statement instead, they would not bound the
-// preparing of the batch's statements, which pgx does before running any of them (and which
-// waits, unbounded, on a lock someone holds on a table they read).
-func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx, first *pgx.Batch) error) error {
+// and start no parallel workers (among concurrent requests they cost more than they save). Both
+// settings are part of the BEGIN, in the same round trip: set by a first statement of fn's
+// instead, they would not bound the preparing of a batch's statements, which pgx does before
+// running any of them (and which waits, unbounded, on a lock someone holds on a table they read).
+func (s *Store) readBounded(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	begin := fmt.Sprintf("BEGIN READ ONLY; SET LOCAL statement_timeout = %d; SET LOCAL max_parallel_workers_per_gather = 0",
 		FindTimeout.Milliseconds())
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
-		var batch pgx.Batch
-		return fn(tx, &batch)
-	})
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{BeginQuery: begin}, fn)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgQueryCanceled {
 		return envelope.Errorf(envelope.CodeUnavailable, "The search took longer than %s: narrow it with a longer query or a filter", FindTimeout)
