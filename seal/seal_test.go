@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,5 +274,44 @@ func TestLongTextInASmallFieldSeals(t *testing.T) {
 		Type: envelope.FieldSignature, Text: "Bartolomé Undurraga Firmante de la Fuente y Errázuriz"})
 	if _, err := seal.Seal(context.Background(), in, signer(t)); err != nil {
 		t.Fatalf("a long name in a small field: %v", err)
+	}
+}
+
+// Processes starting at once on one directory share one development seal, each reading it
+// whole: one makes it, the others read the pair it made.
+func TestDevSealMadeOnceUnderConcurrentStarts(t *testing.T) {
+	dir := t.TempDir()
+	const starts = 16
+	subjects := make(chan string, starts)
+	made := make(chan bool, starts)
+	var wg sync.WaitGroup
+	for range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, created, err := seal.DevSeal(dir)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			subjects <- string(s.Cert.Raw)
+			made <- created
+		}()
+	}
+	wg.Wait()
+	close(subjects)
+	close(made)
+	distinct := map[string]bool{}
+	for s := range subjects {
+		distinct[s] = true
+	}
+	creators := 0
+	for c := range made {
+		if c {
+			creators++
+		}
+	}
+	if len(distinct) != 1 || creators != 1 {
+		t.Fatalf("%d certificates, %d makers; want one of each", len(distinct), creators)
 	}
 }

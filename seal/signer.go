@@ -59,7 +59,9 @@ func LoadPEM(certFile, keyFile string) (*Signer, error) {
 
 // DevSeal returns the self-signed development seal kept in dir (seal-dev.crt and seal-dev.key),
 // making it on first use. Such a seal proves integrity but no identity: PDF readers show it as
-// from an unknown issuer. created reports whether it was made now.
+// from an unknown issuer. created reports whether it was made now. Of processes starting at once
+// on one dir, the one whose key is linked into place first makes the seal; the others wait (up to
+// devSealWait) for its certificate, which is linked last, and read the pair whole.
 func DevSeal(dir string) (s *Signer, created bool, err error) {
 	certFile, keyFile := filepath.Join(dir, "seal-dev.crt"), filepath.Join(dir, "seal-dev.key")
 	if _, err := os.Stat(certFile); err == nil {
@@ -90,12 +92,57 @@ func DevSeal(dir string) (s *Signer, created bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, err
 	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+	won, err := linkInto(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
+	if err != nil {
 		return nil, false, err
 	}
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+	if !won {
+		return waitForDevSeal(certFile, keyFile)
+	}
+	if _, err := linkInto(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
 		return nil, false, err
 	}
 	s, err = LoadPEM(certFile, keyFile)
 	return s, true, err
+}
+
+// devSealWait is how long DevSeal waits for another process's development seal.
+const devSealWait = 10 * time.Second
+
+// waitForDevSeal reads the development seal another process is making, once its certificate
+// is in place.
+func waitForDevSeal(certFile, keyFile string) (*Signer, bool, error) {
+	for deadline := time.Now().Add(devSealWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(certFile); err == nil {
+			s, err := LoadPEM(certFile, keyFile)
+			return s, false, err
+		}
+	}
+	return nil, false, fmt.Errorf("development seal: %s exists without %s after %s (remove it to make a new seal)", keyFile, certFile, devSealWait)
+}
+
+// linkInto writes data aside and links it into place as path, so that no reader sees it half
+// written; won is false when path existed already (left as it was).
+func linkInto(path string, data []byte, perm os.FileMode) (won bool, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return false, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm)
+	}
+	if err != nil {
+		return false, err
+	}
+	err = os.Link(tmp, path)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
