@@ -187,6 +187,16 @@ temporal_up() {
     done
     say "Temporal dev server started on $addr"
   fi
+  # A database file kept from a release before a search attribute existed lacks it (the flags
+  # above only apply to a new file): add what is missing; one already there is left as it is.
+  local listed attr
+  listed="$("$cli" operator search-attribute list --address "$addr" 2>/dev/null || true)"
+  for attr in EnvelopeId=Keyword EnvelopeStatus=Keyword TeamId=Keyword WebhookId=KeywordList; do
+    if ! grep -qw "${attr%%=*}" <<<"$listed"; then
+      "$cli" operator search-attribute create --address "$addr" --name "${attr%%=*}" --type "${attr#*=}" >/dev/null &&
+        say "Temporal: search attribute ${attr%%=*} added"
+    fi
+  done
   export TEMPORAL_ADDRESS="$addr"
 }
 
