@@ -27,8 +27,9 @@ import (
 // browsers would (open the page, fill their fields, complete), until the envelope is COMPLETED
 // with its seal and its mails sent. Beside it, in the same run on the same Temporal server, the
 // bare Temporal pattern of the same shape: a start, 3 validated Updates and 9 no-op regular
-// activities. Both run lifeCycleClients at a time; x-bare is Sobre's rate over the bare one.
-// Run with `make bench` (benchtime 200x).
+// activities. Both run lifeCycleClients at a time; x-bare is Sobre's rate over the bare one, and
+// cpu-ms/op the CPU each process spent per life cycle (bench_cpu_test.go). Run with `make bench`
+// (benchtime 200x).
 
 // lifeCycleClients is how many life cycles run at once.
 const lifeCycleClients = 30
@@ -227,6 +228,7 @@ func BenchmarkLifeCycleHTTP(b *testing.B) {
 		var n atomic.Int64
 		var t timings
 		b.SetParallelism(lifeCycleParallelism())
+		cpu := readCPU(b)
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			ctx := context.Background()
@@ -252,6 +254,7 @@ func BenchmarkLifeCycleHTTP(b *testing.B) {
 			}
 		})
 		bareRate = lifeCycleReport(b, &t, 0)
+		cpu.report(b)
 	})
 	b.Run("sobre-http", func(b *testing.B) {
 		a := newTestAPIWithWorkflows(b)
@@ -261,6 +264,7 @@ func BenchmarkLifeCycleHTTP(b *testing.B) {
 		var n atomic.Int64
 		var t timings
 		b.SetParallelism(lifeCycleParallelism())
+		cpu := readCPU(b)
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -270,6 +274,7 @@ func BenchmarkLifeCycleHTTP(b *testing.B) {
 			}
 		})
 		lifeCycleReport(b, &t, bareRate)
+		cpu.report(b)
 		b.ReportMetric(float64(unavailable.Swap(0)), "503s")
 	})
 }

@@ -29,14 +29,18 @@ trap stack_down EXIT
 stack_up
 export SOBRE_TEST_DATABASE_URL="$DATABASE_URL" SOBRE_TEST_TEMPORAL_ADDRESS="$TEMPORAL_ADDRESS"
 export SOBRE_TEST_SMTP_URL="$SMTP_URL" SOBRE_TEST_MAILPIT_URL="$MAILPIT_URL" SOBRE_TEST_REQUIRE_SERVICES=1
-echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3)"
+# The services' processes, whose CPU the life-cycle benchmark counts (api/bench_cpu_test.go).
+mailpit_pid=""
+for entry in "${STACK_STARTED[@]}"; do case "$entry" in mailpit:*) mailpit_pid="${entry#mailpit:}" ;; esac; done
+export SOBRE_BENCH_PIDS="temporal=$(cat "$STACK_DIR/temporal.pid" 2>/dev/null) postgres=$(head -n 1 "$(pg_cluster_dir)/postmaster.pid" 2>/dev/null) mailpit=$mailpit_pid"
+echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== draft API with 10,000 envelopes (p50/select1: request latency over a SELECT 1 round trip)"
 go test -run '^$' -bench 'DraftAPI' -benchtime "${BENCH_REQUESTS:-400x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== documents from a template with 3 recipients, distributed at once (x-create: over plain creates)"
 go test -run '^$' -bench 'UseTemplate' -benchtime "${BENCH_USES:-100x}" ./api | grep -E '^(Benchmark|ok|---)'
 echo "== bulk send: rows made and sent per second, one job from the request to its end (ms-to-accept: the job stored and started)"
 go test -run '^$' -bench 'BulkSend' -benchtime "${BENCH_BULK_ROWS:-500x}" ./api | grep -E '^(Benchmark|ok|---)'
-echo "== envelope life cycle through the HTTP API, 30 at a time, vs the bare Temporal pattern (x-bare: Sobre's rate over the bare rate; 503s: answers retried after Retry-After)"
+echo "== envelope life cycle through the HTTP API, 30 at a time, vs the bare Temporal pattern (x-bare: Sobre's rate over the bare rate; 503s: answers retried after Retry-After; NAME-cpu-ms/op: CPU per life cycle of this process, Temporal, PostgreSQL, mailpit)"
 go test -run '^$' -bench 'LifeCycleHTTP' -benchtime "${BENCH_HTTP_LIFECYCLES:-200x}" -timeout 30m ./api | grep -E '^(Benchmark|ok|---)'
 echo "== envelope life cycle at the store level vs a bare Temporal workflow (x-bare: Sobre's rate over the bare rate)"
 go test -run '^$' -bench 'LifeCycle' -benchtime "${BENCH_LIFECYCLES:-80x}" ./workflows | grep -E '^(Benchmark|ok|---)'
