@@ -14,8 +14,12 @@ import (
 // startClaveUnicaPopup answers POST /embed/sign/{token}/claveunica: {"state": …} for the frame's
 // script, or the refusal as the API answers one ({message, code, issues}).
 func (h *Handler) startClaveUnicaPopup(w http.ResponseWriter, r *http.Request) {
-	rec, _, ok := h.load(r)
-	if !ok || rec.Role == envelope.RoleCC {
+	rec, _, err := h.load(r)
+	if err != nil && envelope.Unreachable(err) {
+		h.accountJSONError(w, r, err)
+		return
+	}
+	if err != nil || rec.Role == envelope.RoleCC {
 		h.accountJSONError(w, r, envelope.NotFound("Signing link"))
 		return
 	}

@@ -118,20 +118,51 @@ func staticFiles(next http.Handler) http.Handler {
 
 // load resolves the URL token to its recipient and envelope; a DRAFT or deleted envelope has no
 // signing page.
-func (h *Handler) load(r *http.Request) (envelope.Recipient, *envelope.Envelope, bool) {
+func (h *Handler) load(r *http.Request) (envelope.Recipient, *envelope.Envelope, error) {
 	token := chi.URLParam(r, "token")
 	if len(token) < 16 || len(token) > 128 {
-		return envelope.Recipient{}, nil, false
+		return envelope.Recipient{}, nil, errNoLink
 	}
 	rec, err := h.Store.RecipientByToken(r.Context(), token)
 	if err != nil {
-		return rec, nil, false
+		return rec, nil, linkNotLoaded(err)
 	}
 	e, err := h.Store.EnvelopeForRecipient(r.Context(), rec.EnvelopeID)
-	if err != nil || !e.SigningLinksOpen() {
-		return rec, nil, false
+	if err != nil {
+		return rec, nil, linkNotLoaded(err)
 	}
-	return rec, e, true
+	if !e.SigningLinksOpen() {
+		return rec, nil, errNoLink
+	}
+	return rec, e, nil
+}
+
+// errNoLink is load's answer for a link that opens nothing: unknown, or its envelope no longer
+// signs.
+var errNoLink = errors.New("no such signing link")
+
+// linkNotLoaded is load's answer when reading the link failed with err: err itself when the
+// store could not be reached (the page says to try again, never that the link is unknown),
+// else errNoLink.
+func linkNotLoaded(err error) error {
+	if envelope.Unreachable(err) {
+		return err
+	}
+	return errNoLink
+}
+
+// notLoaded answers a page whose link load refused with err: a store that could not be reached
+// is a 503 page with Retry-After, anything else the link's not-found page.
+func (h *Handler) notLoaded(w http.ResponseWriter, r *http.Request, err error) {
+	if !envelope.Unreachable(err) {
+		h.notFound(w, r)
+		return
+	}
+	h.Log.WarnContext(r.Context(), "signing page: the store cannot be reached", "err", err)
+	shown, _ := envelope.Shown(err)
+	retryAfter(w, shown)
+	t := browserText(r, envelope.LanguageEnglish)
+	h.render(w, r, http.StatusServiceUnavailable, &view{T: t, State: "error", Heading: t.Unreachable, Message: t.UnreachableHelp})
 }
 
 func (h *Handler) actor(r *http.Request) func(envelope.Recipient) envelope.Actor {
@@ -230,9 +261,9 @@ func (h *Handler) codeRefused(w http.ResponseWriter, r *http.Request, t Text, e 
 }
 
 func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
-	rec, e, ok := h.load(r)
-	if !ok {
-		h.notFound(w, r)
+	rec, e, err := h.load(r)
+	if err != nil {
+		h.notLoaded(w, r, err)
 		return
 	}
 	t := textFor(e.Meta.Language)
@@ -249,9 +280,9 @@ func (h *Handler) requestCode(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
-	rec, e, ok := h.load(r)
-	if !ok {
-		h.notFound(w, r)
+	rec, e, err := h.load(r)
+	if err != nil {
+		h.notLoaded(w, r, err)
 		return
 	}
 	t := textFor(e.Meta.Language)
@@ -269,8 +300,12 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) startClaveUnica(w http.ResponseWriter, r *http.Request) {
-	rec, e, ok := h.load(r)
-	if !ok || rec.Role == envelope.RoleCC {
+	rec, e, err := h.load(r)
+	if err != nil {
+		h.notLoaded(w, r, err)
+		return
+	}
+	if rec.Role == envelope.RoleCC {
 		h.notFound(w, r)
 		return
 	}

@@ -102,9 +102,9 @@ type fieldView struct {
 // page answers GET /sign/{token}: the ceremony begins (the token is exchanged for a session
 // cookie) and the page fitting the recipient's state is shown.
 func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
-	rec, e, ok := h.load(r)
-	if !ok {
-		h.notFound(w, r)
+	rec, e, err := h.load(r)
+	if err != nil {
+		h.notLoaded(w, r, err)
 		return
 	}
 	t := textFor(e.Meta.Language)

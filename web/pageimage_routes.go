@@ -16,8 +16,14 @@ import (
 // pageImage serves one page of an item as a PNG, for a browser that may see the document, while
 // the link shows it (410 Gone once it ended more than LinkRead ago).
 func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
-	rec, e, ok := h.load(r)
-	if !ok || rec.Role == envelope.RoleCC {
+	rec, e, err := h.load(r)
+	if err != nil && envelope.Unreachable(err) {
+		shown, _ := envelope.Shown(err)
+		retryAfter(w, shown)
+		http.Error(w, shown.Message, http.StatusServiceUnavailable)
+		return
+	}
+	if err != nil || rec.Role == envelope.RoleCC {
 		http.NotFound(w, r)
 		return
 	}
