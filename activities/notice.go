@@ -107,6 +107,12 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 	if err != nil {
 		return domainError(err)
 	}
+	return a.sendNotice(ctx, snap, n, func() ([]mail.Attachment, error) { return a.attachments(ctx, n.EnvelopeID) })
+}
+
+// sendNotice is SendNotice of n on snap, the envelope as read for this attempt; attach reads the
+// envelope's PDFs when n attaches them.
+func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, n envelope.Mailing, attach func() ([]mail.Attachment, error)) error {
 	if (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && snap.Status != envelope.StatusPending {
 		// Still retrying when the envelope ended (cancelled, rejected, deleted): a request after
 		// the ending would ask to sign what can no longer be signed.
@@ -130,7 +136,7 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 		return err
 	}
 	if n.Attach {
-		if msg.Attachments, err = a.attachments(ctx, n.EnvelopeID); err != nil {
+		if msg.Attachments, err = attach(); err != nil {
 			return err
 		}
 	}

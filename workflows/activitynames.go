@@ -15,6 +15,7 @@ const (
 	actRenewDeadlines    = "RenewDeadlines"
 	actHardDelete        = "HardDelete"
 	actSendNotice        = "SendNotice"
+	actSendNotices       = "SendNotices"
 	actMailUndeliverable = "MailUndeliverable"
 	actSealEnvelope      = "SealEnvelope"
 	actPurgeExpired      = "PurgeExpired"
@@ -34,7 +35,7 @@ const (
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSendNotices, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
 		actSweepWebhookCalls, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls,
 		actBulkSendRow, actFinishBulkSend}
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
-// Mail delivery, in runs started since "async-mail" (r.async): each mail goes out in its own
-// coroutine, and nothing of the envelope waits for it. SendNotice records the mail, and for a
+// Mail delivery, in runs started since "async-mail" (r.async): each mail goes out in a coroutine
+// (since currentShape, the mails of one step together in one), and nothing of the envelope
+// waits for it. SendNotice records the mail, and for a
 // request or reminder the recipient SENT with EMAIL_SENT, in one transaction; a relay's refusal
 // for good is recorded there too. A mail the relay never took within mailCtx's retries is
 // recorded as undeliverable. The mails still in flight are handed to the next run by
@@ -31,25 +32,67 @@ func undeliverableCtx(ctx workflow.Context) workflow.Context {
 
 // deliver sends o in a coroutine of its own, and keeps it in r.delivering until it is done.
 func (r *run) deliver(ctx workflow.Context, o outgoing) {
-	r.deliveries++
-	o.Ref = r.deliveries
-	r.delivering = append(r.delivering, o)
+	out := r.track([]outgoing{o})
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		defer func() {
-			r.delivering = slices.DeleteFunc(r.delivering, func(d outgoing) bool { return d.Ref == o.Ref })
-		}()
-		n := o.Notice
-		n.Mark = o.Mark
+		defer r.untrack(out)
+		n := out[0].Notice
+		n.Mark = out[0].Mark
 		err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotice, n).Get(ctx, nil)
 		if err == nil || refused(err) {
 			return
 		}
-		log := workflow.GetLogger(ctx)
-		log.Error("mail not delivered within its retries; recording it undeliverable", "kind", n.Kind, "recipient", n.RecipientID, "err", err)
-		if err := workflow.ExecuteActivity(undeliverableCtx(ctx), actMailUndeliverable, n, err.Error()).Get(ctx, nil); err != nil {
-			log.Error("undeliverable mail not recorded", "kind", n.Kind, "recipient", n.RecipientID, "err", err)
+		r.undeliverable(ctx, n, err)
+	})
+}
+
+// deliverAll sends the mails out (a step's) in one SendNotices activity, in a coroutine of its
+// own, and keeps them in r.delivering until it is done. When the activity gives up, each mail of
+// out not sent by then is recorded undeliverable (those sent or refused stay as recorded).
+func (r *run) deliverAll(ctx workflow.Context, out []outgoing) {
+	out = r.track(out)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer r.untrack(out)
+		ns := make([]envelope.Mailing, len(out))
+		for i, o := range out {
+			ns[i] = o.Notice
+			ns[i].Mark = o.Mark
+		}
+		err := workflow.ExecuteActivity(mailCtx(ctx), actSendNotices, ns).Get(ctx, nil)
+		if err == nil {
+			return
+		}
+		for _, n := range ns {
+			r.undeliverable(ctx, n, err)
 		}
 	})
+}
+
+// track numbers the mails out and adds them to r.delivering.
+func (r *run) track(out []outgoing) []outgoing {
+	out = slices.Clone(out)
+	for i := range out {
+		r.deliveries++
+		out[i].Ref = r.deliveries
+	}
+	r.delivering = append(r.delivering, out...)
+	return out
+}
+
+// untrack removes the mails out from r.delivering.
+func (r *run) untrack(out []outgoing) {
+	r.delivering = slices.DeleteFunc(r.delivering, func(d outgoing) bool {
+		return slices.ContainsFunc(out, func(o outgoing) bool { return o.Ref == d.Ref })
+	})
+}
+
+// undeliverable records mail n, which its activity did not send within its retries (err), as
+// undeliverable.
+func (r *run) undeliverable(ctx workflow.Context, n envelope.Mailing, err error) {
+	log := workflow.GetLogger(ctx)
+	log.Error("mail not delivered within its retries; recording it undeliverable", "kind", n.Kind, "recipient", n.RecipientID, "err", err)
+	if err := workflow.ExecuteActivity(undeliverableCtx(ctx), actMailUndeliverable, n, err.Error()).Get(ctx, nil); err != nil {
+		log.Error("undeliverable mail not recorded", "kind", n.Kind, "recipient", n.RecipientID, "err", err)
+	}
 }
 
 // refused reports whether err is SendNotice's answer to a mail the relay refused for good, which

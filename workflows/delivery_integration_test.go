@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,5 +287,64 @@ func TestNoRequestOnceTheEnvelopeEnded(t *testing.T) {
 	snap, _ := s.store.LoadSnapshot(ctx, id)
 	if got := relay.AcceptedTo(requestID(id, rs[0].ID)); got != 0 || snap.Recipient(rs[0].ID).SendStatus != envelope.SendStatusNotSent {
 		t.Errorf("a request after the cancel: accepted %d times, recipient %s; want none, NOT_SENT", got, snap.Recipient(rs[0].ID).SendStatus)
+	}
+}
+
+// A step's notices go out in one SendNotices: a mailbox refused for good is recorded and done, a
+// relay's "try later" on another fails the attempt without holding up the third, and the retry
+// sends only the one left. Each is accepted once.
+func TestSendNoticesRetriesOnlyWhatIsLeft(t *testing.T) {
+	var later atomic.Value // the Message-ID the relay asks to try later, once
+	relay := &smtptest.Relay{
+		Rcpt: func(addr string) string {
+			if addr == "s0@acme.test" {
+				return "550 5.1.1 no such mailbox"
+			}
+			return ""
+		},
+		DataEnd: func(messageID string, before int) string {
+			if messageID == later.Load() && before == 0 {
+				return "451 4.3.0 queue full, try later"
+			}
+			return ""
+		},
+	}
+	s := newStackRelaying(t, relay)
+	ctx := context.Background()
+	id, rs := s.draftWith(t, 3)
+	if _, err := s.store.MarkPending(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	later.Store(requestID(id, rs[1].ID))
+	acts := s.activities(t, relay.URL())
+	var ns []envelope.Mailing
+	for _, r := range rs {
+		ns = append(ns, envelope.Mailing{Kind: envelope.MailSigningRequest, EnvelopeID: id, RecipientID: r.ID,
+			Mark: &envelope.Sent{EnvelopeID: id, RecipientID: r.ID, EmailType: "SIGNING_REQUEST", Mailed: true}})
+	}
+	if err := acts.SendNotices(ctx, ns); err == nil || !strings.Contains(err.Error(), "451") {
+		t.Fatalf("first attempt: %v, want the relay's 451", err)
+	}
+	if got := relay.AcceptedTo(requestID(id, rs[2].ID)); got != 1 {
+		t.Fatalf("the third request accepted %d times on the first attempt, want once: the 451 held it up", got)
+	}
+	if err := acts.SendNotices(ctx, ns); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	for i, want := range []int{0, 1, 1} {
+		if got := relay.AcceptedTo(requestID(id, rs[i].ID)); got != want {
+			t.Errorf("request %d accepted %d times, want %d", i, got, want)
+		}
+	}
+	snap, err := s.store.LoadSnapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Recipient(rs[0].ID).DeliveryError == nil {
+		t.Error("the refused mailbox is not recorded on its recipient")
+	}
+	types, _ := s.store.AuditTypes(ctx, id)
+	if n := count(types, "EMAIL_SENT"); n != 2 {
+		t.Errorf("EMAIL_SENT written %d times, want once per request sent", n)
 	}
 }

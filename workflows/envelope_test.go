@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -92,22 +93,44 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		return b.copy(), nil
 	})
 	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing) error {
+		return b.sendNotice(env, n)
+	})
+	// SendNotices as the activity does it: each notice tried; a refusal is done; the activity
+	// fails with the errors of those that may still go out, else with those that never can.
+	// A retry skips the notices an earlier attempt of the same activity sent, as the mail log's
+	// claims make the real one do.
+	sentBy := map[string]map[string]bool{}
+	env.OnActivity(acts.SendNotices, mock.Anything, mock.Anything).Return(func(ctx context.Context, ns []envelope.Mailing) error {
+		var retry, final error
 		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.mailErr != nil {
-			if err := b.mailErr(n); err != nil {
-				return err
+		id := activity.GetInfo(ctx).ActivityID
+		if sentBy[id] == nil {
+			sentBy[id] = map[string]bool{}
+		}
+		sent := sentBy[id]
+		b.mu.Unlock()
+		for _, n := range ns {
+			key := activities.MessageID(n, "")
+			if sent[key] {
+				continue
+			}
+			err := b.sendNotice(env, n)
+			if err == nil {
+				sent[key] = true
+			}
+			var app *temporal.ApplicationError
+			switch {
+			case err == nil, errors.As(err, &app) && app.Type() == envelope.MailRefusedType:
+			case app != nil && app.NonRetryable():
+				final = errors.Join(final, err)
+			default:
+				retry = errors.Join(retry, err)
 			}
 		}
-		// The store records a request's or reminder's mark with the mail, in one transaction.
-		if n.Mark != nil {
-			if err := b.markSent(*n.Mark); err != nil {
-				return err
-			}
+		if retry != nil {
+			return retry
 		}
-		b.mails = append(b.mails, n)
-		b.mailedAt = append(b.mailedAt, env.Now())
-		return nil
+		return final
 	})
 	env.OnActivity(acts.MailUndeliverable, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing, reason string) error {
 		b.mu.Lock()
@@ -116,6 +139,32 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		b.undeliverableWhy = append(b.undeliverableWhy, reason)
 		return nil
 	})
+	b.registerStore(env)
+}
+
+// sendNotice is the fake's SendNotice of n: mailErr decides its error; a request's or
+// reminder's mark is recorded with the mail.
+func (b *fakeBackend) sendNotice(env *testsuite.TestWorkflowEnvironment, n envelope.Mailing) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.mailErr != nil {
+		if err := b.mailErr(n); err != nil {
+			return err
+		}
+	}
+	// The store records a request's or reminder's mark with the mail, in one transaction.
+	if n.Mark != nil {
+		if err := b.markSent(*n.Mark); err != nil {
+			return err
+		}
+	}
+	b.mails = append(b.mails, n)
+	b.mailedAt = append(b.mailedAt, env.Now())
+	return nil
+}
+
+// registerStore registers the fake's store activities.
+func (b *fakeBackend) registerStore(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(acts.MarkSent, mock.Anything, mock.Anything).Return(func(ctx context.Context, in envelope.Sent) error {
 		b.mu.Lock()
 		defer b.mu.Unlock()

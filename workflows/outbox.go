@@ -124,12 +124,18 @@ func (r *run) sendRequests(ctx workflow.Context) error {
 	return nil
 }
 
-// flush sends the queued mails. In a run that delivers asynchronously (r.async) each goes out
-// on its own (deliver) and flush returns at once: the envelope's progress never waits for a
+// flush sends the queued mails. In a run of currentShape they go out together, in one activity
+// (deliverAll); in a run that delivers asynchronously (r.async) each goes out on its own
+// (deliver). Either way flush returns at once: the envelope's progress never waits for a
 // mail. Otherwise (runs started before "async-mail") it sends them in parallel, waits, then
 // records the requests and reminders among them as sent; a mail that cannot be sent within its
 // activity's retries is logged and given up: it never fails the envelope.
 func (r *run) flush(ctx workflow.Context) {
+	if r.current && len(r.outbox) > 0 {
+		r.deliverAll(ctx, r.outbox)
+		r.outbox = nil
+		return
+	}
 	if r.async {
 		for _, o := range r.outbox {
 			r.deliver(ctx, o)

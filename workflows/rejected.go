@@ -20,7 +20,7 @@ func (r *run) endOnRecordedRejection(ctx workflow.Context) {
 		if rec.SigningStatus != envelope.SigningStatusRejected {
 			continue
 		}
-		if workflow.GetVersion(ctx, "end-on-recorded-rejection", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if !r.since(ctx, "end-on-recorded-rejection") {
 			return
 		}
 		r.end = &ending{status: envelope.StatusRejected, recipientID: rec.ID, reason: rec.RejectionReason, actor: envelope.SystemActor()}

@@ -45,7 +45,7 @@ const sealRetryAfter = time.Hour
 // lock (since "seal-outside-lock"): the Update handlers are not held while the seal runs or
 // waits, and refuse to act, the envelope's ending being decided.
 func (r *run) sealsOutsideLock(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, "seal-outside-lock", workflow.DefaultVersion, 1) == 1
+	return r.since(ctx, "seal-outside-lock")
 }
 
 // sealUnlocked, in the step and without the lock, seals an envelope whose ending is COMPLETED
@@ -66,7 +66,7 @@ func (r *run) sealsInFinish(ctx workflow.Context) bool {
 	case r.end.status != envelope.StatusCompleted:
 		return false
 	case r.legacy:
-		return workflow.GetVersion(ctx, "seal-legacy", workflow.DefaultVersion, 1) == 1
+		return r.since(ctx, "seal-legacy")
 	}
 	return !r.sealsOutsideLock(ctx)
 }
@@ -82,8 +82,8 @@ func (r *run) sealsInFinish(ctx workflow.Context) bool {
 // workflow ends the wait, and cancels a running seal (its activity stops at its next
 // heartbeat).
 func (r *run) seal(ctx workflow.Context) error {
-	ownQueue := workflow.GetVersion(ctx, "seal-queue", workflow.DefaultVersion, 1) == 1
-	classified := workflow.GetVersion(ctx, "seal-classified", workflow.DefaultVersion, 1) == 1
+	ownQueue := r.since(ctx, "seal-queue")
+	classified := r.since(ctx, "seal-classified")
 	retry := workflow.GetSignalChannel(ctx, SignalRetrySeal)
 	for attempt := r.sealAttempts; ; attempt++ {
 		before := r.sealWait

@@ -68,6 +68,9 @@ type run struct {
 	async      bool
 	delivering []outgoing
 	deliveries int
+	// current: started after currentShape (versions.go): every change before it taken, and a
+	// step's mails sent in one activity (deliverAll).
+	current bool
 }
 
 // bump records an event (not a refresh signal) for the main loop to act on.

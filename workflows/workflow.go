@@ -69,14 +69,15 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := r.register(ctx); err != nil {
 		return err
 	}
-	r.legacy = workflow.GetVersion(ctx, "mail-outside-lock", workflow.DefaultVersion, 1) == workflow.DefaultVersion
-	r.bounded = workflow.GetVersion(ctx, "bounded-history", workflow.DefaultVersion, 1) == 1
-	r.async = workflow.GetVersion(ctx, "async-mail", workflow.DefaultVersion, 1) == 1
-	r.ends = workflow.GetVersion(ctx, "end-when-abandoned", workflow.DefaultVersion, 1) == 1
-	pickup := workflow.GetVersion(ctx, "pickup-from-store", workflow.DefaultVersion, 1) == 1
-	r.boundedLocal = workflow.GetVersion(ctx, "bounded-local", workflow.DefaultVersion, 1) == 1
-	r.cancelTimers = workflow.GetVersion(ctx, "cancel-timers", workflow.DefaultVersion, 1) == 1
-	r.endsAfterMail = workflow.GetVersion(ctx, "abandoned-acts-until-it-ends", workflow.DefaultVersion, 1) == 1
+	r.current = workflow.GetVersion(ctx, currentShape, workflow.DefaultVersion, 1) == 1
+	r.legacy = !r.since(ctx, "mail-outside-lock")
+	r.bounded = r.since(ctx, "bounded-history")
+	r.async = r.since(ctx, "async-mail")
+	r.ends = r.since(ctx, "end-when-abandoned")
+	pickup := r.since(ctx, "pickup-from-store")
+	r.boundedLocal = r.since(ctx, "bounded-local")
+	r.cancelTimers = r.since(ctx, "cancel-timers")
+	r.endsAfterMail = r.since(ctx, "abandoned-acts-until-it-ends")
 	if in.Continued != nil {
 		r.resume(*in.Continued)
 		return r.loop(ctx)
@@ -107,7 +108,7 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 			return err
 		}
 	}
-	if workflow.GetVersion(ctx, "direct-link-owner-mail", workflow.DefaultVersion, 1) == 1 {
+	if r.since(ctx, "direct-link-owner-mail") {
 		r.noticeDirectCreated()
 	}
 	return r.loop(ctx)
