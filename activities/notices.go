@@ -35,24 +35,33 @@ func (a *Activities) SendNotices(ctx context.Context, ns []envelope.Mailing) err
 		return domainError(err)
 	}
 	attach := sync.OnceValues(func() ([]mail.Attachment, error) { return a.attachments(ctx, id) })
-	var retry, final error
+	var errs []error
 	for _, n := range ns {
 		err := a.sendNotice(ctx, snap, n, attach)
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+		errs = append(errs, err)
+	}
+	return NoticesError(errs)
+}
+
+// NoticesError is SendNotices' answer once each of its notices was tried, errs holding each
+// one's error (nil when sent): a refusal for good was recorded and counts as done; while any
+// notice may still go out the errors of those are returned, to be retried; else those of the
+// notices that never can, which end the activity for good; nil when every notice is done.
+func NoticesError(errs []error) error {
+	var retry, final error
+	for _, err := range errs {
 		var app *temporal.ApplicationError
 		switch {
-		case err == nil:
-		case errors.As(err, &app) && app.Type() == envelope.MailRefusedType:
-			// Refused for good and recorded: done.
-		case ctx.Err() != nil:
-			return err
+		case err == nil, errors.As(err, &app) && app.Type() == envelope.MailRefusedType:
 		case app != nil && app.NonRetryable():
 			final = errors.Join(final, err)
 		default:
 			retry = errors.Join(retry, err)
 		}
 	}
-	// While any notice may still go out, the activity is retried; the workflow gives up on the
-	// notices left only when none can.
 	if retry != nil {
 		return retry
 	}

@@ -95,13 +95,11 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 	env.OnActivity(acts.SendNotice, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing) error {
 		return b.sendNotice(env, n)
 	})
-	// SendNotices as the activity does it: each notice tried; a refusal is done; the activity
-	// fails with the errors of those that may still go out, else with those that never can.
+	// SendNotices as the activity does it: each notice tried, the outcome as NoticesError says.
 	// A retry skips the notices an earlier attempt of the same activity sent, as the mail log's
 	// claims make the real one do.
 	sentBy := map[string]map[string]bool{}
 	env.OnActivity(acts.SendNotices, mock.Anything, mock.Anything).Return(func(ctx context.Context, ns []envelope.Mailing) error {
-		var retry, final error
 		b.mu.Lock()
 		id := activity.GetInfo(ctx).ActivityID
 		if sentBy[id] == nil {
@@ -109,28 +107,17 @@ func (b *fakeBackend) register(env *testsuite.TestWorkflowEnvironment) {
 		}
 		sent := sentBy[id]
 		b.mu.Unlock()
+		var errs []error
 		for _, n := range ns {
 			key := activities.MessageID(n, "")
 			if sent[key] {
 				continue
 			}
 			err := b.sendNotice(env, n)
-			if err == nil {
-				sent[key] = true
-			}
-			var app *temporal.ApplicationError
-			switch {
-			case err == nil, errors.As(err, &app) && app.Type() == envelope.MailRefusedType:
-			case app != nil && app.NonRetryable():
-				final = errors.Join(final, err)
-			default:
-				retry = errors.Join(retry, err)
-			}
+			sent[key] = activities.NoticesError([]error{err}) == nil // sent, or refused and recorded
+			errs = append(errs, err)
 		}
-		if retry != nil {
-			return retry
-		}
-		return final
+		return activities.NoticesError(errs)
 	})
 	env.OnActivity(acts.MailUndeliverable, mock.Anything, mock.Anything, mock.Anything).Return(func(ctx context.Context, n envelope.Mailing, reason string) error {
 		b.mu.Lock()
