@@ -31,34 +31,35 @@ type FindFilter struct {
 // but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
 // the first FindCountCap matches in f's order are paged: a page past them is empty. The count
 // and the page's ids are read in one round trip: without a query, from envelopes_team_list_idx
-// alone (index-only scans); with one, from its matches read once. The page's rows are then read
-// by id (a deferred join), so a deep page costs index entries, not rows.
+// alone (index-only scans); with an email, from its matches read once; with a text, from
+// envelope_search (textSearchSQL). The page's rows are then read by id (a deferred join), so a
+// deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
 	cond, args := findCondition(sc, f)
-	order := "DESC"
-	if f.Ascending {
-		order = "ASC"
-	}
-	offset := (f.Page - 1) * f.PerPage
+	page := findPage(f)
 	var list []*envelope.Envelope
 	var count int
 	var ids []string
 	err := s.readBounded(ctx, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
-		limit := max(0, min(f.PerPage, FindCountCap-offset))
-		ordered := fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, order, limit, offset)
-		if strings.TrimSpace(f.Query) != "" {
-			// A text query's matches come from an index in no useful order: read them once.
-			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
-				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+ordered+`)`, args...).
-				QueryRow(func(row pgx.Row) error { return row.Scan(&count, &ids) })
-		} else {
+		scanCountAndIDs := func(row pgx.Row) error { return row.Scan(&count, &ids) }
+		switch q := strings.TrimSpace(f.Query); {
+		case q == "":
 			batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
 				QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
-			if limit > 0 {
-				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+ordered, args...).
+			if page.limit > 0 {
+				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+page.orderBy(), args...).
 					Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
 			}
+		case looksLikeEmail(q):
+			// An email's matches come from recipients_email_idx in no useful order: read them once.
+			cond += " AND " + emailCondition(q, &args)
+			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
+				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+page.orderBy()+`)`, args...).
+				QueryRow(scanCountAndIDs)
+		default:
+			sql, textArgs := textSearchSQL(cond, args, q, page, s.searchWalkRows())
+			batch.Queue(sql, textArgs...).QueryRow(scanCountAndIDs)
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return fmt.Errorf("find envelopes: %w", err)
@@ -80,15 +81,35 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	return list, count, nil
 }
 
-// findCondition is the WHERE condition on alias e for f within the scope, and its arguments
-// ($1 is the scope's team).
+// findPageSpec is the slice of a find's matches one page shows: the matches in order
+// (created_at, then id, both ascending or both descending), from offset, at most limit of them,
+// never past the first FindCountCap.
+type findPageSpec struct {
+	order         string // ASC or DESC
+	limit, offset int
+}
+
+func findPage(f FindFilter) findPageSpec {
+	p := findPageSpec{order: "DESC", offset: (f.Page - 1) * f.PerPage}
+	if f.Ascending {
+		p.order = "ASC"
+	}
+	p.limit = max(0, min(f.PerPage, FindCountCap-p.offset))
+	return p
+}
+
+// orderBy is the ORDER BY, LIMIT and OFFSET of the page, over columns created_at and id.
+func (p findPageSpec) orderBy() string {
+	return fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, p.order, p.limit, p.offset)
+}
+
+// findCondition is the WHERE condition on alias e for f's filters (all but its query) within
+// the scope, and its arguments ($1 is the scope's team). Alias e is a row of envelopes or of
+// envelope_search (searchRows), which have the columns it reads.
 func findCondition(sc Scope, f FindFilter) (string, []any) {
 	args := []any{sc.TeamID, sc.UserID, sc.visibilities()}
 	where := []string{visibleSQL(1), "e.deleted_at IS NULL"}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
-	if q := strings.TrimSpace(f.Query); q != "" {
-		where = append(where, searchCondition(q, arg))
-	}
 	if f.Type != "" {
 		where = append(where, "e.type = "+arg(string(f.Type)))
 	}
