@@ -22,7 +22,6 @@ type Store struct {
 	// (SetAuditKeyedFrom, auditEntryRule).
 	keyedFrom int64
 	ring      *keyring.Ring // seals and opens signing tokens (tokens.go)
-	walkRows  int           // a text search's ordered walk; 0: FindWalkRows (envelope_find_text.go)
 }
 
 // Option configures a Store.

@@ -30,42 +30,17 @@ type FindFilter struct {
 // FindEnvelopes returns one page of the envelopes the scope sees that match f, with recipients
 // but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
 // the first FindCountCap matches in f's order are paged: a page past them is empty. The count
-// and the page's ids are read in one round trip: without a query, from envelopes_team_list_idx
-// alone (index-only scans); with an email, from its matches read once; with a text, from
-// envelope_search (textSearchSQL). The page's rows are then read by id (a deferred join), so a
-// deep page costs index entries, not rows.
+// and the page's ids are read in one round trip (findIDs), the page's rows then by id (a
+// deferred join), so a deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
-	cond, args := findCondition(sc, f)
-	page := findPage(f)
 	var list []*envelope.Envelope
 	var count int
-	var ids []string
 	err := s.readBounded(ctx, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		scanCountAndIDs := func(row pgx.Row) error { return row.Scan(&count, &ids) }
-		switch q := strings.TrimSpace(f.Query); {
-		case q == "":
-			batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
-				QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
-			if page.limit > 0 {
-				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+page.orderBy(), args...).
-					Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
-			}
-		case looksLikeEmail(q):
-			// An email's matches come from recipients_email_idx in no useful order: read them once.
-			cond += " AND " + emailCondition(q, &args)
-			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
-				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+page.orderBy()+`)`, args...).
-				QueryRow(scanCountAndIDs)
-		default:
-			sql, textArgs := textSearchSQL(cond, args, q, page, s.searchWalkRows())
-			batch.Queue(sql, textArgs...).QueryRow(scanCountAndIDs)
-		}
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-			return fmt.Errorf("find envelopes: %w", err)
-		}
-		if len(ids) == 0 {
-			return nil
+		var ids []string
+		var err error
+		count, ids, err = findIDs(ctx, tx, sc, f)
+		if err != nil || len(ids) == 0 {
+			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
 			` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
@@ -79,6 +54,41 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 		return nil, 0, err
 	}
 	return list, count, nil
+}
+
+// findIDs returns the number of f's matches up to FindCountCap and the ids of its page, in one
+// round trip. Without a query both come from envelopes_team_list_idx alone (index-only scans:
+// the count stops at the cap, the page's ids at the page). With a query, one statement collects
+// the first FindCountCap matches in order, then counts them and slices the page; which index
+// finds them is the planner's choice for the query's own text (queryMatch says which there
+// are), so the statement is planned with its arguments each time (QueryExecModeExec: an unnamed
+// statement, never a generic plan).
+func findIDs(ctx context.Context, tx pgx.Tx, sc Scope, f FindFilter) (count int, ids []string, err error) {
+	cond, args := findCondition(sc, f)
+	page := findPage(f)
+	capped := fmt.Sprint(FindCountCap)
+	if q := strings.TrimSpace(f.Query); q != "" {
+		from, match := queryMatch(q, &args)
+		err = tx.QueryRow(ctx, `WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM `+from+` WHERE `+cond+` AND `+match+
+			` ORDER BY e.created_at `+page.order+`, e.id `+page.order+` LIMIT `+capped+`)
+			SELECT (SELECT count(*) FROM m), ARRAY(SELECT id FROM m`+page.orderBy()+`)`,
+			append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&count, &ids)
+		if err != nil {
+			return 0, nil, fmt.Errorf("find envelopes: %w", err)
+		}
+		return count, ids, nil
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+capped+`) m`, args...).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+	if page.limit > 0 {
+		batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+page.orderBy(), args...).
+			Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return 0, nil, fmt.Errorf("find envelopes: %w", err)
+	}
+	return count, ids, nil
 }
 
 // findPageSpec is the slice of a find's matches one page shows: the matches in order

@@ -24,19 +24,32 @@ const FindCountCap = 1000
 // SERVICE_UNAVAILABLE instead of holding a connection.
 const FindTimeout = 3 * time.Second
 
-// A query is matched in one of two ways, each through its own index:
+// queryMatch returns the relation (alias e, with the columns findCondition reads) that query q
+// is matched in and the condition on it, its argument appended to args. Two kinds of query, each
+// through its own index:
 //   - one that looks like an email address (looksLikeEmail) matches the envelopes with a
-//     recipient whose email begins with it, case-insensitively (emailCondition,
-//     recipients_email_idx on lower(email));
+//     recipient whose email begins with it, case-insensitively: envelopes, through
+//     recipients_email_idx on lower(email), a few rows per email;
 //   - any other matches the envelopes whose title, external id, or a recipient's email or name
-//     contains it, case-insensitively (textSearchSQL, over envelope_search).
-
-// emailCondition is the condition on alias e for an email-like query q, its argument appended
-// to args. The recipients' matches are collected first, then read by envelopes_pkey.
-func emailCondition(q string, args *[]any) string {
-	*args = append(*args, escapeLike(q)+"%")
-	return fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
+//     contains it, case-insensitively: envelope_search, whose doc holds that text lower-cased,
+//     compared with LIKE lower(pattern), as ILIKE compares. The planner, from the statistics of
+//     doc, either walks the team's rows in the list's order (envelope_search_team_list_idx) and
+//     stops at the first FindCountCap matches, the cheaper way for a common query, or reads all
+//     the team's matches from envelope_search_team_doc_idx (trigrams) and sorts them, the
+//     cheaper way for a rare one (docs/scale.md).
+func queryMatch(q string, args *[]any) (from, match string) {
+	if looksLikeEmail(q) {
+		*args = append(*args, escapeLike(q)+"%")
+		return "envelopes e", fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
+	}
+	*args = append(*args, "%"+escapeLike(q)+"%")
+	return searchRows + " e", fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args))
 }
+
+// searchRows is envelope_search as a relation with the columns of envelopes that findCondition
+// reads (its id column is envelope_id).
+const searchRows = `(SELECT envelope_id AS id, team_id, created_at, doc, user_id, visibility, folder_id, deleted_at,
+	status, type, source, template_id FROM envelope_search)`
 
 // looksLikeEmail reports whether q has at least one character before an @ and no space.
 func looksLikeEmail(q string) bool {

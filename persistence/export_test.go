@@ -9,10 +9,6 @@ import (
 // MigrateTo applies the migrations up to version, for tests that start from an older schema.
 var MigrateTo = migrateTo
 
-// SetSearchWalk makes s's text searches walk rows of a team's envelopes, in order, before they
-// turn to the trigram index (FindWalkRows), so tests reach both ways on few envelopes.
-func (s *Store) SetSearchWalk(rows int) { s.walkRows = rows }
-
 // ExecInTx runs one statement in a transaction of s (InTx), for tests that break a constraint on
 // purpose.
 func (s *Store) ExecInTx(ctx context.Context, sql string, args ...any) error {
