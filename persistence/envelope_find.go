@@ -58,21 +58,24 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 
 // findIDs returns the number of f's matches up to FindCountCap and the ids of its page, in one
 // round trip. Without a query both come from envelopes_team_list_idx alone (index-only scans:
-// the count stops at the cap, the page's ids at the page). With a query, one statement collects
-// the first FindCountCap matches in order, then counts them and slices the page; which index
-// finds them is the planner's choice for the query's own text (queryMatch says which there
-// are), so the statement is planned with its arguments each time (QueryExecModeExec: an unnamed
-// statement, never a generic plan).
+// the count stops at the cap, the page's ids at the page). With an email-like query, one
+// statement collects its matches (a few), counts them and slices the page; with any other, one
+// statement does so choosing its way by the query's frequency (textMatchesSQL). Both are sent
+// unnamed (QueryExecModeExec), so that each is planned for its own query, never from a generic
+// plan that cannot use the email index's range or tell the trigrams' cost.
 func findIDs(ctx context.Context, tx pgx.Tx, sc Scope, f FindFilter) (count int, ids []string, err error) {
 	cond, args := findCondition(sc, f)
 	page := findPage(f)
 	capped := fmt.Sprint(FindCountCap)
 	if q := strings.TrimSpace(f.Query); q != "" {
-		from, match := queryMatch(q, &args)
-		err = tx.QueryRow(ctx, `WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM `+from+` WHERE `+cond+` AND `+match+
-			` ORDER BY e.created_at `+page.order+`, e.id `+page.order+` LIMIT `+capped+`)
-			SELECT (SELECT count(*) FROM m), ARRAY(SELECT id FROM m`+page.orderBy()+`)`,
-			append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&count, &ids)
+		var sql string
+		if looksLikeEmail(q) {
+			sql = `WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE ` + cond + ` AND ` + emailMatch(q, &args) + `)
+				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT ` + capped + `) c), ARRAY(SELECT id FROM m` + page.orderBy() + `)`
+		} else {
+			sql = textMatchesSQL(cond, textMatch(q, &args), page)
+		}
+		err = tx.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&count, &ids)
 		if err != nil {
 			return 0, nil, fmt.Errorf("find envelopes: %w", err)
 		}

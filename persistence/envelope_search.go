@@ -24,26 +24,26 @@ const FindCountCap = 1000
 // SERVICE_UNAVAILABLE instead of holding a connection.
 const FindTimeout = 3 * time.Second
 
-// queryMatch returns the relation (alias e, with the columns findCondition reads) that query q
-// is matched in and the condition on it, its argument appended to args. Two kinds of query, each
-// through its own index:
+// A query is matched one of two ways, each through its own index:
 //   - one that looks like an email address (looksLikeEmail) matches the envelopes with a
-//     recipient whose email begins with it, case-insensitively: envelopes, through
-//     recipients_email_idx on lower(email), a few rows per email;
+//     recipient whose email begins with it, case-insensitively (emailMatch: recipients_email_idx
+//     on lower(email), a few rows per email);
 //   - any other matches the envelopes whose title, external id, or a recipient's email or name
-//     contains it, case-insensitively: envelope_search, whose doc holds that text lower-cased,
-//     compared with LIKE lower(pattern), as ILIKE compares. The planner, from the statistics of
-//     doc, either walks the team's rows in the list's order (envelope_search_team_list_idx) and
-//     stops at the first FindCountCap matches, the cheaper way for a common query, or reads all
-//     the team's matches from envelope_search_team_doc_idx (trigrams) and sorts them, the
-//     cheaper way for a rare one (docs/scale.md).
-func queryMatch(q string, args *[]any) (from, match string) {
-	if looksLikeEmail(q) {
-		*args = append(*args, escapeLike(q)+"%")
-		return "envelopes e", fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
-	}
+//     contains it, case-insensitively (textMatch, over envelope_search; textMatchesSQL).
+
+// emailMatch is the condition on alias e of envelopes for an email-like query q, its argument
+// appended to args.
+func emailMatch(q string, args *[]any) string {
+	*args = append(*args, escapeLike(q)+"%")
+	return fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
+}
+
+// textMatch is the condition on alias e of searchRows for a text query q, its argument appended
+// to args: envelope_search.doc holds the searched text lower-cased, compared with LIKE
+// lower(pattern), as ILIKE compares.
+func textMatch(q string, args *[]any) string {
 	*args = append(*args, "%"+escapeLike(q)+"%")
-	return searchRows + " e", fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args))
+	return fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args))
 }
 
 // searchRows is envelope_search as a relation with the columns of envelopes that findCondition
