@@ -17,7 +17,7 @@ import "fmt"
 // walk for much cheaper than it is (docs/scale.md).
 const (
 	findProbeRows = 500
-	findWalkShare = 10
+	findWalkShare = 20
 )
 
 // textMatchesSQL is the statement whose one row is the number of matches of a text query (up to
