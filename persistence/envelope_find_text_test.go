@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -96,6 +97,9 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 	}
 	plain := func(m envelope.Member, f persistence.FindFilter) (ids []string, count int) {
 		t.Helper()
+		if f.HasExpiredRecipients != nil && *f.HasExpiredRecipients {
+			return nil, 0 // no recipient here has an expiry
+		}
 		order := "DESC"
 		if f.Ascending {
 			order = "ASC"
@@ -118,6 +122,7 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 		from := min(len(all), (f.Page-1)*f.PerPage)
 		return all[from:min(len(all), from+f.PerPage)], len(all)
 	}
+	yes, no := true, false
 	for way, store := range ways {
 		for _, m := range []envelope.Member{admin, member} {
 			for _, f := range []persistence.FindFilter{
@@ -134,6 +139,9 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 				{Query: "HISTÓRICO", Page: 100, PerPage: 10},
 				{Query: "histórico", Page: 2, PerPage: 10, Ascending: true},
 				{Query: "los arriendos", Page: 1, PerPage: 10},
+				{Query: "arriendo", Page: 1, PerPage: 10, HasExpiredRecipients: &no, Now: time.Now()},
+				{Query: "erp-", Page: 1, PerPage: 10, HasExpiredRecipients: &yes, Now: time.Now()},
+				{Query: "los arriendos", Page: 1, PerPage: 10, HasExpiredRecipients: &yes, Now: time.Now()},
 			} {
 				list, count, err := store.FindEnvelopes(ctx, persistence.ScopeOf(m), f)
 				if err != nil {
