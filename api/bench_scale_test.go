@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,7 +105,11 @@ func BenchmarkScaleReads(b *testing.B) {
 	}
 	b.StopTimer()
 	if dir, log := os.Getenv("SOBRE_SCALE_PLANS"), os.Getenv("SOBRE_SCALE_PG_LOG"); dir != "" && log != "" {
-		scalePlans(b, dbURL, key, log, dir, queries[0].path(0), queries[1].path(50), queries[2].path(0), queries[3].path(0))
+		title := func(term string) string { return "/api/v2/envelope?perPage=10&query=" + url.QueryEscape(term) }
+		scalePlans(b, dbURL, key, log, dir, map[string]string{"get-by-id": queries[0].path(0), "list-page": queries[1].path(50),
+			"title-search": queries[2].path(0), "email-search": queries[3].path(0),
+			// The planner's two ways for a text query: a common word (a fifth of the team) and a rare phrase.
+			"title-search-common": title("Minera"), "title-search-rare": title("Forestal Maule")})
 	}
 }
 
@@ -170,18 +176,18 @@ func scaleGet(client *http.Client, u, key string) int {
 	return res.StatusCode
 }
 
-// scalePlans sends each query once more through an API whose connections log their plans and
-// writes what the PostgreSQL log gained meanwhile to dir/<query>.txt.
-func scalePlans(b *testing.B, dbURL, key, log, dir string, paths ...string) {
+// scalePlans sends each request of paths (by name) once more through an API whose connections
+// log their plans and writes what the PostgreSQL log gained meanwhile to dir/<name>.txt.
+func scalePlans(b *testing.B, dbURL, key, log, dir string, paths map[string]string) {
 	srv, _ := scaleServer(b, dbURL, true)
 	client := &http.Client{}
 	scaleGet(client, srv.URL+"/api/v2/envelope?perPage=1", key) // opens the connections, logged nowhere below
-	for i, name := range []string{"get-by-id", "list-page", "title-search", "email-search"} {
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
 		before, err := os.Stat(log)
 		if err != nil {
 			b.Fatal(err)
 		}
-		scaleGet(client, srv.URL+paths[i], key)
+		scaleGet(client, srv.URL+paths[name], key)
 		time.Sleep(500 * time.Millisecond) // the log is written by another process
 		f, err := os.Open(log)
 		if err != nil {
@@ -191,7 +197,7 @@ func scalePlans(b *testing.B, dbURL, key, log, dir string, paths ...string) {
 		plans, _ := io.ReadAll(f)
 		f.Close()
 		text := fmt.Sprintf("-- GET %s (one request; every statement it ran, as auto_explain logged it)\n\n%s",
-			strings.Replace(paths[i], key, "", 1), plans)
+			strings.Replace(paths[name], key, "", 1), plans)
 		if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
 		}

@@ -30,41 +30,17 @@ type FindFilter struct {
 // FindEnvelopes returns one page of the envelopes the scope sees that match f, with recipients
 // but without fields, items or meta, and the number of matches counted up to FindCountCap. Only
 // the first FindCountCap matches in f's order are paged: a page past them is empty. The count
-// and the page's ids are read in one round trip: without a query, from envelopes_team_list_idx
-// alone (index-only scans); with one, from its matches read once. The page's rows are then read
-// by id (a deferred join), so a deep page costs index entries, not rows.
+// and the page's ids are read in one round trip (findIDs), the page's rows then by id (a
+// deferred join), so a deep page costs index entries, not rows.
 func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*envelope.Envelope, int, error) {
-	cond, args := findCondition(sc, f)
-	order := "DESC"
-	if f.Ascending {
-		order = "ASC"
-	}
-	offset := (f.Page - 1) * f.PerPage
 	var list []*envelope.Envelope
 	var count int
-	var ids []string
 	err := s.readBounded(ctx, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		limit := max(0, min(f.PerPage, FindCountCap-offset))
-		ordered := fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, order, limit, offset)
-		if strings.TrimSpace(f.Query) != "" {
-			// A text query's matches come from an index in no useful order: read them once.
-			batch.Queue(`WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE `+cond+`)
-				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT `+fmt.Sprint(FindCountCap)+`) c), ARRAY(SELECT id FROM m`+ordered+`)`, args...).
-				QueryRow(func(row pgx.Row) error { return row.Scan(&count, &ids) })
-		} else {
-			batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+fmt.Sprint(FindCountCap)+`) m`, args...).
-				QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
-			if limit > 0 {
-				batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+ordered, args...).
-					Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
-			}
-		}
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-			return fmt.Errorf("find envelopes: %w", err)
-		}
-		if len(ids) == 0 {
-			return nil
+		var ids []string
+		var err error
+		count, ids, err = findIDs(ctx, tx, sc, f)
+		if err != nil || len(ids) == 0 {
+			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
 			` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
@@ -80,15 +56,73 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 	return list, count, nil
 }
 
-// findCondition is the WHERE condition on alias e for f within the scope, and its arguments
-// ($1 is the scope's team).
+// findIDs returns the number of f's matches up to FindCountCap and the ids of its page, in one
+// round trip. Without a query both come from envelopes_team_list_idx alone (index-only scans:
+// the count stops at the cap, the page's ids at the page). With an email-like query, one
+// statement collects its matches (a few), counts them and slices the page; with any other, one
+// statement does so choosing its way by the query's frequency (textMatchesSQL). Both are sent
+// unnamed (QueryExecModeExec), so that each is planned for its own query, never from a generic
+// plan that cannot use the email index's range or tell the trigrams' cost.
+func findIDs(ctx context.Context, tx pgx.Tx, sc Scope, f FindFilter) (count int, ids []string, err error) {
+	cond, args := findCondition(sc, f)
+	page := findPage(f)
+	capped := fmt.Sprint(FindCountCap)
+	if q := strings.TrimSpace(f.Query); q != "" {
+		var sql string
+		if looksLikeEmail(q) {
+			sql = `WITH m AS MATERIALIZED (SELECT e.id, e.created_at FROM envelopes e WHERE ` + cond + ` AND ` + emailMatch(q, &args) + `)
+				SELECT (SELECT count(*) FROM (SELECT 1 FROM m LIMIT ` + capped + `) c), ARRAY(SELECT id FROM m` + page.orderBy() + `)`
+		} else {
+			sql = textMatchesSQL(cond, textMatch(q, &args), page)
+		}
+		err = tx.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeExec}, args...)...).Scan(&count, &ids)
+		if err != nil {
+			return 0, nil, fmt.Errorf("find envelopes: %w", err)
+		}
+		return count, ids, nil
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM envelopes e WHERE `+cond+` LIMIT `+capped+`) m`, args...).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&count) })
+	if page.limit > 0 {
+		batch.Queue(`SELECT e.id FROM envelopes e WHERE `+cond+page.orderBy(), args...).
+			Query(func(rows pgx.Rows) (err error) { ids, err = pgx.CollectRows(rows, pgx.RowTo[string]); return err })
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return 0, nil, fmt.Errorf("find envelopes: %w", err)
+	}
+	return count, ids, nil
+}
+
+// findPageSpec is the slice of a find's matches one page shows: the matches in order
+// (created_at, then id, both ascending or both descending), from offset, at most limit of them,
+// never past the first FindCountCap.
+type findPageSpec struct {
+	order         string // ASC or DESC
+	limit, offset int
+}
+
+func findPage(f FindFilter) findPageSpec {
+	p := findPageSpec{order: "DESC", offset: (f.Page - 1) * f.PerPage}
+	if f.Ascending {
+		p.order = "ASC"
+	}
+	p.limit = max(0, min(f.PerPage, FindCountCap-p.offset))
+	return p
+}
+
+// orderBy is the ORDER BY, LIMIT and OFFSET of the page, over columns created_at and id.
+func (p findPageSpec) orderBy() string {
+	return fmt.Sprintf(` ORDER BY created_at %[1]s, id %[1]s LIMIT %[2]d OFFSET %[3]d`, p.order, p.limit, p.offset)
+}
+
+// findCondition is the WHERE condition on alias e for f's filters (all but its query) within
+// the scope, and its arguments ($1 is the scope's team). Alias e is a row of envelopes or of
+// envelope_search (searchRows), which have the columns it reads.
 func findCondition(sc Scope, f FindFilter) (string, []any) {
 	args := []any{sc.TeamID, sc.UserID, sc.visibilities()}
 	where := []string{visibleSQL(1), "e.deleted_at IS NULL"}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
-	if q := strings.TrimSpace(f.Query); q != "" {
-		where = append(where, searchCondition(q, arg))
-	}
 	if f.Type != "" {
 		where = append(where, "e.type = "+arg(string(f.Type)))
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/sobre-sign/sobre/persistence/pgtest"
 )
 
-// A find that runs past FindTimeout (here: waiting on a lock someone holds on envelopes) is
+// A find that runs past FindTimeout (here: waiting on a lock someone holds on the tables it reads) is
 // answered SERVICE_UNAVAILABLE with a message, not an internal error.
 func TestFindEnvelopesPastTheTimeoutIsUnavailable(t *testing.T) {
 	t.Parallel()
@@ -36,7 +36,7 @@ func TestFindEnvelopesPastTheTimeoutIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `LOCK TABLE envelopes IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := tx.Exec(ctx, `LOCK TABLE envelopes, envelope_search IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"", "contrato"} {

@@ -24,21 +24,32 @@ const FindCountCap = 1000
 // SERVICE_UNAVAILABLE instead of holding a connection.
 const FindTimeout = 3 * time.Second
 
-// searchCondition is the condition on alias e for query q within the scope's team (argument
-// $1), adding its argument with arg. Two kinds of query, each through its own index:
-//   - one that looks like an email address (something before an @, no space) matches the
-//     envelopes with a recipient whose email begins with it, case-insensitively
-//     (recipients_email_idx on lower(email));
+// A query is matched one of two ways, each through its own index:
+//   - one that looks like an email address (looksLikeEmail) matches the envelopes with a
+//     recipient whose email begins with it, case-insensitively (emailMatch: recipients_email_idx
+//     on lower(email), a few rows per email);
 //   - any other matches the envelopes whose title, external id, or a recipient's email or name
-//     contains it, case-insensitively (envelope_search, a trigram index per team). Its matches are
-//     collected first, then read by envelopes_pkey: the planner, which cannot tell from a pattern
-//     how many rows it matches, would otherwise join them to every envelope of the team.
-func searchCondition(q string, arg func(any) string) string {
-	if looksLikeEmail(q) {
-		return `e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower(` + arg(escapeLike(q)+"%") + `))`
-	}
-	return `e.id = ANY (ARRAY(SELECT s.envelope_id FROM envelope_search s WHERE s.team_id = $1 AND s.doc ILIKE ` + arg("%"+escapeLike(q)+"%") + `))`
+//     contains it, case-insensitively (textMatch, over envelope_search; textMatchesSQL).
+
+// emailMatch is the condition on alias e of envelopes for an email-like query q, its argument
+// appended to args.
+func emailMatch(q string, args *[]any) string {
+	*args = append(*args, escapeLike(q)+"%")
+	return fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
 }
+
+// textMatch is the condition on alias e of searchRows for a text query q, its argument appended
+// to args: envelope_search.doc holds the searched text lower-cased, compared with LIKE
+// lower(pattern), as ILIKE compares.
+func textMatch(q string, args *[]any) string {
+	*args = append(*args, "%"+escapeLike(q)+"%")
+	return fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args))
+}
+
+// searchRows is envelope_search as a relation with the columns of envelopes that findCondition
+// reads (its id column is envelope_id).
+const searchRows = `(SELECT envelope_id AS id, team_id, created_at, doc, user_id, visibility, folder_id, deleted_at,
+	status, type, source, template_id FROM envelope_search)`
 
 // looksLikeEmail reports whether q has at least one character before an @ and no space.
 func looksLikeEmail(q string) bool {

@@ -108,7 +108,8 @@ func (s *seeder) run(ctx context.Context, n, teams int) error {
 		return err
 	}
 	// The envelope_search triggers and the foreign-key checks are skipped while loading (rows
-	// are written consistent); the search rows are then written at once from their view.
+	// are written consistent); the search rows are then written at once from their view, in each
+	// team's order of creation, as envelopes created one by one write them.
 	if _, err := s.tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
 		return fmt.Errorf("skip triggers (the seed needs a superuser): %w", err)
 	}
@@ -130,7 +131,7 @@ func (s *seeder) run(ctx context.Context, n, teams int) error {
 		}
 	}
 	start = time.Now()
-	if _, err := s.tx.Exec(ctx, `INSERT INTO envelope_search SELECT * FROM envelope_search_docs WHERE team_id = ANY ($1)`, s.teamIDs()); err != nil {
+	if _, err := s.tx.Exec(ctx, `INSERT INTO envelope_search SELECT * FROM envelope_search_docs WHERE team_id = ANY ($1) ORDER BY team_id, created_at`, s.teamIDs()); err != nil {
 		return fmt.Errorf("write the search rows: %w", err)
 	}
 	fmt.Fprintf(s.out, "  search rows written in %s\n", time.Since(start).Round(time.Second))
