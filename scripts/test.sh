@@ -56,7 +56,7 @@ go test -count=1 -run '^TestEveryAuthCombinationCompletes$' ./api/
 fi
 
 if part faults; then
-echo "== fault tests (internal/faulttest, SOBRE_FAULT_BATCH=${SOBRE_FAULT_BATCH:-20})"
+echo "== fault tests (internal/faulttest, SOBRE_FAULT_BATCH=${SOBRE_FAULT_BATCH:-12})"
 go test -count=1 -v -timeout=90m ./internal/faulttest/ | grep -E '^(---|ok|FAIL|PASS)|_test\.go:[0-9]+:'
 fi
 

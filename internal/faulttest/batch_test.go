@@ -43,12 +43,12 @@ func faultTest(t *testing.T) {
 	t.Cleanup(func() { <-batchLanes })
 }
 
-// faultBatch is how many envelopes each fault test signs: SOBRE_FAULT_BATCH, 20 unless set
+// faultBatch is how many envelopes each fault test signs: SOBRE_FAULT_BATCH, 12 unless set
 // (`make faults` sets 200).
 func faultBatch(t *testing.T) int {
 	v := os.Getenv("SOBRE_FAULT_BATCH")
 	if v == "" {
-		return 20
+		return 12
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 4 {
