@@ -821,7 +821,7 @@ func TestStampedPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.change(b, page)
-		if err := stampedPage(a, b, 1); (err == nil) != c.ok {
+		if err := stampedPage(newPageTree(a), newPageTree(b), 1); (err == nil) != c.ok {
 			t.Errorf("%s: stampedPage = %v", c.name, err)
 		}
 	}
