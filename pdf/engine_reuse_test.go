@@ -2,6 +2,8 @@ package pdf
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,14 +70,21 @@ func TestInstanceReuse(t *testing.T) {
 // TestInstanceHoldsNoCopy: PDFium reads an open document from the caller's bytes, so an
 // instance does not grow by the document's size, and stays fit to serve the next call.
 func TestInstanceHoldsNoCopy(t *testing.T) {
-	doc := testpdf.WithImages(20, 1_000_000)
+	// One page whose content stream is 40 MiB of blanks: more than an instance's first memory.
+	blank := strings.Repeat(" ", 40<<20)
+	doc := testpdf.File([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(blank), blank),
+	}, 1)
 	inst, _, pages, done, err := openDocuments(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer done()
-	if pages[0] != 20 {
-		t.Fatalf("%d pages, want 20", pages[0])
+	if pages[0] != 1 {
+		t.Fatalf("%d pages, want 1", pages[0])
 	}
 	if size := moduleOf(inst).Memory().Size(); size >= instanceMemory || int(size) > len(doc) {
 		t.Errorf("an instance with a %d MiB document open holds %d MiB", len(doc)>>20, size>>20)
