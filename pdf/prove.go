@@ -129,9 +129,11 @@ func drawAndCompare(shown, sealed []byte, ov Overlay, drawn []int, pages []page,
 					return err
 				}
 				defer done()
+				cv := &canvas{inst: inst}
+				defer cv.close()
+				d := drawing{canvas: cv, shown: docs[0], sealed: docs[1], overlay: docs[2]}
 				for i := w; i < len(drawn) && !failed.Load(); i += workers {
 					nr := drawn[i]
-					d := drawing{inst: inst, shown: docs[0], sealed: docs[1], overlay: docs[2]}
 					if nr > counts[0] || nr > counts[1] || ov.OnPage[nr] > counts[2] {
 						errs[i] = fmt.Errorf("%w: page %d is missing from a document", ErrNoSuchPage, nr)
 					} else {

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"image"
 
-	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
 )
 
-// drawing is the three documents of a proof, open in one PDFium instance.
+// drawing is the three documents of a proof, open in one PDFium instance, and the canvas their
+// pages are drawn on.
 type drawing struct {
-	inst                   pdfium.Pdfium
+	canvas                 *canvas
 	shown, sealed, overlay references.FPDF_DOCUMENT
 }
 
@@ -21,19 +21,19 @@ func (d drawing) samePixels(nr, onr int, p page, boxes []Match) error {
 	dw, _ := p.displaySize()
 	width := min(max(int(dw*proofScale), 1), MaxRenderWidth)
 	var before, stamp *image.RGBA
-	if err := renderPage(d.inst, d.shown, nr, width, func(img *image.RGBA) error {
+	if err := d.canvas.draw(d.shown, nr, width, func(img *image.RGBA) error {
 		before = cloneRGBA(img)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("draw page %d of the shown document: %w", nr, err)
 	}
-	if err := renderPage(d.inst, d.overlay, onr, width, func(img *image.RGBA) error {
+	if err := d.canvas.draw(d.overlay, onr, width, func(img *image.RGBA) error {
 		stamp = cloneRGBA(img)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("draw overlay page %d: %w", onr, err)
 	}
-	return renderPage(d.inst, d.sealed, nr, width, func(after *image.RGBA) error {
+	return d.canvas.draw(d.sealed, nr, width, func(after *image.RGBA) error {
 		if after.Bounds() != before.Bounds() {
 			return fmt.Errorf("%w: page %d draws %v instead of %v", ErrNotShown, nr, after.Bounds().Size(), before.Bounds().Size())
 		}
