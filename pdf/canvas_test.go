@@ -29,13 +29,8 @@ func TestCanvasDrawsAsRenderPage(t *testing.T) {
 		fixturePage{w: a4W, h: a4H, rotate: 90, texts: []txt{{100, 700, 12, "rotated"}}},
 		fixturePage{w: letterH, h: letterW, crop: &rect{20, 30, 500, 400}, texts: []txt{{40, 100, 20, "cropped"}}},
 	)
-	const seeThrough = "q /GS1 gs 0 0 1 rg 50 50 200 200 re f Q"
-	transparent := testpdf.File([]string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Group << /S /Transparency /CS /DeviceRGB >> /Contents 4 0 R /Resources << /ExtGState << /GS1 << /ca 0.5 >> >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(seeThrough), seeThrough),
-	}, 1)
+	transparent := onePage("/MediaBox [0 0 300 400] /Group << /S /Transparency /CS /DeviceRGB >> /Resources << /ExtGState << /GS1 << /ca 0.5 >> >> >>",
+		"q /GS1 gs 0 0 1 rg 50 50 200 200 re f Q")
 	annotated := testpdf.File([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -78,4 +73,15 @@ func TestCanvasDrawsAsRenderPage(t *testing.T) {
 		cv.close()
 		done()
 	}
+}
+
+// onePage is a document of one page: its dictionary's entries (but /Type, /Parent and /Contents)
+// and its content stream.
+func onePage(entries, content string) []byte {
+	return testpdf.File([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R " + entries + " /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+	}, 1)
 }

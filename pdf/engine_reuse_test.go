@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,13 +70,7 @@ func TestInstanceReuse(t *testing.T) {
 // instance does not grow by the document's size, and stays fit to serve the next call.
 func TestInstanceHoldsNoCopy(t *testing.T) {
 	// One page whose content stream is 40 MiB of blanks: more than an instance's first memory.
-	blank := strings.Repeat(" ", 40<<20)
-	doc := testpdf.File([]string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(blank), blank),
-	}, 1)
+	doc := onePage("/MediaBox [0 0 595 842]", strings.Repeat(" ", 40<<20))
 	inst, _, pages, done, err := openDocuments(doc)
 	if err != nil {
 		t.Fatal(err)
