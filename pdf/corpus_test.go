@@ -99,22 +99,13 @@ func TestCorpus(t *testing.T) {
 
 // comparePDFium describes how PDFium's page sizes differ from Inspect's, or returns "".
 func comparePDFium(t *testing.T, data []byte, info Info) string {
-	pool, err := engine()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := pool.GetInstance(time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	inst, doc, _, done, err := openDocument(data)
 	if err != nil {
 		return "PDFium cannot open it: " + err.Error()
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	defer done()
 	for i, want := range info.Pages {
-		size, err := inst.GetPageSize(&requests.GetPageSize{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: i}}})
+		size, err := inst.GetPageSize(&requests.GetPageSize{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: i}}})
 		if err != nil {
 			return err.Error()
 		}

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,10 +69,11 @@ func ConfigureEngine(c EngineConfig) error {
 
 // engine is the PDFium pool, started on first use: compiling PDFium's 4 MB of WebAssembly takes
 // one to two seconds, so it is done once per process. Each call borrows an instance of its own
-// (PDFium is not re-entrant), and the instance is thrown away afterwards so that no state or
-// grown memory carries over from one document to the next. Instances get no file system (the
-// document is handed over in memory) and their output goes nowhere. Their memory is capped, and
-// a call that runs too long is stopped by closing its instance's module (see withDeadline).
+// (PDFium is not re-entrant) and gives it back with its documents closed; the instance serves
+// later calls unless the call failed, the instance grew or has served long (see instanceUses).
+// Instances get no file system (the document is handed over in memory) and their output goes
+// nowhere. Their memory is capped, and a call that runs too long is stopped by closing its
+// instance's module (see withDeadline).
 var engine = sync.OnceValues(func() (pdfium.Pool, error) {
 	engineStarted.Store(true)
 	c := resolvedEngineConfig()
@@ -132,20 +134,32 @@ func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_D
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	inst, err = pool.GetInstance(instanceWait)
+	in, err := borrow(pool)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("pdf: get a PDFium instance: %w", err)
+		return nil, nil, nil, nil, err
 	}
+	inst = in
+	// done is deferred by the callers: a panic of PDFium's on the way retires the instance and
+	// goes on to the caller's own recover.
 	done = func() {
+		v := recover()
 		defer release()
 		for _, doc := range docs {
-			_, _ = inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
+			if _, err := inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc}); err != nil {
+				taint(inst)
+			}
 		}
-		inst.Close()
+		in.giveBack(v != nil)
+		if v != nil {
+			panic(v)
+		}
 	}
 	for _, d := range data {
-		opened, err := inst.OpenDocument(&requests.OpenDocument{File: &d})
+		// PDFium reads the document from here as it needs it, rather than from a copy in its
+		// own memory: an instance holds no copy of a document, and does not grow with one.
+		opened, err := inst.OpenDocument(&requests.OpenDocument{FileReader: bytes.NewReader(d), FileReaderSize: int64(len(d))})
 		if err != nil {
+			taint(inst)
 			done()
 			if errors.Is(err, pdfiumerrors.ErrPassword) || errors.Is(err, pdfiumerrors.ErrSecurity) {
 				return nil, nil, nil, nil, fmt.Errorf("%w: PDFium: %w", ErrEncrypted, err)
@@ -155,6 +169,7 @@ func openDocuments(data ...[]byte) (inst pdfium.Pdfium, docs []references.FPDF_D
 		docs = append(docs, opened.Document)
 		count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: opened.Document})
 		if err != nil {
+			taint(inst)
 			done()
 			return nil, nil, nil, nil, fmt.Errorf("%w: PDFium page count: %w", ErrNotPDF, err)
 		}
@@ -189,6 +204,9 @@ func withDeadline(inst pdfium.Pdfium, d time.Duration, f func() error) error {
 	timer.Stop()
 	if stopped.Load() {
 		return fmt.Errorf("%w: PDFium took longer than %v", ErrLimit, d)
+	}
+	if err != nil {
+		taint(inst)
 	}
 	return err
 }

@@ -171,6 +171,7 @@ type normalizer struct {
 	ctx     *model.Context
 	limits  Limits
 	removed map[string]int
+	pages   *pageTree // the page dictionaries, found once the layers are merged
 }
 
 func (n *normalizer) run() error {
@@ -187,9 +188,10 @@ func (n *normalizer) run() error {
 	if err := n.forms(root); err != nil {
 		return err
 	}
+	n.pages = newPageTree(n.ctx)
 	seen := map[int]int{}
 	for i := 1; i <= n.ctx.PageCount; i++ {
-		_, ref, _, err := n.ctx.PageDict(i, false)
+		_, ref, _, err := n.pages.page(i)
 		if err != nil || ref == nil {
 			return fmt.Errorf("%w: page %d: %v", ErrNotPDF, i, err)
 		}

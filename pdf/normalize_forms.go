@@ -26,7 +26,7 @@ const (
 // page writes the inherited attributes on the page, flattens its visible annotations into its
 // content and removes its annotations and actions.
 func (n *normalizer) page(nr int) error {
-	pd, _, inh, err := n.ctx.PageDict(nr, false)
+	pd, _, inh, err := n.pages.page(nr)
 	if err != nil || pd == nil {
 		return fmt.Errorf("%w: no page dictionary: %v", ErrNotPDF, err)
 	}

@@ -3,9 +3,13 @@ package pdf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/internal/testpdf"
 )
 
 // FuzzNormalize feeds Normalize arbitrary bytes, starting from the small documents of the
@@ -51,4 +55,30 @@ func FuzzNormalize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkNormalizePages normalises documents of 100 and 2,000 pages as the reading process does
+// (without PDFium's read-back) and reports the milliseconds per page and the cost per page over
+// the 100-page document's (x-100pages: 1 when the cost per page does not grow with the pages).
+func BenchmarkNormalizePages(b *testing.B) {
+	var hundred float64
+	for _, pages := range []int{100, 2000} {
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			doc := testpdf.Pages(pages, "Contrato")
+			start := time.Now()
+			for b.Loop() {
+				if _, err := normalize(doc, Limits{}.orDefault(), false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perPage := float64(time.Since(start).Microseconds()) / 1000 / float64(b.N) / float64(pages)
+			if pages == 100 {
+				hundred = perPage
+			}
+			b.ReportMetric(perPage, "ms/page")
+			if hundred > 0 {
+				b.ReportMetric(perPage/hundred, "x-100pages")
+			}
+		})
+	}
 }

@@ -557,23 +557,14 @@ func BenchmarkWhiteOut(b *testing.B) {
 // render draws a page (index from 0) with PDFium and returns a copy of the image.
 func render(t *testing.T, data []byte, index, dpi int) *image.RGBA {
 	t.Helper()
-	pool, err := engine()
+	inst, doc, _, done, err := openDocument(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := pool.GetInstance(time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	defer done()
 	res, err := inst.RenderPageInDPI(&requests.RenderPageInDPI{
 		DPI:  dpi,
-		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc.Document, Index: index}},
+		Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -821,7 +812,7 @@ func TestStampedPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.change(b, page)
-		if err := stampedPage(a, b, 1); (err == nil) != c.ok {
+		if err := stampedPage(newPageTree(a), newPageTree(b), 1); (err == nil) != c.ok {
 			t.Errorf("%s: stampedPage = %v", c.name, err)
 		}
 	}

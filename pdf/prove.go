@@ -76,6 +76,7 @@ func Prove(shown, sealed []byte, ov Overlay, stamped []Match) (err error) {
 	if err := sameCatalog(actx, bctx); err != nil {
 		return fmt.Errorf("%w: the document catalog: %w", ErrNotShown, err)
 	}
+	at, bt := newPageTree(actx), newPageTree(bctx)
 	boxes := map[int][]Match{}
 	for _, m := range stamped {
 		if m.Page < 1 || m.Page > len(apages) {
@@ -91,7 +92,7 @@ func Prove(shown, sealed []byte, ov Overlay, stamped []Match) (err error) {
 		if _, ok := boxes[i+1]; ok {
 			check = stampedPage
 		}
-		if err := check(actx, bctx, i+1); err != nil {
+		if err := check(at, bt, i+1); err != nil {
 			return fmt.Errorf("%w: page %d: %w", ErrNotShown, i+1, err)
 		}
 	}
@@ -128,9 +129,11 @@ func drawAndCompare(shown, sealed []byte, ov Overlay, drawn []int, pages []page,
 					return err
 				}
 				defer done()
+				cv := &canvas{inst: inst}
+				defer cv.close()
+				d := drawing{canvas: cv, shown: docs[0], sealed: docs[1], overlay: docs[2]}
 				for i := w; i < len(drawn) && !failed.Load(); i += workers {
 					nr := drawn[i]
-					d := drawing{inst: inst, shown: docs[0], sealed: docs[1], overlay: docs[2]}
 					if nr > counts[0] || nr > counts[1] || ov.OnPage[nr] > counts[2] {
 						errs[i] = fmt.Errorf("%w: page %d is missing from a document", ErrNoSuchPage, nr)
 					} else {

@@ -124,8 +124,9 @@ var stampPaint = regexp.MustCompile(`^\nQ\nq /(SobreStamp[0-9]+) Do Q\n$`)
 // else. Only the /Contents and /Resources of the page dictionary may differ: /Contents is
 // [q, a's streams, stampPaint], and /Resources is a's resources (its own, or else the inherited
 // ones) with the one form that stampPaint names added to /XObject.
-func stampedPage(a, b *model.Context, nr int) error {
-	p, err := comparePages(a, b, nr, "Contents", "Resources")
+func stampedPage(at, bt *pageTree, nr int) error {
+	a, b := at.ctx, bt.ctx
+	p, err := comparePages(at, bt, nr, "Contents", "Resources")
 	if err != nil {
 		return err
 	}
@@ -209,7 +210,7 @@ func streamText(x *model.XRefTable, o types.Object) (string, error) {
 
 // samePage compares page nr of two documents object by object: the page dictionary (but its
 // /Parent), its inherited attributes, and every object reachable from it.
-func samePage(a, b *model.Context, nr int) error {
+func samePage(a, b *pageTree, nr int) error {
 	p, err := comparePages(a, b, nr)
 	if err != nil {
 		return err
@@ -239,13 +240,14 @@ type pagePair struct {
 // comparePages reads page nr of a and b, which must be one page object, and compares their page
 // dictionaries object by object but for /Parent and the entries skip names. It returns both
 // dictionaries, their inherited attributes, and the comparer, to compare the rest with.
-func comparePages(a, b *model.Context, nr int, skip ...string) (pagePair, error) {
+func comparePages(at, bt *pageTree, nr int, skip ...string) (pagePair, error) {
 	var p pagePair
-	apd, aref, ainh, err := a.PageDict(nr, false)
+	a, b := at.ctx, bt.ctx
+	apd, aref, ainh, err := at.page(nr)
 	if err != nil {
 		return p, err
 	}
-	bpd, bref, binh, err := b.PageDict(nr, false)
+	bpd, bref, binh, err := bt.page(nr)
 	if err != nil {
 		return p, err
 	}

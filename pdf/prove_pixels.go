@@ -1,16 +1,17 @@
 package pdf
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 
-	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
 )
 
-// drawing is the three documents of a proof, open in one PDFium instance.
+// drawing is the three documents of a proof, open in one PDFium instance, and the canvas their
+// pages are drawn on.
 type drawing struct {
-	inst                   pdfium.Pdfium
+	canvas                 *canvas
 	shown, sealed, overlay references.FPDF_DOCUMENT
 }
 
@@ -20,39 +21,24 @@ func (d drawing) samePixels(nr, onr int, p page, boxes []Match) error {
 	dw, _ := p.displaySize()
 	width := min(max(int(dw*proofScale), 1), MaxRenderWidth)
 	var before, stamp *image.RGBA
-	if err := renderPage(d.inst, d.shown, nr, width, func(img *image.RGBA) error {
+	if err := d.canvas.draw(d.shown, nr, width, func(img *image.RGBA) error {
 		before = cloneRGBA(img)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("draw page %d of the shown document: %w", nr, err)
 	}
-	if err := renderPage(d.inst, d.overlay, onr, width, func(img *image.RGBA) error {
+	if err := d.canvas.draw(d.overlay, onr, width, func(img *image.RGBA) error {
 		stamp = cloneRGBA(img)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("draw overlay page %d: %w", onr, err)
 	}
-	return renderPage(d.inst, d.sealed, nr, width, func(after *image.RGBA) error {
+	return d.canvas.draw(d.sealed, nr, width, func(after *image.RGBA) error {
 		if after.Bounds() != before.Bounds() {
 			return fmt.Errorf("%w: page %d draws %v instead of %v", ErrNotShown, nr, after.Bounds().Size(), before.Bounds().Size())
 		}
-		mask := masked(before.Bounds(), boxes)
-		diff, first := 0, image.Point{}
 		b := before.Bounds()
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				if mask(x, y) {
-					continue
-				}
-				i := before.PixOffset(x, y)
-				if channelsDiffer(before.Pix[i:i+4], after.Pix[i:i+4]) {
-					if diff == 0 {
-						first = image.Pt(x, y)
-					}
-					diff++
-				}
-			}
-		}
+		diff, first := differOutside(before, after, masked(b, boxes))
 		if diff > 0 {
 			return fmt.Errorf("%w: page %d: %d pixels differ outside the stamped fields, the first at %d%% across and %d%% down",
 				ErrNotShown, nr, diff, 100*first.X/b.Dx(), 100*first.Y/b.Dy())
@@ -100,8 +86,8 @@ func cloneRGBA(img *image.RGBA) *image.RGBA {
 	return out
 }
 
-// masked returns whether a pixel lies in one of the boxes, grown by the proof's margins.
-func masked(b image.Rectangle, boxes []Match) func(x, y int) bool {
+// masked returns the boxes in pixels, grown by the proof's margins: the pixels not compared.
+func masked(b image.Rectangle, boxes []Match) []image.Rectangle {
 	w, h := float64(b.Dx()), float64(b.Dy())
 	// proofScale pixels per point: the margin in points, in pixels.
 	pad := proofMarginPt*proofScale + proofMarginPx
@@ -111,15 +97,60 @@ func masked(b image.Rectangle, boxes []Match) func(x, y int) bool {
 		x1, y1 := (m.X+m.Width)/100*w+pad, (m.Y+m.Height)/100*h+pad
 		rs = append(rs, image.Rect(int(x0), int(y0), int(x1)+1, int(y1)+1))
 	}
-	return func(x, y int) bool {
-		pt := image.Pt(x, y)
-		for _, r := range rs {
-			if pt.In(r) {
-				return true
+	return rs
+}
+
+// differOutside counts the pixels outside the masked rectangles whose channels differ between
+// before and after (images of the same bounds and layout), and returns the first of them in
+// reading order. Each row is cut into the runs between masked rectangles; a run whose bytes are
+// equal has no pixel that differs, and only the others are compared pixel by pixel.
+func differOutside(before, after *image.RGBA, mask []image.Rectangle) (diff int, first image.Point) {
+	b := before.Bounds()
+	var cuts [][2]int // the masked columns of the row, [from, to)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		cuts = cuts[:0]
+		for _, r := range mask {
+			if y >= r.Min.Y && y < r.Max.Y && r.Min.X < r.Max.X {
+				cuts = append(cuts, [2]int{r.Min.X, r.Max.X})
 			}
 		}
-		return false
+		for x := b.Min.X; x < b.Max.X; {
+			if end, ok := maskedUntil(cuts, x); ok {
+				x = end
+				continue
+			}
+			next := b.Max.X
+			for _, c := range cuts {
+				if c[0] > x && c[0] < next {
+					next = c[0]
+				}
+			}
+			i, j := before.PixOffset(x, y), before.PixOffset(next, y)
+			if !bytes.Equal(before.Pix[i:j], after.Pix[i:j]) {
+				for k := x; k < next; k++ {
+					o := before.PixOffset(k, y)
+					if channelsDiffer(before.Pix[o:o+4], after.Pix[o:o+4]) {
+						if diff == 0 {
+							first = image.Pt(k, y)
+						}
+						diff++
+					}
+				}
+			}
+			x = next
+		}
 	}
+	return diff, first
+}
+
+// maskedUntil reports whether column x is in one of the cuts, and where the first such cut ends.
+func maskedUntil(cuts [][2]int, x int) (int, bool) {
+	for _, c := range cuts {
+		if c[0] <= x && x < c[1] {
+			return c[1], true
+		}
+	}
+	return 0, false
 }
 
 func channelsDiffer(a, b []uint8) bool {

@@ -49,6 +49,7 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) || ctx.Read.RepairOffset != 0 || ctx.Root == nil {
 		return nil, fmt.Errorf("%w: the document cannot take an incremental update", errNoUpdate)
 	}
+	tree, otree := newPageTree(ctx), newPageTree(octx)
 	cp := &copier{src: octx.XRefTable, dst: ctx.XRefTable, done: map[int]types.IndirectRef{}}
 	changed := map[int]types.Object{} // object number → new version, for existing objects
 
@@ -57,11 +58,11 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 		if nr < 1 || nr > len(pages) || onr < 1 || onr > len(opages) {
 			return nil, fmt.Errorf("pdf: stamp page %d with overlay page %d: no such page", nr, onr)
 		}
-		pd, ref, inh, err := ctx.PageDict(nr, false)
+		pd, ref, inh, err := tree.page(nr)
 		if err != nil || pd == nil || ref == nil {
 			return nil, fmt.Errorf("%w: page %d: %v", ErrNotPDF, nr, err)
 		}
-		form, err := cp.form(octx, onr, opages[onr-1], pages[nr-1])
+		form, err := cp.form(otree, onr, opages[onr-1], pages[nr-1])
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", nr, err)
 		}
@@ -98,7 +99,7 @@ func Stamp(data []byte, ov Overlay) (out []byte, err error) {
 			if onr < 1 || onr > len(opages) {
 				return nil, fmt.Errorf("pdf: append overlay page %d: no such page", onr)
 			}
-			ref, err := cp.page(octx, onr, *rootRef)
+			ref, err := cp.page(otree, onr, *rootRef)
 			if err != nil {
 				return nil, fmt.Errorf("append overlay page %d: %w", onr, err)
 			}
@@ -226,8 +227,9 @@ func (c *copier) copy(o types.Object) (types.Object, error) {
 
 // form copies overlay page onr as a form XObject whose matrix puts the overlay's displayed page
 // on the document page's user space (crop box and rotation taken into account).
-func (c *copier) form(octx *model.Context, onr int, op page, target page) (types.IndirectRef, error) {
-	opd, _, inh, err := octx.PageDict(onr, false)
+func (c *copier) form(overlay *pageTree, onr int, op page, target page) (types.IndirectRef, error) {
+	octx := overlay.ctx
+	opd, _, inh, err := overlay.page(onr)
 	if err != nil || opd == nil {
 		return types.IndirectRef{}, fmt.Errorf("overlay page %d: %v", onr, err)
 	}
@@ -275,8 +277,8 @@ func (c *copier) form(octx *model.Context, onr int, op page, target page) (types
 }
 
 // page copies overlay page onr as a page of the document under parent.
-func (c *copier) page(octx *model.Context, onr int, parent types.IndirectRef) (types.IndirectRef, error) {
-	opd, _, inh, err := octx.PageDict(onr, false)
+func (c *copier) page(overlay *pageTree, onr int, parent types.IndirectRef) (types.IndirectRef, error) {
+	opd, _, inh, err := overlay.page(onr)
 	if err != nil || opd == nil {
 		return types.IndirectRef{}, fmt.Errorf("overlay page %d: %v", onr, err)
 	}
