@@ -10,9 +10,14 @@
 -- whose entries for a common trigram are that much shorter. Each partition leaves a tenth of its
 -- pages free, so that a change of status, which touches no indexed column, rewrites the row in
 -- place (a HOT update) without new index entries.
-DROP TABLE envelope_search;
+--
+-- The new table is built and filled beside the old one, under a SHARE lock on envelopes and
+-- recipients: their writes wait (the rows copied stay the rows there), their reads go on. Only
+-- the swap at the end (drop the old table, rename the new one, replace the trigger, which takes
+-- envelopes' strongest lock) keeps reads out, for as long as the commit that follows it takes.
+LOCK TABLE envelopes, recipients IN SHARE MODE;
 
-CREATE TABLE envelope_search (
+CREATE TABLE envelope_search_next (
     envelope_id text NOT NULL REFERENCES envelopes (id) ON DELETE CASCADE,
     team_id     bigint NOT NULL,
     created_at  timestamptz NOT NULL,
@@ -32,7 +37,7 @@ CREATE TABLE envelope_search (
 DO $$
 BEGIN
     FOR i IN 0..15 LOOP
-        EXECUTE format('CREATE TABLE envelope_search_p%s PARTITION OF envelope_search
+        EXECUTE format('CREATE TABLE envelope_search_p%s PARTITION OF envelope_search_next
             FOR VALUES WITH (MODULUS 16, REMAINDER %s) WITH (fillfactor = 90)', i, i);
     END LOOP;
 END $$;
@@ -44,6 +49,22 @@ SELECT e.id AS envelope_id, e.team_id, e.created_at,
     e.user_id, e.visibility, e.folder_id, e.deleted_at, e.status, e.type, e.source, e.template_id
 FROM envelopes e LEFT JOIN recipients r ON r.envelope_id = e.id
 GROUP BY e.id;
+
+-- Written in each team's order of creation, as the rows of envelopes created since will be: a
+-- walk in that order reads neighbouring rows.
+INSERT INTO envelope_search_next SELECT * FROM envelope_search_docs ORDER BY team_id, created_at;
+
+CREATE INDEX envelope_search_next_doc_idx ON envelope_search_next USING gin (team_id, doc gin_trgm_ops);
+CREATE INDEX envelope_search_next_list_idx ON envelope_search_next (team_id, created_at DESC, envelope_id DESC);
+ANALYZE envelope_search_next;
+
+-- The swap.
+DROP TABLE envelope_search;
+ALTER TABLE envelope_search_next RENAME TO envelope_search;
+ALTER TABLE envelope_search RENAME CONSTRAINT envelope_search_next_pkey TO envelope_search_pkey;
+ALTER TABLE envelope_search RENAME CONSTRAINT envelope_search_next_envelope_id_fkey TO envelope_search_envelope_id_fkey;
+ALTER INDEX envelope_search_next_doc_idx RENAME TO envelope_search_team_doc_idx;
+ALTER INDEX envelope_search_next_list_idx RENAME TO envelope_search_team_list_idx;
 
 -- +goose StatementBegin
 -- An envelope moved to another team leaves its row in the old team's partition: it is deleted,
@@ -69,14 +90,6 @@ CREATE TRIGGER envelope_search_envelopes_updated
         IS DISTINCT FROM (NEW.title, NEW.external_id, NEW.team_id, NEW.created_at, NEW.user_id, NEW.visibility, NEW.folder_id,
         NEW.deleted_at, NEW.status, NEW.type, NEW.source, NEW.template_id))
     EXECUTE FUNCTION envelope_search_row_changed();
-
--- Written in each team's order of creation, as the rows of envelopes created since will be: a
--- walk in that order reads neighbouring rows.
-INSERT INTO envelope_search SELECT * FROM envelope_search_docs ORDER BY team_id, created_at;
-
-CREATE INDEX envelope_search_team_doc_idx ON envelope_search USING gin (team_id, doc gin_trgm_ops);
-CREATE INDEX envelope_search_team_list_idx ON envelope_search (team_id, created_at DESC, envelope_id DESC);
-ANALYZE envelope_search;
 
 -- +goose Down
 DROP TABLE envelope_search;
