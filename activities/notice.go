@@ -113,9 +113,7 @@ func (a *Activities) SendNotice(ctx context.Context, n envelope.Mailing) error {
 // sendNotice is SendNotice of n on snap, the envelope as read for this attempt; attach reads the
 // envelope's PDFs when n attaches them.
 func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, n envelope.Mailing, attach func() ([]mail.Attachment, error)) error {
-	if (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && snap.Status != envelope.StatusPending {
-		// Still retrying when the envelope ended (cancelled, rejected, deleted): a request after
-		// the ending would ask to sign what can no longer be signed.
+	if requestAfterEnd(snap, n) {
 		a.Log.InfoContext(ctx, "request for an envelope that is no longer pending; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)
 		return nil
 	}
@@ -166,6 +164,13 @@ func (a *Activities) notSent(ctx context.Context, n envelope.Mailing, id, owner 
 		}
 	}
 	return sendErr
+}
+
+// requestAfterEnd reports whether n is a request or a reminder for an envelope that ended
+// (cancelled, rejected, deleted) while it was still being retried: it would ask to sign what can
+// no longer be signed, and is not sent.
+func requestAfterEnd(snap persistence.Snapshot, n envelope.Mailing) bool {
+	return (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && snap.Status != envelope.StatusPending
 }
 
 // compose builds the message of notice n from snap, the envelope as PostgreSQL holds it. skip is
@@ -252,7 +257,21 @@ func deref(s *string) string {
 
 // MailUndeliverable records a mail the relay never took within its activity's retries as
 // failed, with why (reason): like a refusal, on the recipient and in the audit log.
+//
+// A notice that would not be sent now is not recorded: a request for an envelope that ended, one
+// for a recipient who left it or who has no address (SendNotices gives up on all the notices of
+// its step together, sent or not).
 func (a *Activities) MailUndeliverable(ctx context.Context, n envelope.Mailing, reason string) error {
+	snap, err := a.Store.LoadSnapshot(ctx, n.EnvelopeID)
+	if err != nil {
+		return domainError(err)
+	}
+	if requestAfterEnd(snap, n) {
+		return nil
+	}
+	if _, skip, err := a.compose(ctx, snap, n); err == nil && skip {
+		return nil
+	}
 	answer := mail.BoundedAnswer("not delivered: " + reason)
 	return domainError(a.Store.MailRefused(ctx, refusalOf(n, MessageID(n, a.MailHost), answer)))
 }

@@ -14,9 +14,10 @@ import (
 
 // SendNotices sends the notices of one step of an envelope's workflow (all of one envelope), each
 // as SendNotice sends one: claimed in the mail log, sent once, recorded. The envelope and its
-// PDFs are read once for all of them. A notice that cannot be sent now does not hold up the others:
-// each is tried, and the activity then fails with the first such error, to be retried; its
-// retry finds the notices sent or refused since in the mail log and sends only the rest. A notice
+// PDFs are read once for all of them; up to noticesAtOnce go out at once. A notice that cannot
+// be sent now does not hold up the others: each is tried, and the activity then fails, to be
+// retried; its retry finds the notices sent or refused since in the mail log and sends only the
+// rest. A notice
 // the relay refused for good is recorded as SendNotice records it and counts as done; one that
 // can never be sent (its template fails) fails the activity for good only once no other notice
 // is left to retry.
@@ -35,16 +36,27 @@ func (a *Activities) SendNotices(ctx context.Context, ns []envelope.Mailing) err
 		return domainError(err)
 	}
 	attach := sync.OnceValues(func() ([]mail.Attachment, error) { return a.attachments(ctx, id) })
-	var errs []error
-	for _, n := range ns {
-		err := a.sendNotice(ctx, snap, n, attach)
-		if err != nil && ctx.Err() != nil {
-			return err
-		}
-		errs = append(errs, err)
+	errs := make([]error, len(ns))
+	slots := make(chan struct{}, noticesAtOnce)
+	var wg sync.WaitGroup
+	for i, n := range ns {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = a.sendNotice(ctx, snap, n, attach)
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return NoticesError(errs)
 }
+
+// noticesAtOnce is how many notices of one SendNotices are handed to the relay at once, each in
+// its own SMTP session, as many separate activities would: a step's mails go out about as fast
+// as one does.
+const noticesAtOnce = 4
 
 // NoticesError is SendNotices' answer once each of its notices was tried, errs holding each
 // one's error (nil when sent): a refusal for good was recorded and counts as done; while any
