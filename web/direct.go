@@ -12,19 +12,19 @@ import (
 
 // loadDirect resolves the URL's direct-link token to its link and template; ok is false for an
 // unknown token (or a deleted template's).
-func (h *Handler) loadDirect(r *http.Request) (envelope.DirectLink, *envelope.Envelope, bool) {
+func (h *Handler) loadDirect(r *http.Request) (envelope.DirectLink, *envelope.Envelope, error) {
 	token := chi.URLParam(r, "token")
 	if len(token) < 16 || len(token) > 128 {
-		return envelope.DirectLink{}, nil, false
+		return envelope.DirectLink{}, nil, errNoLink
 	}
 	link, tpl, err := h.Store.DirectLinkByToken(r.Context(), token)
 	if err != nil {
 		if envelope.ErrorCode(err) != envelope.CodeNotFound {
 			h.Log.ErrorContext(r.Context(), "direct link page: read the link", "err", err)
 		}
-		return link, nil, false
+		return link, nil, linkNotLoaded(err)
 	}
-	return link, tpl, true
+	return link, tpl, nil
 }
 
 // directPage answers GET /d/{token}, a template's direct link: the visitor gives their name and
@@ -34,9 +34,9 @@ func (h *Handler) loadDirect(r *http.Request) (envelope.DirectLink, *envelope.En
 // as it is (envelope.CheckDirectUse), 410 with a page that says so and shows nothing of the
 // template.
 func (h *Handler) directPage(w http.ResponseWriter, r *http.Request) {
-	link, tpl, ok := h.loadDirect(r)
-	if !ok {
-		h.notFound(w, r)
+	link, tpl, err := h.loadDirect(r)
+	if err != nil {
+		h.notLoaded(w, r, err)
 		return
 	}
 	t, d := textFor(tpl.Meta.Language), directTextFor(tpl.Meta.Language)
@@ -73,8 +73,12 @@ func (h *Handler) directPage(w http.ResponseWriter, r *http.Request) {
 // directPageImage serves a page of the template's document to a visitor of its direct link
 // while the link's page shows it (envelope.CheckDirectUse); otherwise 404.
 func (h *Handler) directPageImage(w http.ResponseWriter, r *http.Request) {
-	link, tpl, ok := h.loadDirect(r)
-	if !ok || envelope.CheckDirectUse(tpl, link) != nil {
+	link, tpl, err := h.loadDirect(r)
+	if err != nil && envelope.Unreachable(err) {
+		imageUnavailable(w, err)
+		return
+	}
+	if err != nil || envelope.CheckDirectUse(tpl, link) != nil {
 		http.NotFound(w, r)
 		return
 	}

@@ -57,6 +57,11 @@ func (h *Handler) embedHeaders(next http.Handler) http.Handler {
 		origins := slices.Clone(h.EmbedOrigins)
 		if token := chi.URLParam(r, "token"); len(token) >= 16 && len(token) <= 128 {
 			team, err := h.Store.EmbedOriginsOfToken(r.Context(), token)
+			if err != nil && envelope.Unreachable(err) {
+				// Which origins may frame the page is unknown: say so, not that none may.
+				h.notLoaded(w, r, err)
+				return
+			}
 			if err != nil {
 				h.Log.ErrorContext(r.Context(), "embedded page: read the team's origins", "err", err)
 			}

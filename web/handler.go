@@ -151,6 +151,14 @@ func linkNotLoaded(err error) error {
 	return errNoLink
 }
 
+// imageUnavailable answers a page image whose link could not be read because the store could not
+// be reached (err): 503 with Retry-After, the reason in plain text.
+func imageUnavailable(w http.ResponseWriter, err error) {
+	shown, _ := envelope.Shown(err)
+	retryAfter(w, shown)
+	http.Error(w, shown.Message, http.StatusServiceUnavailable)
+}
+
 // notLoaded answers a page whose link load refused with err: a store that could not be reached
 // is a 503 page with Retry-After, anything else the link's not-found page.
 func (h *Handler) notLoaded(w http.ResponseWriter, r *http.Request, err error) {
@@ -354,7 +362,7 @@ func (h *Handler) claveUnicaReturn(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := h.Store.RecipientForSigning(r.Context(), id)
 	if err != nil {
-		h.notFound(w, r)
+		h.notLoaded(w, r, linkNotLoaded(err))
 		return
 	}
 	if _, ok := h.Ceremony.Session(r.Context(), r, rec); !ok {

@@ -18,9 +18,7 @@ import (
 func (h *Handler) pageImage(w http.ResponseWriter, r *http.Request) {
 	rec, e, err := h.load(r)
 	if err != nil && envelope.Unreachable(err) {
-		shown, _ := envelope.Shown(err)
-		retryAfter(w, shown)
-		http.Error(w, shown.Message, http.StatusServiceUnavailable)
+		imageUnavailable(w, err)
 		return
 	}
 	if err != nil || rec.Role == envelope.RoleCC {

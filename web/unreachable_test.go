@@ -63,8 +63,9 @@ func (c *cuttable) cut() {
 	}
 }
 
-// A signing link opened while PostgreSQL cannot be reached says so with a 503 and Retry-After,
-// in the browser's language; it never says that the link does not exist.
+// A signing link, a direct link, a page image or the way back from Clave Única, opened while
+// PostgreSQL cannot be reached, says so with a 503 and Retry-After, in the browser's language;
+// none says that the link does not exist.
 func TestSigningPageWhileTheStoreIsUnreachable(t *testing.T) {
 	dbURL := pgtest.NewURL(t)
 	u, err := url.Parse(dbURL)
@@ -90,10 +91,13 @@ func TestSigningPageWhileTheStoreIsUnreachable(t *testing.T) {
 		{"/sign/" + rec.Token, "es", "No disponible por un momento"},
 		{"/sign/" + rec.Token, "en", "Briefly unavailable"},
 		{"/sign/" + strings.Repeat("x", 32), "en", "Briefly unavailable"},
+		{"/d/" + strings.Repeat("x", 32), "en", "Briefly unavailable"},
+		{"/auth/claveunica/return/1", "en", "Briefly unavailable"},
+		{"/sign/" + rec.Token + "/pages/envelope_item_x/1", "en", "cannot be reached"},
 	} {
 		res := v.do(http.MethodGet, tt.path, nil, map[string]string{"Accept-Language": tt.lang})
 		if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") != "5" || !strings.Contains(res.body, tt.want) {
-			t.Errorf("%s (%s): %d Retry-After %q, want 503 Retry-After 5 saying %q", tt.path[:10], tt.lang, res.status, res.header.Get("Retry-After"), tt.want)
+			t.Errorf("%s (%s): %d Retry-After %q, want 503 Retry-After 5 saying %q", tt.path[:8], tt.lang, res.status, res.header.Get("Retry-After"), tt.want)
 		}
 	}
 }
