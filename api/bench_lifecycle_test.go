@@ -20,6 +20,7 @@ import (
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/temporaltest"
+	"github.com/sobre-sign/sobre/pdf"
 )
 
 // The envelope life cycle as a client sees it, through the public HTTP API: create with a PDF,
@@ -257,6 +258,11 @@ func BenchmarkLifeCycleHTTP(b *testing.B) {
 		cpu.report(b)
 	})
 	b.Run("sobre-http", func(b *testing.B) {
+		// As sobre serve, worker and dev do when they start: PDFium is compiled before the
+		// first upload, not during the measure.
+		if err := pdf.StartEngine(); err != nil {
+			b.Fatal(err)
+		}
 		a := newTestAPIWithWorkflows(b)
 		c := temporaltest.Client(b, nil)
 		key := a.key("Bench", "bench@example.com", envelope.TeamRoleAdmin)
