@@ -28,6 +28,7 @@ func sustained(ctx context.Context, args []string) error {
 	start := fs.Int("start", 2, "first rate of the search, requests per second")
 	factor := fs.Float64("factor", 1.4, "each step's rate over the one before")
 	limit := fs.Int("max", 400, "highest rate tried")
+	confirm := fs.Duration("confirm", time.Minute, "length of the run that confirms a rate the search found")
 	duration := fs.Duration("duration", 5*time.Minute, "length of the run at the rate found")
 	clients, procs, err := cm.parse(fs, args)
 	if err != nil {
@@ -41,18 +42,34 @@ func sustained(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("sustained: %d envelopes prepared in %.1f s; mix of every 10 requests: 5 gets, 2 lists, 2 creates with a PDF, 1 signing action\n",
 		*prepare, time.Since(began).Seconds())
-	best := 0
-	for _, rate := range loadtest.StepRates(*start, *factor, *limit) {
+	rates := loadtest.StepRates(*start, *factor, *limit)
+	best := -1
+	for i, rate := range rates {
 		m, byKind := attack(mix, rate, *step)
 		holds := loadtest.Holds(m.Latencies.P99, errorCount(m))
 		fmt.Printf("  step %4d/s for %s: %s, holds: %v\n    by kind: %s\n", rate, *step, summary(m), holds, kinds(byKind))
 		if !holds {
 			break
 		}
-		best = rate
+		best = i
 	}
-	rate := best
-	if best == 0 {
+	// A short step can hold at a rate the processes cannot keep up, their queues still filling:
+	// each rate found is confirmed over a longer run, stepping down until one holds, each after a
+	// pause in which what the run before left queued drains.
+	for ; best >= 0; best-- {
+		time.Sleep(*step)
+		m, byKind := attack(mix, rates[best], *confirm)
+		holds := loadtest.Holds(m.Latencies.P99, errorCount(m))
+		fmt.Printf("  confirm %4d/s for %s: %s, holds: %v\n    by kind: %s\n", rates[best], *confirm, summary(m), holds, kinds(byKind))
+		if holds {
+			break
+		}
+	}
+	rate := 0
+	if best >= 0 {
+		rate = rates[best]
+	}
+	if rate == 0 {
 		rate = *start
 		fmt.Printf("  no rate held p99 < %s with no error; running at %d/s anyway\n", loadtest.LatencyTarget, rate)
 	}
