@@ -2,7 +2,6 @@ package persistence_test
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -20,20 +19,7 @@ import (
 func TestTextSearchWalkKeepsItsOrderUnderAnyJoin(t *testing.T) {
 	dbURL := pgtest.NewURL(t)
 	ctx := context.Background()
-	open := func(settings map[string]string) *persistence.Store {
-		u, _ := url.Parse(dbURL)
-		p := u.Query()
-		for k, v := range settings {
-			p.Set(k, v)
-		}
-		u.RawQuery = p.Encode()
-		s, err := persistence.Open(ctx, u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		return s
-	}
+	open := func(settings map[string]string) *persistence.Store { return storeWithSettings(t, dbURL, settings) }
 	store := open(nil)
 	admin, err := store.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
 	if err != nil {
@@ -63,16 +49,7 @@ func TestTextSearchWalkKeepsItsOrderUnderAnyJoin(t *testing.T) {
 		rows, err := conn.Query(ctx, `SELECT e.id FROM envelopes e WHERE e.team_id = $1 AND e.deleted_at IS NULL AND e.folder_id IS NULL
 			AND e.title ILIKE '%arriendo%' AND EXISTS (SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND r.role <> 'CC' AND r.signing_status = 'NOT_SIGNED' AND r.expires_at <= $2)
 			ORDER BY e.created_at DESC, e.id DESC`, admin.TeamID, f.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = all[:min(len(all), persistence.FindCountCap)]
-		from := min(len(all), (f.Page-1)*f.PerPage)
-		return all[from:min(len(all), from+f.PerPage)], len(all)
+		return plainPage(t, rows, err, f)
 	}
 	yes := true
 	for name, s := range map[string]*persistence.Store{

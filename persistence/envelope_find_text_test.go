@@ -26,24 +26,7 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 	t.Parallel()
 	dbURL := pgtest.NewURL(t)
 	ctx := context.Background()
-	open := func(settings map[string]string) *persistence.Store {
-		t.Helper()
-		u, err := url.Parse(dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		params := u.Query()
-		for k, v := range settings {
-			params.Set(k, v)
-		}
-		u.RawQuery = params.Encode()
-		s, err := persistence.Open(ctx, u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		return s
-	}
+	open := func(settings map[string]string) *persistence.Store { return storeWithSettings(t, dbURL, settings) }
 	store := open(nil)
 	ways := map[string]*persistence.Store{
 		"default settings":       store,
@@ -111,16 +94,7 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 					OR EXISTS (SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND (r.email ILIKE $5 OR r.name ILIKE $5)))
 			ORDER BY e.created_at `+order+`, e.id `+order, m.TeamID, m.UserID, visibleTo(m),
 			string(f.Status), "%"+f.Query+"%")
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = all[:min(len(all), persistence.FindCountCap)]
-		from := min(len(all), (f.Page-1)*f.PerPage)
-		return all[from:min(len(all), from+f.PerPage)], len(all)
+		return plainPage(t, rows, err, f)
 	}
 	yes, no := true, false
 	for way, store := range ways {
@@ -168,4 +142,42 @@ func visibleTo(m envelope.Member) []string {
 		out = append(out, string(v))
 	}
 	return out
+}
+
+// storeWithSettings is a Store on the database at dbURL whose sessions run with the planner's
+// settings (enable_hashjoin=off, …): to check that a statement gives the same rows whatever
+// plan it gets.
+func storeWithSettings(t *testing.T, dbURL string, settings map[string]string) *persistence.Store {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := u.Query()
+	for k, v := range settings {
+		params.Set(k, v)
+	}
+	u.RawQuery = params.Encode()
+	s, err := persistence.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// plainPage is the page f asks of the ids the plain definition's query answered (rows, err),
+// capped at FindCountCap as the count is, and that count.
+func plainPage(t *testing.T, rows pgx.Rows, err error, f persistence.FindFilter) ([]string, int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	all = all[:min(len(all), persistence.FindCountCap)]
+	from := min(len(all), (f.Page-1)*f.PerPage)
+	return all[from:min(len(all), from+f.PerPage)], len(all)
 }
