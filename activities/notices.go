@@ -17,10 +17,9 @@ import (
 // PDFs are read once for all of them; up to noticesAtOnce go out at once. A notice that cannot
 // be sent now does not hold up the others: each is tried, and the activity then fails, to be
 // retried; its retry finds the notices sent or refused since in the mail log and sends only the
-// rest. A notice
-// the relay refused for good is recorded as SendNotice records it and counts as done; one that
-// can never be sent (its template fails) fails the activity for good only once no other notice
-// is left to retry.
+// rest. A notice the relay refused for good is recorded as SendNotice records it and counts as
+// done; one that can never be sent (its template fails) fails the activity for good only once no
+// other notice is left to retry (NoticesError).
 func (a *Activities) SendNotices(ctx context.Context, ns []envelope.Mailing) error {
 	if len(ns) == 0 {
 		return nil

@@ -12,13 +12,12 @@ import (
 )
 
 // Mail delivery, in runs started since "async-mail" (r.async): each mail goes out in a coroutine
-// (since currentShape, the mails of one step together in one), and nothing of the envelope
-// waits for it. SendNotice records the mail, and for a
-// request or reminder the recipient SENT with EMAIL_SENT, in one transaction; a relay's refusal
-// for good is recorded there too. A mail the relay never took within mailCtx's retries is
-// recorded as undeliverable. The mails still in flight are handed to the next run by
-// continue-as-new (SendNotice's claims make sending one again harmless), and a run ends only once
-// they are done.
+// (since currentShape, the mails of one step together in one SendNotices), and nothing of the
+// envelope waits for it. SendNotice records the mail, and for a request or reminder the
+// recipient SENT with EMAIL_SENT, in one transaction; a relay's refusal for good is recorded
+// there too. A mail the relay never took within mailCtx's retries is recorded as undeliverable.
+// The mails still in flight are handed to the next run by continue-as-new (SendNotice's claims
+// make sending one again harmless), and a run ends only once they are done.
 
 // undeliverableCtx runs MailUndeliverable: a short write, retried for as long as PostgreSQL
 // needs.
@@ -47,7 +46,9 @@ func (r *run) deliver(ctx workflow.Context, o outgoing) {
 
 // deliverAll sends the mails out (a step's) in one SendNotices activity, in a coroutine of its
 // own, and keeps them in r.delivering until it is done. When the activity gives up, each mail of
-// out not sent by then is recorded undeliverable (those sent or refused stay as recorded).
+// out goes to MailUndeliverable, which records those still to send: one sent or refused stays as
+// recorded, one that would not be sent now (its envelope ended, its recipient left or has no
+// address) is not recorded.
 func (r *run) deliverAll(ctx workflow.Context, out []outgoing) {
 	out = r.track(out)
 	workflow.Go(ctx, func(ctx workflow.Context) {
