@@ -245,19 +245,6 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	return p.serveAPI(ctx)
 }
 
-// startPDFium compiles PDFium in the background as the process starts (pdf.StartEngine), so that
-// the first upload, page image or seal does not wait for it.
-func (p *process) startPDFium() {
-	go func() {
-		start := time.Now()
-		if err := pdf.StartEngine(); err != nil {
-			p.log.Error("PDFium did not start; uploads, page images and seals will fail", "err", err)
-			return
-		}
-		p.log.Info("PDFium ready", "took", time.Since(start).Round(time.Millisecond))
-	}()
-}
-
 // runWorker runs the worker, and its operations listener on SOBRE_METRICS_ADDR; it serves no API.
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	p, err := open(ctx, cfg, log, false)
