@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,13 +54,33 @@ func sobreBinary(t *testing.T) string {
 	return binPath
 }
 
+// nextPort numbers the ports freeAddr tries, from a random start.
+var nextPort atomic.Int32
+
+func init() { nextPort.Store(int32(mrand.IntN(portSpan))) }
+
+// Ports handed to the processes a test starts come from below Linux's default ephemeral range
+// (32768–60999): a port picked by the kernel and closed again could be given to an outgoing
+// connection before the process binds it ("address already in use"); one from this range
+// cannot.
+const (
+	portBase = 20000
+	portSpan = 12000
+)
+
+// freeAddr is a loopback address with a port no one listens on now, for a process to listen on.
 func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		addr := fmt.Sprintf("127.0.0.1:%d", portBase+int(nextPort.Add(1))%portSpan)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free port below the ephemeral range")
+	return ""
 }
 
 func random(n int) string {
