@@ -78,7 +78,7 @@ var engine = sync.OnceValues(func() (pdfium.Pool, error) {
 	engineStarted.Store(true)
 	c := resolvedEngineConfig()
 	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:  1,
+		MinIdle:  0, // the instances that wait are this package's (see instanceIdle)
 		MaxIdle:  c.Instances,
 		MaxTotal: c.Instances,
 		FSConfig: wazero.NewFSConfig(),

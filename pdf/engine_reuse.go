@@ -3,6 +3,7 @@ package pdf
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -21,9 +22,15 @@ import (
 //     given back, and a waiting instance should hold little;
 //   - it has served instanceUses calls: what PDFium keeps between documents (its caches) is
 //     bounded.
+//
+// Waiting instances are closed once no call has ended for instanceIdle, and the memory they held
+// is given back to the operating system: a process at rest (an API between uploads, a worker
+// between seals) keeps PDFium's compiled code, a few MiB, but none of its instances, 18 to 48 MiB
+// each.
 const (
 	instanceUses   = 64
 	instanceMemory = 48 << 20
+	instanceIdle   = 15 * time.Second
 )
 
 // instance is a PDFium instance borrowed for one call.
@@ -86,4 +93,43 @@ func (in *instance) giveBack(panicked bool) {
 		return
 	}
 	idle() <- in
+	retireWhenQuiet()
+}
+
+// retireTimer closes the waiting instances once no call has ended for instanceIdle: every call
+// that gives its instance back to wait pushes it back.
+var retireTimer struct {
+	sync.Mutex
+	*time.Timer
+}
+
+// retireWhenQuiet (re)starts retireTimer.
+func retireWhenQuiet() {
+	retireTimer.Lock()
+	defer retireTimer.Unlock()
+	if retireTimer.Timer == nil {
+		retireTimer.Timer = time.AfterFunc(instanceIdle, retireIdle)
+		return
+	}
+	retireTimer.Reset(instanceIdle)
+}
+
+// retireIdle closes every waiting instance and, if there was one, gives the memory back to the
+// operating system now rather than after the runtime's next collection, which a process at rest
+// may not reach for minutes. A call that starts meanwhile finds no waiting instance and gets a
+// new one.
+func retireIdle() {
+	closed := 0
+	for {
+		select {
+		case in := <-idle():
+			_ = in.Close()
+			closed++
+		default:
+			if closed > 0 {
+				debug.FreeOSMemory()
+			}
+			return
+		}
+	}
 }

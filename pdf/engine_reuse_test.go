@@ -83,3 +83,35 @@ func TestInstanceHoldsNoCopy(t *testing.T) {
 		t.Errorf("an instance with a %d MiB document open holds %d MiB", len(doc)>>20, size>>20)
 	}
 }
+
+// TestWaitingInstancesAreClosedAtRest: once the engine is quiet, the instances waiting for a call
+// are closed; the next call gets a new one.
+func TestWaitingInstancesAreClosedAtRest(t *testing.T) {
+	doc := testpdf.Minimal("rest")
+	call := func() api.Module {
+		t.Helper()
+		inst, _, _, done, err := openDocuments(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		return moduleOf(inst)
+	}
+	first := call()
+	retireTimer.Lock()
+	armed := retireTimer.Timer != nil
+	retireTimer.Unlock()
+	if !armed {
+		t.Fatal("giving an instance back to wait did not start the timer that closes it")
+	}
+	retireIdle()
+	if !first.IsClosed() {
+		t.Error("a waiting instance was not closed")
+	}
+	if len(idle()) != 0 {
+		t.Errorf("%d instances still wait", len(idle()))
+	}
+	if second := call(); second == first || second.IsClosed() {
+		t.Error("the call after the engine went quiet did not get a new, open instance")
+	}
+}
