@@ -77,17 +77,33 @@ func (c *canvas) paint(pg requests.Page, width int) (*image.RGBA, error) {
 	if err != nil {
 		return nil, err
 	}
-	fill := uint64(0xFFFFFFFF)
-	if tr.HasTransparency {
-		fill = 0
-	}
-	if _, err := c.inst.FPDFBitmap_FillRect(&requests.FPDFBitmap_FillRect{Bitmap: *c.bitmap, Width: w, Height: h, Color: fill}); err != nil {
+	// The fill is what FPDFBitmap_FillRect over the whole bitmap writes (every byte 0xFF, or 0),
+	// written here into PDFium's memory: PDFium's own fill, pixel by pixel in WebAssembly, took
+	// a tenth of a one-page seal.
+	blank, err := c.pixels(w, h)
+	if err != nil {
 		return nil, err
+	}
+	if tr.HasTransparency {
+		fillBytes(blank, 0)
+	} else {
+		fillBytes(blank, 0xFF)
 	}
 	if _, err := c.inst.FPDF_RenderPageBitmap(&requests.FPDF_RenderPageBitmap{Bitmap: *c.bitmap, Page: pg, SizeX: w, SizeY: h,
 		Flags: enums.FPDF_RENDER_FLAG_REVERSE_BYTE_ORDER}); err != nil {
 		return nil, err
 	}
+	// Drawing may have grown PDFium's memory, which moves it: the pixels are looked up again.
+	pix, err := c.pixels(w, h)
+	if err != nil {
+		return nil, err
+	}
+	return &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
+}
+
+// pixels returns the bitmap's w × h pixels, 4 bytes each, as a view of PDFium's memory: valid
+// until PDFium next runs.
+func (c *canvas) pixels(w, h int) ([]byte, error) {
 	buf, err := c.inst.FPDFBitmap_GetBuffer(&requests.FPDFBitmap_GetBuffer{Bitmap: *c.bitmap})
 	if err != nil {
 		return nil, err
@@ -95,7 +111,18 @@ func (c *canvas) paint(pg requests.Page, width int) (*image.RGBA, error) {
 	if len(buf.Buffer) < 4*w*h {
 		return nil, fmt.Errorf("a bitmap of %d bytes for %d × %d pixels", len(buf.Buffer), w, h)
 	}
-	return &image.RGBA{Pix: buf.Buffer[:4*w*h], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
+	return buf.Buffer[:4*w*h], nil
+}
+
+// fillBytes sets every byte of b to v.
+func fillBytes(b []byte, v byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = v
+	for done := 1; done < len(b); done *= 2 {
+		copy(b[done:], b[:done])
+	}
 }
 
 // close frees the bitmap.
