@@ -31,7 +31,7 @@ func TestDifferOutside(t *testing.T) {
 		for i := range before.Pix {
 			before.Pix[i] = byte(64 + rng.IntN(128))
 		}
-		after := cloneRGBA(before)
+		after := copyRGBA(before, new([]byte))
 		for _, p := range c.changes {
 			i := after.PixOffset(p.X, p.Y)
 			after.Pix[i+1] = byte(int(after.Pix[i+1]) + c.by)
