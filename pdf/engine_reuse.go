@@ -119,6 +119,10 @@ func retireWhenQuiet() {
 // may not reach for minutes. A call that starts meanwhile finds no waiting instance and gets a
 // new one.
 func retireIdle() {
+	if raceBuild {
+		raceSerial.Lock() // closing an instance runs PDFium's own clean-up
+		defer raceSerial.Unlock()
+	}
 	closed := 0
 	for {
 		select {
