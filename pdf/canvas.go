@@ -72,6 +72,14 @@ func (c *canvas) paint(pg requests.Page, width int) (*image.RGBA, error) {
 			return nil, err
 		}
 		c.bitmap, c.w, c.h = &bm.Bitmap, w, h
+		// The pixels are read as rows of 4 × w bytes, one after the other.
+		stride, err := c.inst.FPDFBitmap_GetStride(&requests.FPDFBitmap_GetStride{Bitmap: bm.Bitmap})
+		if err != nil {
+			return nil, err
+		}
+		if stride.Stride != 4*w {
+			return nil, fmt.Errorf("a bitmap %d pixels wide has rows of %d bytes", w, stride.Stride)
+		}
 	}
 	tr, err := c.inst.FPDFPage_HasTransparency(&requests.FPDFPage_HasTransparency{Page: pg})
 	if err != nil {

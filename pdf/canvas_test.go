@@ -50,8 +50,10 @@ func TestCanvasDrawsAsRenderPage(t *testing.T) {
 		for p := counts[0]; p >= 1; p-- {
 			order = append(order, p)
 		}
-		for _, p := range order {
-			for _, width := range []int{300, 893} {
+		// One width after the other, so that each drawing but the first of a width is on the
+		// bitmap the one before painted.
+		for _, width := range []int{300, 893} {
+			for _, p := range order {
 				var want []byte
 				var wantBounds image.Rectangle
 				if err := renderPage(inst, docs[0], p, width, func(img *image.RGBA) error {
@@ -84,4 +86,14 @@ func onePage(entries, content string) []byte {
 		"<< /Type /Page /Parent 2 0 R " + entries + " /Contents 4 0 R >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 	}, 1)
+}
+
+func TestFillBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 64, 1000} {
+		b := bytes.Repeat([]byte{0x42}, n+1)
+		fillBytes(b[:n], 0xFF)
+		if !bytes.Equal(b[:n], bytes.Repeat([]byte{0xFF}, n)) || b[n] != 0x42 {
+			t.Errorf("%d bytes: got %x", n, b)
+		}
+	}
 }

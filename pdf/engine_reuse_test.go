@@ -97,6 +97,12 @@ func TestWaitingInstancesAreClosedAtRest(t *testing.T) {
 		defer done()
 		return moduleOf(inst)
 	}
+	retireTimer.Lock()
+	if retireTimer.Timer != nil {
+		retireTimer.Stop()
+		retireTimer.Timer = nil
+	}
+	retireTimer.Unlock()
 	first := call()
 	retireTimer.Lock()
 	armed := retireTimer.Timer != nil

@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image"
 	"sync"
@@ -36,21 +35,21 @@ func (d drawing) samePixels(nr, onr int, p page, boxes []Match) error {
 	b := before.Bounds()
 	// The overlay page has the page's displayed size to half a point (pdf.Stamp checks it), so
 	// its image may be a pixel taller or wider: its fields are compared where both images are.
+	// Its size is checked after the sealed page is compared outside the fields, as the reasons
+	// the proof fails for come in that order.
 	var fields []*image.RGBA
+	var overlaySize error
 	if err := d.canvas.draw(d.overlay, onr, width, func(img *image.RGBA) error {
 		sb := img.Bounds()
 		if d := sb.Size().Sub(b.Size()); d.X < -2 || d.X > 2 || d.Y < -2 || d.Y > 2 {
-			return fmt.Errorf("%w: page %d: the overlay draws %v instead of %v", ErrNotShown, nr, sb.Size(), b.Size())
+			overlaySize = fmt.Errorf("%w: page %d: the overlay draws %v instead of %v", ErrNotShown, nr, sb.Size(), b.Size())
+			return nil
 		}
 		for _, box := range inside(b.Intersect(sb), boxes) {
-			fields = append(fields, img.SubImage(box).(*image.RGBA))
-			fields[len(fields)-1] = copyRGBA(fields[len(fields)-1], new([]byte))
+			fields = append(fields, copyRGBA(img.SubImage(box).(*image.RGBA), new([]byte)))
 		}
 		return nil
 	}); err != nil {
-		if errors.Is(err, ErrNotShown) {
-			return err
-		}
 		return fmt.Errorf("draw overlay page %d: %w", onr, err)
 	}
 	return d.canvas.draw(d.sealed, nr, width, func(after *image.RGBA) error {
@@ -61,6 +60,9 @@ func (d drawing) samePixels(nr, onr int, p page, boxes []Match) error {
 		if diff > 0 {
 			return fmt.Errorf("%w: page %d: %d pixels differ outside the stamped fields, the first at %d%% across and %d%% down",
 				ErrNotShown, nr, diff, 100*first.X/b.Dx(), 100*first.Y/b.Dy())
+		}
+		if overlaySize != nil {
+			return overlaySize
 		}
 		for i, stamp := range fields {
 			box := stamp.Bounds()

@@ -12,8 +12,9 @@ import (
 )
 
 // Memory targets with 10,000 envelopes pending (issue: scale): a worker's and an API's RSS once
-// they are all distributed. The peaks are printed beside: they come from other moments (PDFium's
-// compile as an API starts, the seals while signing), which docs/performance.md accounts for.
+// they are all distributed and the processes have settled. The peaks are printed beside: they
+// come from other moments (PDFium's compile as a process starts, the seals while signing), which
+// the README's Load section accounts for.
 const (
 	workerTargetMB = 300
 	apiTargetMB    = 100
@@ -27,7 +28,7 @@ func pending(ctx context.Context, args []string) error {
 	cm.register(fs)
 	n := fs.Int("n", 10000, "envelopes")
 	conc := fs.Int("c", 30, "envelopes sent or signed at once")
-	settle := fs.Duration("settle", 30*time.Second, "wait after the last distribute before reading memory")
+	settle := fs.Duration("settle", 30*time.Second, "wait after the last distribute before reading memory (past the 15 s after which an idle process closes its PDFium instances)")
 	sign := fs.Bool("sign", true, "sign every envelope after the memory is read (false: leave them pending)")
 	clients, procs, err := cm.parse(fs, args)
 	if err != nil {
