@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -295,26 +296,43 @@ var httpClient = &http.Client{Timeout: 60 * time.Second}
 
 // send sends one request to url, with body as JSON when not nil and the admin key when auth,
 // and reads the answer.
+//
+// A 429 is tried again after its Retry-After (at most maxPause, for up to rateLimitPatience in
+// all), as a client would: the harness's own checks of a full batch come from one address with
+// one key, and meet the API's rate limits.
 func (s *system) send(method, url string, body any, auth bool) (*http.Response, []byte, error) {
 	var raw []byte
 	if body != nil {
 		raw, _ = json.Marshal(body)
 	}
-	req, _ := http.NewRequest(method, url, bytes.NewReader(raw))
-	if auth {
-		req.Header.Set("Authorization", s.key)
+	for waited := time.Duration(0); ; {
+		req, _ := http.NewRequest(method, url, bytes.NewReader(raw))
+		if auth {
+			req.Header.Set("Authorization", s.key)
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := httpClient.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusTooManyRequests || waited >= rateLimitPatience {
+			return res, b, err
+		}
+		pause := time.Second
+		if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil {
+			pause = min(time.Duration(n)*time.Second, maxPause)
+		}
+		time.Sleep(pause)
+		waited += pause
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
 }
+
+// rateLimitPatience is how long the harness's own calls wait out 429s.
+const rateLimitPatience = 3 * time.Minute
 
 // call sends a JSON request and decodes the JSON answer; it retries on a connection error (a
 // process being restarted), as a client would.
