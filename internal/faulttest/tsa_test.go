@@ -96,8 +96,17 @@ func TestTSADownMidBatch(t *testing.T) {
 // sealedPDF downloads the sealed PDF of an envelope's first item.
 func (s *system) sealedPDF(id string) []byte {
 	s.t.Helper()
-	_, env := s.call("GET", "/api/v2/envelope/"+id, nil, true)
-	item := env["envelopeItems"].([]any)[0].(map[string]any)["id"].(string)
+	// A failure here fails the test rather than panicking: a panic ends the test binary before
+	// the other tests' clean-ups, and leaves their servers running.
+	status, env := s.call("GET", "/api/v2/envelope/"+id, nil, true)
+	var item string
+	if items, _ := env["envelopeItems"].([]any); len(items) > 0 {
+		first, _ := items[0].(map[string]any)
+		item, _ = first["id"].(string)
+	}
+	if status != 200 || item == "" {
+		s.t.Fatalf("GET envelope %s: %d %v", id, status, env)
+	}
 	res, raw, err := s.send("GET", "http://"+s.apiAddr+"/api/v2/envelope/item/"+item+"/download?version=signed", nil, true)
 	if err != nil || res.StatusCode != 200 {
 		s.t.Fatalf("signed download of %s: %v %v", id, res, err)
