@@ -259,6 +259,16 @@ type signerClient struct {
 // maxPause caps the Retry-After a signer honours.
 const maxPause = 5 * time.Second
 
+// retryAfter is the wait an answer's Retry-After asks for (in seconds), at most maxPause; ok is
+// false when it has none.
+func retryAfter(h http.Header) (pause time.Duration, ok bool) {
+	n, err := strconv.Atoi(h.Get("Retry-After"))
+	if err != nil {
+		return 0, false
+	}
+	return min(time.Duration(n)*time.Second, maxPause), true
+}
+
 // rest waits before the signer's next attempt: what the API asked for, or a moment.
 func (c *signerClient) rest() {
 	time.Sleep(max(c.pause, 200*time.Millisecond))
@@ -323,8 +333,8 @@ func (b *batch) exchange(c *signerClient, method, path string, body any) (int, h
 		return 0, nil, nil
 	}
 	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
-	if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil {
-		c.pause = min(time.Duration(n)*time.Second, maxPause)
+	if pause, ok := retryAfter(res.Header); ok {
+		c.pause = pause
 	}
 	return res.StatusCode, res.Header, raw
 }

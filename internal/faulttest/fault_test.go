@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -322,9 +321,9 @@ func (s *system) send(method, url string, body any, auth bool) (*http.Response, 
 		if res.StatusCode != http.StatusTooManyRequests || waited >= rateLimitPatience {
 			return res, b, err
 		}
-		pause := time.Second
-		if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil {
-			pause = min(time.Duration(n)*time.Second, maxPause)
+		pause, ok := retryAfter(res.Header)
+		if !ok {
+			pause = time.Second
 		}
 		time.Sleep(pause)
 		waited += pause

@@ -65,12 +65,10 @@ func sustained(ctx context.Context, args []string) error {
 			break
 		}
 	}
-	rate := 0
+	rate := *start
 	if best >= 0 {
 		rate = rates[best]
-	}
-	if rate == 0 {
-		rate = *start
+	} else {
 		fmt.Printf("  no rate held p99 < %s with no error; running at %d/s anyway\n", loadtest.LatencyTarget, rate)
 	}
 	fmt.Printf("  run: %d/s for %s\n  memory at start:\n%s", rate, *duration, loadtest.MemoryReport(procs))
