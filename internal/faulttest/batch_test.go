@@ -259,14 +259,14 @@ type signerClient struct {
 // maxPause caps the Retry-After a signer honours.
 const maxPause = 5 * time.Second
 
-// retryAfter is the wait an answer's Retry-After asks for (in seconds), at most maxPause; ok is
-// false when it has none.
+// retryAfter is the wait an answer's Retry-After asks for (in seconds); ok is false when it has
+// none.
 func retryAfter(h http.Header) (pause time.Duration, ok bool) {
 	n, err := strconv.Atoi(h.Get("Retry-After"))
 	if err != nil {
 		return 0, false
 	}
-	return min(time.Duration(n)*time.Second, maxPause), true
+	return time.Duration(n) * time.Second, true
 }
 
 // rest waits before the signer's next attempt: what the API asked for, or a moment.
@@ -334,7 +334,7 @@ func (b *batch) exchange(c *signerClient, method, path string, body any) (int, h
 	}
 	b.answers.record(method, path, res.StatusCode, res.Header.Get("Content-Type"), raw, nil)
 	if pause, ok := retryAfter(res.Header); ok {
-		c.pause = pause
+		c.pause = min(pause, maxPause)
 	}
 	return res.StatusCode, res.Header, raw
 }
