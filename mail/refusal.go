@@ -2,10 +2,9 @@ package mail
 
 import (
 	"errors"
+	"net/textproto"
 	"strconv"
 	"strings"
-
-	gomail "github.com/wneessen/go-mail"
 )
 
 // maxAnswer bounds the answer kept with a refused mail (BoundedAnswer).
@@ -31,37 +30,20 @@ type Refusal struct {
 // such mailbox"): sending it again would be refused again. A 4xx reply asks to try later.
 func (r Refusal) Permanent() bool { return r.Code >= 500 }
 
-// Refused reports whether err, from Send, is the relay's refusal. A reply to the end of the
-// message's content is one too: a relay that answers "451 try later" there did not take the
-// message, so it is not "maybe delivered". An error without a reply (a connection cut while the
-// content was being handed over) is not a refusal.
+// Refused reports whether err, from Send, is the relay's refusal of the message: a reply with a
+// 4xx or 5xx code to MAIL FROM, RCPT TO, DATA or the end of the content. A reply to the end of the
+// content is one too: a relay that answers "451 try later" there did not take the message, so it
+// is not "maybe delivered". An error without a reply (a connection cut while the content was
+// being handed over) is not a refusal, nor is a reply before the message (a greeting or a login
+// refused), which says nothing of this message.
 func Refused(err error) (Refusal, bool) {
-	var se *gomail.SendError
+	var se *stageError
 	if !errors.As(err, &se) {
 		return Refusal{}, false
 	}
-	code := se.ErrorCode()
-	if code < 400 || code > 599 {
+	var reply *textproto.Error
+	if !errors.As(se.err, &reply) || reply.Code < 400 || reply.Code > 599 {
 		return Refusal{}, false
 	}
-	return Refusal{Code: code, Answer: relayAnswer(se.Error(), code)}, true
-}
-
-// relayAnswer is the relay's reply within msg, a SendError's text: from its code to the
-// recipients and Message-ID the text adds after it.
-func relayAnswer(msg string, code int) string {
-	if i := strings.Index(msg, strconv.Itoa(code)); i >= 0 {
-		msg = msg[i:]
-	}
-	if i := strings.Index(msg, ", affected "); i >= 0 {
-		msg = msg[:i]
-	}
-	msg = strings.TrimSpace(msg)
-	// The client quotes the reply's text: `550 "5.1.1 no such mailbox"`.
-	if rest, ok := strings.CutPrefix(msg, strconv.Itoa(code)+" "); ok {
-		if text, err := strconv.Unquote(rest); err == nil {
-			msg = strconv.Itoa(code) + " " + text
-		}
-	}
-	return BoundedAnswer(msg)
+	return Refusal{Code: reply.Code, Answer: BoundedAnswer(strconv.Itoa(reply.Code) + " " + reply.Msg)}, true
 }

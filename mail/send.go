@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 )
 
 // Attachment is a file attached to a message.
@@ -81,9 +82,10 @@ func NewSender(smtpURL, from string) (*Sender, error) {
 	return s, nil
 }
 
-// Send delivers m. When transmitting is not nil it is called after the relay accepted the
-// connection and before the message is handed over: from that moment the message may have been
+// Send delivers m. When transmitting is not nil it is called once the relay has the message's
+// whole content and before the line that ends it: from that moment the message may have been
 // delivered even if Send then fails, and the caller records it so as never to send it again.
+// Before it, a failure leaves the message undelivered (Undelivered), to be sent again.
 func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error) error {
 	msg := gomail.NewMsg()
 	if err := msg.From(s.from); err != nil {
@@ -114,36 +116,96 @@ func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error)
 	if err != nil {
 		return fmt.Errorf("smtp client for %s: %w", s.host, err)
 	}
-	if err := client.DialWithContext(ctx); err != nil {
+	conn, err := client.DialToSMTPClientWithContext(ctx)
+	if err != nil {
 		return fmt.Errorf("connect to %s for mail %s: %w", s.host, m.ID, err)
 	}
-	defer client.Close()
-	if transmitting != nil {
-		if err := transmitting(); err != nil {
-			return err
-		}
+	defer client.CloseWithSMTPClient(conn)
+	if err := conn.UpdateDeadline(sendTimeout); err != nil {
+		return fmt.Errorf("connection to %s for mail %s: %w", s.host, m.ID, err)
 	}
-	if err := client.Send(msg); err != nil {
+	if err := handOver(conn, msg, transmitting); err != nil {
 		return fmt.Errorf("send mail %s to %s: %w", m.ID, m.To, err)
 	}
 	return nil
 }
 
+// sendTimeout bounds one message's exchange with the relay, from MAIL FROM to the reply to its
+// content.
+const sendTimeout = 30 * time.Second
+
+// handOver runs one message's SMTP transaction on conn. The relay may deliver the message only
+// once it has read the content's end, so transmitting is called as late as can be: after the
+// whole content is written and before the line that ends it. An attempt killed before that
+// leaves the mail claimed, not transmitting, and the next attempt sends it; one killed after it
+// leaves the mail transmitting, taken as sent and never sent twice.
+func handOver(conn *smtp.Client, msg *gomail.Msg, transmitting func() error) error {
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return &stageError{stage: beforeContentEnd, err: err}
+	}
+	rcpts, err := msg.GetRecipients()
+	if err != nil {
+		return &stageError{stage: beforeContentEnd, err: err}
+	}
+	if err := conn.Mail(from); err != nil {
+		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("MAIL FROM: %w", err)}
+	}
+	for _, rcpt := range rcpts {
+		if err := conn.Rcpt(rcpt); err != nil {
+			return &stageError{stage: beforeContentEnd, err: fmt.Errorf("RCPT TO: %w", err)}
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("DATA: %w", err)}
+	}
+	// Past DATA, a failure drops the connection: the relay throws away content that never
+	// ended, where a QUIT would be read as more of it.
+	if _, err := msg.WriteTo(w); err != nil {
+		_ = conn.Close()
+		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("content: %w", err)}
+	}
+	if transmitting != nil {
+		if err := transmitting(); err != nil {
+			_ = conn.Close()
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return &stageError{stage: contentEnd, err: fmt.Errorf("end of content: %w", err)}
+	}
+	return nil
+}
+
+// stage is how far a message's SMTP transaction went when it failed.
+type stage int
+
+const (
+	// beforeContentEnd: MAIL FROM, RCPT TO, DATA or the content itself; the line that ends the
+	// content was not written, so the relay cannot have delivered the message.
+	beforeContentEnd stage = iota
+	// contentEnd: the line that ends the content, and the relay's reply to it.
+	contentEnd
+)
+
+// stageError is a failure of a message's SMTP transaction, with the stage it failed at.
+type stageError struct {
+	stage stage
+	err   error
+}
+
+func (e *stageError) Error() string { return e.err.Error() }
+func (e *stageError) Unwrap() error { return e.err }
+
 // Undelivered reports whether err, from Send, means the message was not delivered: the relay
-// refused it (Refused, at any stage), or Send failed before the message's content reached the
-// relay. Such a message may be sent again; after that point, without a refusal, it may have been
+// refused it (Refused, at any stage), or Send failed before the line that ends the message's
+// content. Such a message may be sent again; after that line, without a refusal, it may have been
 // delivered.
 func Undelivered(err error) bool {
 	if _, ok := Refused(err); ok {
 		return true
 	}
-	var se *gomail.SendError
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Reason {
-	case gomail.ErrGetSender, gomail.ErrGetRcpts, gomail.ErrSMTPMailFrom, gomail.ErrSMTPRcptTo, gomail.ErrSMTPData, gomail.ErrNoUnencoded, gomail.ErrConnCheck:
-		return true
-	}
-	return false
+	var se *stageError
+	return errors.As(err, &se) && se.stage == beforeContentEnd
 }

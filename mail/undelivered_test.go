@@ -1,9 +1,12 @@
 package mail
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/smtptest"
@@ -23,7 +26,8 @@ func scriptedRelay(t *testing.T, rcpt, dataEnd string) string {
 }
 
 // A relay that refuses the recipient never got the message: Undelivered says so, so the
-// sender may try again later instead of counting it as possibly delivered.
+// sender may try again later instead of counting it as possibly delivered, and the transmitting
+// hook is not called.
 func TestUndeliveredBeforeData(t *testing.T) {
 	for _, code := range []string{"451", "550"} {
 		s, err := NewSender("smtp://"+refusingRelay(t, code), "Sobre <no-reply@sobre.test>")
@@ -39,12 +43,75 @@ func TestUndeliveredBeforeData(t *testing.T) {
 		if !Undelivered(err) {
 			t.Fatalf("%s: Undelivered(%v) = false", code, err)
 		}
-		if !transmitting {
-			t.Fatalf("%s: the transmitting hook was not called", code)
+		if transmitting {
+			t.Fatalf("%s: the transmitting hook was called for a message the relay never had", code)
 		}
 	}
 	if Undelivered(context.DeadlineExceeded) {
 		t.Fatal("an unknown failure counted as undelivered")
+	}
+}
+
+// The transmitting hook marks the one point after which a message may have been delivered: the
+// content's end. A relay that hangs up inside the content never had the message (undelivered,
+// hook not called); one that hangs up after the content's end, before replying, may have it
+// (not undelivered, not a refusal, hook called).
+func TestTransmittingIsTheContentsEnd(t *testing.T) {
+	// An attachment larger than the socket's buffers, so the hang-up meets a write in the content.
+	big := Attachment{Name: "big.pdf", Data: bytes.Repeat([]byte("%PDF-1.7 "), 1<<20)}
+	cases := []struct {
+		name         string
+		hangUp       smtptest.HangUp
+		attachments  []Attachment
+		undelivered  bool
+		transmitting bool
+	}{
+		{"hang-up inside the content", smtptest.InContent, []Attachment{big}, true, false},
+		{"hang-up before the reply to the content's end", smtptest.BeforeReply, nil, false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &smtptest.Relay{HangUp: c.hangUp}
+			r.Start(t)
+			s, err := NewSender(r.URL(), "Sobre <no-reply@sobre.test>")
+			if err != nil {
+				t.Fatal(err)
+			}
+			composed, _ := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
+			transmitting := false
+			err = s.Send(context.Background(), Message{ID: "x@sobre.test", To: "ana@example.com", Composed: composed, Attachments: c.attachments},
+				func() error { transmitting = true; return nil })
+			if err == nil {
+				t.Fatal("sent through a relay that hung up")
+			}
+			if Undelivered(err) != c.undelivered || transmitting != c.transmitting {
+				t.Fatalf("Undelivered(%v) = %v, transmitting %v; want %v, %v", err, Undelivered(err), transmitting, c.undelivered, c.transmitting)
+			}
+			if _, ok := Refused(err); ok {
+				t.Fatalf("a hang-up counted as a refusal: %v", err)
+			}
+		})
+	}
+}
+
+// A hook that fails (the attempt lost its claim on the mail) stops the message before its end:
+// the relay never delivers it.
+func TestFailingHookStopsTheMessage(t *testing.T) {
+	r := &smtptest.Relay{}
+	r.Start(t)
+	s, err := NewSender(r.URL(), "Sobre <no-reply@sobre.test>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	composed, _ := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
+	lost := errors.New("claim lost")
+	err = s.Send(context.Background(), Message{ID: "x@sobre.test", To: "ana@example.com", Composed: composed}, func() error { return lost })
+	if !errors.Is(err, lost) {
+		t.Fatalf("Send = %v, want the hook's error", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := r.Accepted(); len(got) != 0 {
+		t.Fatalf("the relay accepted %v after the hook failed", got)
 	}
 }
 

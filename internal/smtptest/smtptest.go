@@ -23,12 +23,29 @@ type Relay struct {
 	DataEnd func(messageID string, before int) string
 	// Delay is how long the relay waits before answering the end of a message's content.
 	Delay time.Duration
+	// HangUp, when set, is where the relay drops the connection instead of going on.
+	HangUp HangUp
+	// BeforeData, when set, is called before the relay answers DATA: a test holds a message's
+	// handover there (to kill its sender mid-way, say) by not returning.
+	BeforeData func()
 
 	mu       sync.Mutex
 	handed   map[string]int
 	accepted []string
 	addr     string
 }
+
+// HangUp is a point in a message's transaction where a relay drops the connection.
+type HangUp int
+
+const (
+	// InContent: after the DATA command's reply, before the content's end; the message is
+	// not delivered.
+	InContent HangUp = iota + 1
+	// BeforeReply: after the content's end, before replying to it; the message may have been
+	// delivered, and the sender cannot know.
+	BeforeReply
+)
 
 // Start listens on a loopback port until the test ends; Addr is then set.
 func (r *Relay) Start(t testing.TB) {
@@ -96,9 +113,15 @@ func (r *Relay) serve(conn net.Conn) {
 			}
 			reply(answer(r.Rcpt, addr))
 		case cmd == "DATA":
+			if r.BeforeData != nil {
+				r.BeforeData()
+			}
 			reply("354 go ahead")
+			if r.HangUp == InContent {
+				return
+			}
 			id, err := r.readContent(tp.R)
-			if err != nil {
+			if err != nil || r.HangUp == BeforeReply {
 				return
 			}
 			time.Sleep(r.Delay)

@@ -1,0 +1,71 @@
+package faulttest
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sobre-sign/sobre/internal/smtptest"
+)
+
+// The worker is killed with SIGKILL while it hands the signing requests to the relay, after the
+// relay accepted the connection and the recipient and before the content's end: the relay never
+// had the mails, so the restarted worker sends each of them, once, once the killed attempt's
+// claim has lapsed. (A mail is only taken as sent, never sent again, when its sender was killed
+// after the content's end, when the relay may have delivered it.)
+func TestWorkerKilledMidHandover(t *testing.T) {
+	// Not a crashTest: the relay holds the handover, so the kill lands at its point whatever else
+	// runs, and the test mostly waits for the claim to lapse.
+	t.Parallel()
+	reached := make(chan struct{})
+	release := make(chan struct{})
+	var once sync.Once
+	relay := &smtptest.Relay{BeforeData: func() {
+		select {
+		case <-release:
+			return
+		default:
+		}
+		once.Do(func() { close(reached) })
+		<-release
+	}}
+	relay.Start(t)
+	s := newSystemAt(t, services{smtp: relay.URL()})
+	s.start("api")
+	s.start("worker")
+	s.key = s.adminKey()
+	id := s.create(1)
+	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
+	if status != 200 {
+		t.Fatalf("distribute: %d %v", status, out)
+	}
+	select {
+	case <-reached:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no signing request reached the relay")
+	}
+	s.kill("worker")
+	close(release)
+	s.start("worker")
+	requests := func() (n int) {
+		for _, m := range relay.Accepted() {
+			if strings.HasPrefix(m, "signing_request."+strings.TrimPrefix(id, "envelope_")+".") {
+				n++
+			}
+		}
+		return n
+	}
+	// The killed attempt's claim holds for the activity's time limit and 30 s more.
+	waitFor(t, "both signing requests sent", 4*time.Minute, func() bool { return requests() >= 2 })
+	time.Sleep(2 * time.Second)
+	if n := requests(); n != 2 {
+		t.Errorf("%d signing requests accepted, want one to each signer: %v", n, relay.Accepted())
+	}
+	_, e := s.call("GET", "/api/v2/envelope/"+id, nil, true)
+	for _, r := range e["recipients"].([]any) {
+		if r := r.(map[string]any); r["sendStatus"] != "SENT" {
+			t.Errorf("recipient %v: sendStatus %v, want SENT", r["email"], r["sendStatus"])
+		}
+	}
+}
