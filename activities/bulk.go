@@ -227,7 +227,9 @@ func (a *Activities) sendOnce(ctx context.Context, msg mail.Message, subject, ki
 			return nil
 		}
 		if mail.Undelivered(err) {
-			return fmt.Errorf("%w (given back: %v)", err, a.Store.MailNotTransmitted(ctx, msg.ID, owner))
+			// Given back even when ctx has ended (the send failed for that): its next attempt
+			// then need not wait for the claim to lapse.
+			return fmt.Errorf("%w (given back: %v)", err, a.Store.MailNotTransmitted(context.WithoutCancel(ctx), msg.ID, owner))
 		}
 		return err
 	}

@@ -159,7 +159,9 @@ func (a *Activities) notSent(ctx context.Context, n envelope.Mailing, id, owner 
 		return temporal.NewNonRetryableApplicationError("the relay refused the mail: "+ref.Answer, envelope.MailRefusedType, nil)
 	}
 	if mail.Undelivered(sendErr) {
-		if err := a.Store.MailNotTransmitted(ctx, id, owner); err != nil {
+		// Given back even when ctx has ended (the send failed for that): its next attempt then
+		// need not wait for the claim to lapse.
+		if err := a.Store.MailNotTransmitted(context.WithoutCancel(ctx), id, owner); err != nil {
 			return errors.Join(sendErr, err)
 		}
 	}

@@ -38,7 +38,7 @@ func (r Refusal) Permanent() bool { return r.Code >= 500 }
 // refused), which says nothing of this message.
 func Refused(err error) (Refusal, bool) {
 	var se *stageError
-	if !errors.As(err, &se) {
+	if !errors.As(err, &se) || se.stage == beforeMessage {
 		return Refusal{}, false
 	}
 	var reply *textproto.Error

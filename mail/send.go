@@ -82,10 +82,12 @@ func NewSender(smtpURL, from string) (*Sender, error) {
 	return s, nil
 }
 
-// Send delivers m. When transmitting is not nil it is called once the relay has the message's
-// whole content and before the line that ends it: from that moment the message may have been
-// delivered even if Send then fails, and the caller records it so as never to send it again.
-// Before it, a failure leaves the message undelivered (Undelivered), to be sent again.
+// Send delivers m. When transmitting is not nil it is called once the message's whole content
+// has been written to the connection, just before the line that ends it: from that moment the
+// message may have been delivered even if Send then fails, and the caller records it so as never
+// to send it again. A failure before it (connecting, logging in, MAIL FROM, RCPT TO, DATA, the
+// content, or transmitting itself) leaves the message undelivered (Undelivered), to be sent
+// again.
 func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error) error {
 	msg := gomail.NewMsg()
 	if err := msg.From(s.from); err != nil {
@@ -118,11 +120,16 @@ func (s *Sender) Send(ctx context.Context, m Message, transmitting func() error)
 	}
 	conn, err := client.DialToSMTPClientWithContext(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to %s for mail %s: %w", s.host, m.ID, err)
+		return &stageError{stage: beforeMessage, err: fmt.Errorf("connect to %s for mail %s: %w", s.host, m.ID, err)}
 	}
-	defer client.CloseWithSMTPClient(conn)
+	defer func() {
+		// QUIT, or, when it fails (a broken or timed-out connection), the socket closed anyway.
+		if err := client.CloseWithSMTPClient(conn); err != nil {
+			_ = conn.Close()
+		}
+	}()
 	if err := conn.UpdateDeadline(sendTimeout); err != nil {
-		return fmt.Errorf("connection to %s for mail %s: %w", s.host, m.ID, err)
+		return &stageError{stage: beforeMessage, err: fmt.Errorf("connection to %s for mail %s: %w", s.host, m.ID, err)}
 	}
 	if err := handOver(conn, msg, transmitting); err != nil {
 		return fmt.Errorf("send mail %s to %s: %w", m.ID, m.To, err)
@@ -136,9 +143,9 @@ const sendTimeout = 30 * time.Second
 
 // handOver runs one message's SMTP transaction on conn. The relay may deliver the message only
 // once it has read the content's end, so transmitting is called as late as can be: after the
-// whole content is written and before the line that ends it. An attempt killed before that
-// leaves the mail claimed, not transmitting, and the next attempt sends it; one killed after it
-// leaves the mail transmitting, taken as sent and never sent twice.
+// whole content is written to the socket and before the line that ends it. An attempt killed
+// before that leaves the mail claimed, not transmitting, and the next attempt sends it; one
+// killed after it leaves the mail transmitting, taken as sent and never sent twice.
 func handOver(conn *smtp.Client, msg *gomail.Msg, transmitting func() error) error {
 	from, err := msg.GetSender(false)
 	if err != nil {
@@ -161,18 +168,34 @@ func handOver(conn *smtp.Client, msg *gomail.Msg, transmitting func() error) err
 		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("DATA: %w", err)}
 	}
 	// Past DATA, a failure drops the connection: the relay throws away content that never
-	// ended, where a QUIT would be read as more of it.
+	// ended, where a QUIT would be read as more of it. The content is flushed to the socket
+	// first, so that a connection already broken fails here, before transmitting.
 	if _, err := msg.WriteTo(w); err != nil {
+		_ = conn.Close()
+		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("content: %w", err)}
+	}
+	if err := conn.Text.W.Flush(); err != nil {
 		_ = conn.Close()
 		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("content: %w", err)}
 	}
 	if transmitting != nil {
 		if err := transmitting(); err != nil {
 			_ = conn.Close()
-			return err
+			return &stageError{stage: beforeContentEnd, err: err}
 		}
 	}
+	// The line that ends the content and the reply get a time limit of their own, whatever
+	// transmitting took.
+	if err := conn.UpdateDeadline(sendTimeout); err != nil {
+		_ = conn.Close()
+		return &stageError{stage: beforeContentEnd, err: fmt.Errorf("content: %w", err)}
+	}
 	if err := w.Close(); err != nil {
+		if conn.Text.W.Flush() != nil {
+			// The line that ends the content was not written (the connection broke while it
+			// was): the relay cannot have delivered the message.
+			return &stageError{stage: beforeContentEnd, err: fmt.Errorf("end of content: %w", err)}
+		}
 		return &stageError{stage: contentEnd, err: fmt.Errorf("end of content: %w", err)}
 	}
 	return nil
@@ -182,9 +205,12 @@ func handOver(conn *smtp.Client, msg *gomail.Msg, transmitting func() error) err
 type stage int
 
 const (
+	// beforeMessage: connecting, greeting, STARTTLS, logging in; nothing of the message was
+	// sent, and a reply there refuses the connection, not the message.
+	beforeMessage stage = iota
 	// beforeContentEnd: MAIL FROM, RCPT TO, DATA or the content itself; the line that ends the
 	// content was not written, so the relay cannot have delivered the message.
-	beforeContentEnd stage = iota
+	beforeContentEnd
 	// contentEnd: the line that ends the content, and the relay's reply to it.
 	contentEnd
 )
@@ -200,12 +226,12 @@ func (e *stageError) Unwrap() error { return e.err }
 
 // Undelivered reports whether err, from Send, means the message was not delivered: the relay
 // refused it (Refused, at any stage), or Send failed before the line that ends the message's
-// content. Such a message may be sent again; after that line, without a refusal, it may have been
-// delivered.
+// content was written. Such a message may be sent again; after that line, without a refusal, it
+// may have been delivered.
 func Undelivered(err error) bool {
 	if _, ok := Refused(err); ok {
 		return true
 	}
 	var se *stageError
-	return errors.As(err, &se) && se.stage == beforeContentEnd
+	return errors.As(err, &se) && se.stage != contentEnd
 }

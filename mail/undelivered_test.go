@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,31 @@ func TestUndeliveredBeforeData(t *testing.T) {
 	}
 }
 
+// A relay that cannot be reached never got the message: undelivered, and not a refusal of it.
+func TestUndeliveredWhenUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s, err := NewSender("smtp://"+addr, "Sobre <no-reply@sobre.test>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := Compose(envelope.MailSigningRequest, envelope.LanguageEnglish, Data{RecipientName: "Ana", Title: "T", URL: "https://x"})
+	err = s.Send(context.Background(), Message{ID: "x@sobre.test", To: "ana@example.com", Composed: c}, func() error {
+		t.Error("the transmitting hook was called without a relay")
+		return nil
+	})
+	if err == nil || !Undelivered(err) {
+		t.Fatalf("Send = %v, Undelivered %v; want an undelivered failure", err, Undelivered(err))
+	}
+	if _, ok := Refused(err); ok {
+		t.Fatalf("an unreachable relay counted as a refusal: %v", err)
+	}
+}
+
 // The transmitting hook marks the one point after which a message may have been delivered: the
 // content's end. A relay that hangs up inside the content never had the message (undelivered,
 // hook not called); one that hangs up after the content's end, before replying, may have it
@@ -66,7 +92,10 @@ func TestTransmittingIsTheContentsEnd(t *testing.T) {
 		undelivered  bool
 		transmitting bool
 	}{
-		{"hang-up inside the content", smtptest.InContent, []Attachment{big}, true, false},
+		{"hang-up inside a large content", smtptest.InContent, []Attachment{big}, true, false},
+		// A small content is written whole before the hang-up shows; the line that ends it
+		// then fails to be written, so it is still undelivered.
+		{"hang-up inside a small content", smtptest.InContent, nil, true, true},
 		{"hang-up before the reply to the content's end", smtptest.BeforeReply, nil, false, true},
 	}
 	for _, c := range cases {

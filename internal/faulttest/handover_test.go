@@ -10,10 +10,11 @@ import (
 )
 
 // The worker is killed with SIGKILL while it hands the signing requests to the relay, after the
-// relay accepted the connection and the recipient and before the content's end: the relay never
-// had the mails, so the restarted worker sends each of them, once, once the killed attempt's
-// claim has lapsed. (A mail is only taken as sent, never sent again, when its sender was killed
-// after the content's end, when the relay may have delivered it.)
+// relay accepted the connection and the recipient, while it waits for the answer to DATA: the
+// relay never had the mails, so the restarted worker sends each of them, once, once the killed
+// attempt's claim has lapsed. (A mail is only taken as sent, never sent again, when its sender
+// was killed after writing the content's end, when the relay may have delivered it; that the
+// point is past the content itself, mail's TestTransmittingIsTheContentsEnd shows.)
 func TestWorkerKilledMidHandover(t *testing.T) {
 	// Not a crashTest: the relay holds the handover, so the kill lands at its point whatever else
 	// runs, and the test mostly waits for the claim to lapse.
