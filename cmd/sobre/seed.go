@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -140,6 +141,9 @@ func (s *seeder) run(ctx context.Context, n, teams int) error {
 		return err
 	}
 	for _, def := range indexes {
+		// A partitioned table's index is listed "ON ONLY" the table: built so, it would cover
+		// none of the partitions (and stay invalid). Built on the table, it is built on each.
+		def = strings.Replace(def, " ON ONLY ", " ON ", 1)
 		if _, err := s.tx.Exec(ctx, def); err != nil {
 			return fmt.Errorf("rebuild index: %w", err)
 		}
@@ -199,7 +203,8 @@ func (s *seeder) document(ctx context.Context) error {
 	return s.tx.QueryRow(ctx, `SELECT id FROM document_data WHERE sha256 = $1`, sum[:]).Scan(&s.data)
 }
 
-// dropGINIndexes drops the GIN indexes of seedTables and returns their definitions.
+// dropGINIndexes drops the GIN indexes of seedTables and returns their definitions. Dropping a
+// partitioned table's index drops its partitions' too.
 func (s *seeder) dropGINIndexes(ctx context.Context) ([]string, error) {
 	rows, err := s.tx.Query(ctx, `SELECT indexname, indexdef FROM pg_indexes
 		WHERE schemaname = current_schema() AND tablename = ANY($1) AND indexdef LIKE '% USING gin %'`, seedTables)

@@ -28,6 +28,16 @@ func TestSeed(t *testing.T) {
 	if err := run([]string{"seed", "--envelopes", "10"}, &out, &out); err == nil || !strings.Contains(err.Error(), "seeded already") {
 		t.Errorf("a second seed: %v", err)
 	}
+	// The indexes the seed dropped to load faster are all back, valid, as migrations make them.
+	migrated := pgtest.NewEmpty(t)
+	t.Setenv("DATABASE_URL", migrated)
+	if err := run([]string{"migrate"}, &out, &out); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	t.Setenv("DATABASE_URL", url)
+	if seeded, want := indexes(t, url), indexes(t, migrated); seeded != want {
+		t.Errorf("indexes after the seed:\n%s\nwant, as migrated:\n%s", seeded, want)
+	}
 	store, err := persistence.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +94,26 @@ func TestSeed(t *testing.T) {
 	if err := run([]string{"seed", "--envelopes", "10"}, &out, &out); err == nil {
 		t.Error("seed ran with SOBRE_ENV=production")
 	}
+}
+
+// indexes lists the indexes of the database at url, one per line with its table and whether it
+// is valid.
+func indexes(t *testing.T, url string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var list string
+	err = conn.QueryRow(ctx, `SELECT string_agg(c.relname || ' ' || i.relname || ' valid=' || x.indisvalid, E'\n' ORDER BY c.relname, i.relname)
+		FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema()`).Scan(&list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
 }
 
 func containsID(list []*envelope.Envelope, id string) bool {
