@@ -196,6 +196,9 @@ func scalePlans(b *testing.B, dbURL, key, log, dir string, paths map[string]stri
 		f.Seek(before.Size(), io.SeekStart)
 		plans, _ := io.ReadAll(f)
 		f.Close()
+		if len(plans) == 0 {
+			b.Fatalf("%s gained no plan for %s: is it the server's log, and auto_explain loaded?", log, name)
+		}
 		text := fmt.Sprintf("-- GET %s (one request; every statement it ran, as auto_explain logged it)\n\n%s",
 			strings.Replace(paths[name], key, "", 1), plans)
 		if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(text), 0o644); err != nil {

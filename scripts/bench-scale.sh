@@ -24,7 +24,8 @@ if [ "$("${psql[@]}" -c 'SHOW shared_buffers')" != 2GB ]; then
   "${psql[@]}" -c "ALTER SYSTEM SET shared_buffers = '2GB'" -c "ALTER SYSTEM SET effective_cache_size = '8GB'" \
     -c "ALTER SYSTEM SET random_page_cost = 1.1" -c "ALTER SYSTEM SET max_wal_size = '8GB'" \
     -c "ALTER SYSTEM SET log_line_prefix = ''"
-  pg_as_owner "$STACK_PG_BIN/pg_ctl" -D "$(pg_cluster_dir)" -w -t 120 restart >/dev/null
+  # Restarted onto its log file, where the plans step reads auto_explain's output.
+  pg_as_owner "$STACK_PG_BIN/pg_ctl" -D "$(pg_cluster_dir)" -l "$(pg_cluster_dir)/server.log" -w -t 120 restart >/dev/null
 fi
 go build -o bin/sobre ./cmd/sobre
 echo "== machine: $(nproc) cores, $(go version | cut -d' ' -f3), $("${psql[@]}" -c 'SHOW server_version' | cut -d' ' -f1) PostgreSQL, load average $(cut -d' ' -f1-3 /proc/loadavg)"
