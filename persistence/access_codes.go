@@ -219,22 +219,21 @@ type CodeLock struct {
 	Lock        int
 }
 
-// codeLocks lists the recipients of envelopeID whose code entry is locked on their current link.
-func codeLocks(ctx context.Context, q querier, envelopeID string) ([]CodeLock, error) {
-	rows, err := q.Query(ctx, `SELECT g.recipient_id, g.locks FROM access_code_guards g JOIN recipients r ON r.id = g.recipient_id
-		WHERE r.envelope_id = $1 AND g.link_version = r.link_version AND g.locked_at IS NOT NULL ORDER BY g.recipient_id`, envelopeID)
-	if err != nil {
-		return nil, fmt.Errorf("read locked code entries of %s: %w", envelopeID, err)
-	}
-	locks, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (CodeLock, error) {
-		var l CodeLock
-		err := row.Scan(&l.RecipientID, &l.Lock)
-		return l, err
+// queueCodeLocks adds to b the read of the locked code entries of envelope envelopeID's
+// recipients, on their current links, into out.
+func queueCodeLocks(b *pgx.Batch, envelopeID string, out *[]CodeLock) {
+	b.Queue(`SELECT g.recipient_id, g.locks FROM access_code_guards g JOIN recipients r ON r.id = g.recipient_id
+		WHERE r.envelope_id = $1 AND g.link_version = r.link_version AND g.locked_at IS NOT NULL ORDER BY g.recipient_id`, envelopeID).Query(func(rows pgx.Rows) (err error) {
+		*out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (CodeLock, error) {
+			var l CodeLock
+			err := row.Scan(&l.RecipientID, &l.Lock)
+			return l, err
+		})
+		if err != nil {
+			return fmt.Errorf("read locked code entries of %s: %w", envelopeID, err)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read locked code entries of %s: %w", envelopeID, err)
-	}
-	return locks, nil
 }
 
 // CodeEntryLocked reports whether rec's code entry is locked on its current link.

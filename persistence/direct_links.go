@@ -20,22 +20,6 @@ func scanDirectLink(row pgx.Row) (envelope.DirectLink, error) {
 	return l, err
 }
 
-// loadDirectLinks sets the DirectLink of each envelope of byID that has one.
-func loadDirectLinks(ctx context.Context, q querier, byID map[string]*envelope.Envelope, ids []string) error {
-	rows, err := q.Query(ctx, `SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.envelope_id = ANY($1)`, ids)
-	if err != nil {
-		return fmt.Errorf("load direct links: %w", err)
-	}
-	links, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.DirectLink, error) { return scanDirectLink(row) })
-	if err != nil {
-		return fmt.Errorf("read direct links: %w", err)
-	}
-	for _, l := range links {
-		byID[l.EnvelopeID].DirectLink = &l
-	}
-	return nil
-}
-
 // lockTemplate finds, for the editor, the TEMPLATE numbered templateID (the n of template_n),
 // locks its row and returns it whole, after envelope.MayChangeDirectLink.
 func (tx *Tx) lockTemplate(ctx context.Context, ed Editor, templateID int64) (*envelope.Envelope, error) {

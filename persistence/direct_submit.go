@@ -138,16 +138,18 @@ func (tx *Tx) fillDirectFields(ctx context.Context, in DirectSubmission, visitor
 	return nil
 }
 
-// directVisitor is the recipient a direct link's visitor became in document id, 0 for a
-// document not made through a direct link.
-func directVisitor(ctx context.Context, q querier, id string) (int64, error) {
-	var visitor int64
-	err := q.QueryRow(ctx, `SELECT visitor_recipient_id FROM direct_link_documents WHERE envelope_id = $1`, id).Scan(&visitor)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read the direct link of %s: %w", id, err)
-	}
-	return visitor, nil
+// queueDirectVisitor adds to b the read of the recipient a direct link's visitor became in
+// envelope id, into out; 0 for an envelope not made through a direct link.
+func queueDirectVisitor(b *pgx.Batch, id string, out *int64) {
+	b.Queue(`SELECT visitor_recipient_id FROM direct_link_documents WHERE envelope_id = $1`, id).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(out)
+		if errors.Is(err, pgx.ErrNoRows) {
+			*out = 0
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read the direct link of %s: %w", id, err)
+		}
+		return nil
+	})
 }

@@ -5,6 +5,7 @@ package persistence
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -70,16 +71,48 @@ func (tx *Tx) GetEnvelope(ctx context.Context, sc Scope, id string) (*envelope.E
 	return getEnvelope(ctx, tx.q, tx.ring, sc, id)
 }
 
+// getEnvelope reads envelope id as sc sees it with its children, in one round trip: the
+// children of an envelope sc cannot see are read too, and dropped.
 func getEnvelope(ctx context.Context, q querier, ring *keyring.Ring, sc Scope, id string) (*envelope.Envelope, error) {
-	e, err := scanEnvelope(q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
-		` WHERE e.id = $1 AND `+visibleSQL(2), id, sc.TeamID, sc.UserID, sc.visibilities()))
-	if err != nil {
-		return nil, notFound(err, "Envelope")
+	var one oneEnvelope
+	b := &pgx.Batch{}
+	one.queue(b, ring, id, true, ` AND `+visibleSQL(2), sc.TeamID, sc.UserID, sc.visibilities())
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("load envelope %s: %w", id, err)
 	}
-	if err := loadChildren(ctx, q, ring, []*envelope.Envelope{e}, true); err != nil {
-		return nil, err
+	return one.result()
+}
+
+// oneEnvelope is an envelope and its children read by the queries queue adds to a batch.
+type oneEnvelope struct {
+	e *envelope.Envelope
+	c children
+}
+
+// queue adds to b the reads of envelope id, when it also meets and (SQL appended to "WHERE e.id
+// = $1", its parameters from $2 on: args), and of its children, whole or its recipients only.
+// The children are read whatever and finds, and dropped by result when the envelope is not.
+func (o *oneEnvelope) queue(b *pgx.Batch, ring *keyring.Ring, id string, whole bool, and string, args ...any) {
+	b.Queue(`SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`+and, append([]any{id}, args...)...).QueryRow(func(row pgx.Row) error {
+		e, err := scanEnvelope(row)
+		if errors.Is(err, pgx.ErrNoRows) {
+			// Not the batch's error: that would drop its statements from pgx's cache.
+			return nil
+		}
+		o.e = e
+		return err
+	})
+	o.c.queue(b, ring, []string{id}, whole)
+}
+
+// result is the envelope read, with its children, once the batch has run; an error meeting
+// envelope.IsNotFound when there was none.
+func (o *oneEnvelope) result() (*envelope.Envelope, error) {
+	if o.e == nil {
+		return nil, envelope.NotFound("Envelope")
 	}
-	return e, nil
+	o.c.attach([]*envelope.Envelope{o.e})
+	return o.e, nil
 }
 
 // GetEnvelopesByIDs returns the visible envelopes among ids, in the order of ids, whole.
@@ -107,14 +140,13 @@ func (s *Store) GetEnvelopesByLegacyIDs(ctx context.Context, sc Scope, typ envel
 // EnvelopeForRecipient returns the whole envelope of a recipient (no team scope: the recipient's
 // token is the credential).
 func (s *Store) EnvelopeForRecipient(ctx context.Context, envelopeID string) (*envelope.Envelope, error) {
-	e, err := scanEnvelope(s.pool.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, envelopeID))
-	if err != nil {
-		return nil, notFound(err, "Envelope")
+	var one oneEnvelope
+	b := &pgx.Batch{}
+	one.queue(b, s.ring, envelopeID, true, "")
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("load envelope %s: %w", envelopeID, err)
 	}
-	if err := loadChildren(ctx, s.pool, s.ring, []*envelope.Envelope{e}, true); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return one.result()
 }
 
 func collectEnvelopes(ctx context.Context, q querier, ring *keyring.Ring, rows pgx.Rows, whole bool) ([]*envelope.Envelope, error) {
@@ -128,77 +160,123 @@ func collectEnvelopes(ctx context.Context, q querier, ring *keyring.Ring, rows p
 	return list, nil
 }
 
-// loadChildren fills the recipients of each envelope and, when whole, its fields, items and
-// attachments: one query per kind for the whole list.
+// loadChildren fills the recipients of each envelope and, when whole, its fields, items,
+// attachments and direct link: one query per kind for the whole list, all sent in one round trip.
 func loadChildren(ctx context.Context, q querier, ring *keyring.Ring, list []*envelope.Envelope, whole bool) error {
 	if len(list) == 0 {
 		return nil
 	}
-	byID := make(map[string]*envelope.Envelope, len(list))
 	ids := make([]string, 0, len(list))
 	for _, e := range list {
-		byID[e.ID] = e
 		ids = append(ids, e.ID)
+	}
+	var c children
+	b := &pgx.Batch{}
+	c.queue(b, ring, ids, whole)
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("load the children of %d envelopes: %w", len(list), err)
+	}
+	c.attach(list)
+	return nil
+}
+
+// children are the child rows of some envelopes, as read by the queries queue adds to a batch.
+type children struct {
+	recipients  []envelope.Recipient
+	fields      []envelope.Field
+	items       []envelope.Item
+	attachments []attachmentRow
+	links       []envelope.DirectLink
+}
+
+type attachmentRow struct {
+	envelopeID string
+	a          envelope.Attachment
+}
+
+// queue adds to b the reads of the children of envelopes ids: their recipients and, when whole,
+// their fields, items, attachments and direct links. Each is a statement of its own, as before
+// they were batched: outside a transaction each sees what was committed when it ran.
+func (c *children) queue(b *pgx.Batch, ring *keyring.Ring, ids []string, whole bool) {
+	b.Queue(`SELECT `+recipientColumns+` FROM recipients r WHERE r.envelope_id = ANY($1) ORDER BY r.id`, ids).Query(func(rows pgx.Rows) (err error) {
+		c.recipients, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, ring) })
+		if err != nil {
+			return fmt.Errorf("read recipients: %w", err)
+		}
+		return nil
+	})
+	if !whole {
+		return
+	}
+	b.Queue(`SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = ANY($1) ORDER BY f.id`, ids).Query(func(rows pgx.Rows) (err error) {
+		c.fields, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
+		if err != nil {
+			return fmt.Errorf("read fields: %w", err)
+		}
+		return nil
+	})
+	b.Queue(`SELECT id, envelope_id, document_data_id, title, item_order FROM envelope_items
+		WHERE envelope_id = ANY($1) ORDER BY envelope_id, item_order`, ids).Query(func(rows pgx.Rows) (err error) {
+		c.items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Item, error) {
+			var it envelope.Item
+			return it, row.Scan(&it.ID, &it.EnvelopeID, &it.DocumentDataID, &it.Title, &it.Order)
+		})
+		if err != nil {
+			return fmt.Errorf("read envelope items: %w", err)
+		}
+		return nil
+	})
+	b.Queue(`SELECT id, envelope_id, type, label, data FROM attachments
+		WHERE envelope_id = ANY($1) ORDER BY created_at, id`, ids).Query(func(rows pgx.Rows) (err error) {
+		c.attachments, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (attachmentRow, error) {
+			var ar attachmentRow
+			return ar, row.Scan(&ar.a.ID, &ar.envelopeID, &ar.a.Type, &ar.a.Label, &ar.a.Data)
+		})
+		if err != nil {
+			return fmt.Errorf("read attachments: %w", err)
+		}
+		return nil
+	})
+	b.Queue(`SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.envelope_id = ANY($1)`, ids).Query(func(rows pgx.Rows) (err error) {
+		c.links, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.DirectLink, error) { return scanDirectLink(row) })
+		if err != nil {
+			return fmt.Errorf("read direct links: %w", err)
+		}
+		return nil
+	})
+}
+
+// attach gives each envelope of list its children, in the order read; an envelope without a kind
+// of child gets an empty list of it.
+func (c *children) attach(list []*envelope.Envelope) {
+	byID := make(map[string]*envelope.Envelope, len(list))
+	for _, e := range list {
+		byID[e.ID] = e
 		e.Recipients, e.Fields, e.Items, e.Attachments = []envelope.Recipient{}, []envelope.Field{}, []envelope.Item{}, []envelope.Attachment{}
 	}
-	rows, err := q.Query(ctx, `SELECT `+recipientColumns+` FROM recipients r WHERE r.envelope_id = ANY($1) ORDER BY r.id`, ids)
-	if err != nil {
-		return fmt.Errorf("load recipients: %w", err)
+	for _, r := range c.recipients {
+		if e := byID[r.EnvelopeID]; e != nil {
+			e.Recipients = append(e.Recipients, r)
+		}
 	}
-	recipients, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, ring) })
-	if err != nil {
-		return fmt.Errorf("read recipients: %w", err)
+	for _, f := range c.fields {
+		if e := byID[f.EnvelopeID]; e != nil {
+			e.Fields = append(e.Fields, f)
+		}
 	}
-	for _, r := range recipients {
-		byID[r.EnvelopeID].Recipients = append(byID[r.EnvelopeID].Recipients, r)
+	for _, it := range c.items {
+		if e := byID[it.EnvelopeID]; e != nil {
+			e.Items = append(e.Items, it)
+		}
 	}
-	if !whole {
-		return nil
+	for _, ar := range c.attachments {
+		if e := byID[ar.envelopeID]; e != nil {
+			e.Attachments = append(e.Attachments, ar.a)
+		}
 	}
-	rows, err = q.Query(ctx, `SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = ANY($1) ORDER BY f.id`, ids)
-	if err != nil {
-		return fmt.Errorf("load fields: %w", err)
+	for _, l := range c.links {
+		if e := byID[l.EnvelopeID]; e != nil {
+			e.DirectLink = &l
+		}
 	}
-	fields, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
-	if err != nil {
-		return fmt.Errorf("read fields: %w", err)
-	}
-	for _, f := range fields {
-		byID[f.EnvelopeID].Fields = append(byID[f.EnvelopeID].Fields, f)
-	}
-	rows, err = q.Query(ctx, `SELECT id, envelope_id, document_data_id, title, item_order FROM envelope_items
-		WHERE envelope_id = ANY($1) ORDER BY envelope_id, item_order`, ids)
-	if err != nil {
-		return fmt.Errorf("load envelope items: %w", err)
-	}
-	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Item, error) {
-		var it envelope.Item
-		return it, row.Scan(&it.ID, &it.EnvelopeID, &it.DocumentDataID, &it.Title, &it.Order)
-	})
-	if err != nil {
-		return fmt.Errorf("read envelope items: %w", err)
-	}
-	for _, it := range items {
-		byID[it.EnvelopeID].Items = append(byID[it.EnvelopeID].Items, it)
-	}
-	rows, err = q.Query(ctx, `SELECT id, envelope_id, type, label, data FROM attachments
-		WHERE envelope_id = ANY($1) ORDER BY created_at, id`, ids)
-	if err != nil {
-		return fmt.Errorf("load attachments: %w", err)
-	}
-	type attachmentRow struct {
-		envelopeID string
-		a          envelope.Attachment
-	}
-	atts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (attachmentRow, error) {
-		var ar attachmentRow
-		return ar, row.Scan(&ar.a.ID, &ar.envelopeID, &ar.a.Type, &ar.a.Label, &ar.a.Data)
-	})
-	if err != nil {
-		return fmt.Errorf("read attachments: %w", err)
-	}
-	for _, ar := range atts {
-		byID[ar.envelopeID].Attachments = append(byID[ar.envelopeID].Attachments, ar.a)
-	}
-	return loadDirectLinks(ctx, q, byID, ids)
 }

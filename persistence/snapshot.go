@@ -4,6 +4,9 @@ package persistence
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/internal/keyring"
@@ -49,27 +52,27 @@ func (s *Store) LoadSnapshot(ctx context.Context, id string) (Snapshot, error) {
 }
 
 func loadSnapshot(ctx context.Context, q querier, ring *keyring.Ring, id string) (Snapshot, error) {
-	e, err := scanEnvelope(q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, id))
-	if err != nil {
-		return Snapshot{}, notFound(err, "Envelope")
+	var (
+		one        oneEnvelope
+		locks      []CodeLock
+		mismatches []IdentityMismatch
+		visitor    int64
+	)
+	b := &pgx.Batch{}
+	one.queue(b, ring, id, false, "")
+	queueCodeLocks(b, id, &locks)
+	queueIdentityMismatches(b, id, &mismatches)
+	queueDirectVisitor(b, id, &visitor)
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		return Snapshot{}, fmt.Errorf("load the snapshot of %s: %w", id, err)
 	}
-	if err := loadChildren(ctx, q, ring, []*envelope.Envelope{e}, false); err != nil {
-		return Snapshot{}, err
-	}
-	locks, err := codeLocks(ctx, q, id)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	mismatches, err := identityMismatches(ctx, q, id)
+	e, err := one.result()
 	if err != nil {
 		return Snapshot{}, err
 	}
 	snap := Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
 		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients, CodeLocks: locks, IdentityMismatches: mismatches,
-		LinkVersions: map[int64]int{}}
-	if snap.DirectVisitor, err = directVisitor(ctx, q, id); err != nil {
-		return Snapshot{}, err
-	}
+		LinkVersions: map[int64]int{}, DirectVisitor: visitor}
 	for _, r := range e.Recipients {
 		if r.LinkVersion > 0 {
 			snap.LinkVersions[r.ID] = r.LinkVersion

@@ -125,12 +125,15 @@ func (tx *Tx) writeWebhookEvents(ctx context.Context, envelopeID string, at time
 
 // webhookPayload is envelope id as its owner reads it, without any signing token, in JSON.
 func (tx *Tx) webhookPayload(ctx context.Context, id string) ([]byte, error) {
-	e, err := scanEnvelope(tx.q.QueryRow(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = $1`, id))
-	if err != nil {
-		return nil, notFound(err, "Envelope")
-	}
+	var one oneEnvelope
+	b := &pgx.Batch{}
 	// No keyring: the recipients are read without their tokens.
-	if err := loadChildren(ctx, tx.q, nil, []*envelope.Envelope{e}, true); err != nil {
+	one.queue(b, nil, id, true, "")
+	if err := tx.q.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("load envelope %s: %w", id, err)
+	}
+	e, err := one.result()
+	if err != nil {
 		return nil, err
 	}
 	payload, err := json.Marshal(view.NewEnvelope(e, true))
