@@ -4,6 +4,7 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -52,40 +53,67 @@ func (s *Store) LoadSnapshot(ctx context.Context, id string) (Snapshot, error) {
 }
 
 func loadSnapshot(ctx context.Context, q querier, ring *keyring.Ring, id string) (Snapshot, error) {
-	var (
-		one        oneEnvelope
-		locks      []CodeLock
-		mismatches []IdentityMismatch
-		visitor    int64
-	)
+	var r snapshotRead
 	b := &pgx.Batch{}
-	one.queue(b, ring, id, false, "")
-	queueCodeLocks(b, id, &locks)
-	queueIdentityMismatches(b, id, &mismatches)
-	queueDirectVisitor(b, id, &visitor)
+	r.queue(b, ring, id)
 	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return Snapshot{}, fmt.Errorf("load the snapshot of %s: %w", id, err)
 	}
-	e, err := one.result()
+	return r.result()
+}
+
+// lockSnapshot locks the envelope row and reads the snapshot in the transaction, in one round
+// trip: the reads run after the lock is taken, so they see what the last holder committed.
+func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
+	locked := false
+	b := &pgx.Batch{}
+	b.Queue(`SELECT true FROM envelopes WHERE id = $1 FOR UPDATE`, id).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&locked)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	var r snapshotRead
+	r.queue(b, tx.ring, id)
+	if err := tx.q.SendBatch(ctx, b).Close(); err != nil {
+		return Snapshot{}, fmt.Errorf("lock and load the snapshot of %s: %w", id, err)
+	}
+	if !locked {
+		return Snapshot{}, envelope.NotFound("Envelope")
+	}
+	return r.result()
+}
+
+// snapshotRead is a snapshot read by the queries queue adds to a batch.
+type snapshotRead struct {
+	one        oneEnvelope
+	locks      []CodeLock
+	mismatches []IdentityMismatch
+	visitor    int64
+}
+
+// queue adds to b the reads of envelope id's snapshot.
+func (r *snapshotRead) queue(b *pgx.Batch, ring *keyring.Ring, id string) {
+	r.one.queue(b, ring, id, false, "")
+	queueCodeLocks(b, id, &r.locks)
+	queueIdentityMismatches(b, id, &r.mismatches)
+	queueDirectVisitor(b, id, &r.visitor)
+}
+
+// result is the snapshot read, once the batch has run.
+func (r *snapshotRead) result() (Snapshot, error) {
+	e, err := r.one.result()
 	if err != nil {
 		return Snapshot{}, err
 	}
 	snap := Snapshot{EnvelopeID: e.ID, TeamID: e.TeamID, Title: e.Title, Status: e.Status, Meta: e.Meta,
-		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients, CodeLocks: locks, IdentityMismatches: mismatches,
-		LinkVersions: map[int64]int{}, DirectVisitor: visitor}
-	for _, r := range e.Recipients {
-		if r.LinkVersion > 0 {
-			snap.LinkVersions[r.ID] = r.LinkVersion
+		OwnerName: e.User.Name, OwnerEmail: e.User.Email, Recipients: e.Recipients, CodeLocks: r.locks, IdentityMismatches: r.mismatches,
+		LinkVersions: map[int64]int{}, DirectVisitor: r.visitor}
+	for _, rec := range e.Recipients {
+		if rec.LinkVersion > 0 {
+			snap.LinkVersions[rec.ID] = rec.LinkVersion
 		}
 	}
 	return snap, nil
-}
-
-// lockSnapshot locks the envelope row and reads the snapshot in the transaction.
-func (tx *Tx) lockSnapshot(ctx context.Context, id string) (Snapshot, error) {
-	var status envelope.Status
-	if err := tx.q.QueryRow(ctx, `SELECT status FROM envelopes WHERE id = $1 FOR UPDATE`, id).Scan(&status); err != nil {
-		return Snapshot{}, notFound(err, "Envelope")
-	}
-	return loadSnapshot(ctx, tx.q, tx.ring, id)
 }
