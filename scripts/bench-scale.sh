@@ -9,6 +9,7 @@
 #   SCALE_ENVELOPES  how many envelopes to seed      [1000000]
 #   SCALE_CLIENTS    concurrent clients              [20]
 #   SCALE_REQUESTS   requests per query              [4000]
+#   SCALE_QUERIES    only these, comma-separated (get-by-id,list-page,title-search,email-search) [all]
 set -euo pipefail
 export STACK_DIR="${STACK_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/bench-scale}"
 export STACK_PG_PORT="${STACK_PG_PORT:-5437}" STACK_PG_DB=postgres STACK_PG_FAST=1
@@ -41,5 +42,5 @@ fi
 mkdir -p docs/scale
 echo "== reads through the HTTP API at ${SCALE_CLIENTS:-20} concurrent clients (team Seed 1, its admin)"
 SOBRE_SCALE_DATABASE_URL="$DATABASE_URL" SOBRE_SCALE_PG_LOG="$(pg_cluster_dir)/server.log" SOBRE_SCALE_PLANS="$STACK_ROOT/docs/scale" \
-  SOBRE_SCALE_CLIENTS="${SCALE_CLIENTS:-20}" SOBRE_SCALE_REQUESTS="${SCALE_REQUESTS:-4000}" \
+  SOBRE_SCALE_CLIENTS="${SCALE_CLIENTS:-20}" SOBRE_SCALE_REQUESTS="${SCALE_REQUESTS:-4000}" SOBRE_SCALE_QUERIES="${SCALE_QUERIES:-}" \
   go test -run '^$' -bench 'ScaleReads' -benchtime 1x -timeout 60m ./api | grep -E '^(Benchmark|ok|---|    bench)'
