@@ -42,13 +42,15 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
-			` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
-		if err != nil {
+		// The page's rows and their recipients, in one round trip.
+		var r envelopesRead
+		b := &pgx.Batch{}
+		r.queue(b, s.ring, ids, false, "")
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("load found envelopes: %w", err)
 		}
-		list, err = collectEnvelopes(ctx, tx, s.ring, rows, false)
-		return err
+		list = r.result()
+		return nil
 	})
 	if err != nil {
 		return nil, 0, err
