@@ -78,6 +78,11 @@ func getEnvelope(ctx context.Context, q querier, ring *keyring.Ring, sc Scope, i
 	b := &pgx.Batch{}
 	one.queue(b, ring, id, true, ` AND `+visibleSQL(2), sc.TeamID, sc.UserID, sc.visibilities())
 	if err := q.SendBatch(ctx, b).Close(); err != nil {
+		if one.absent {
+			// A failure reading the children of an envelope sc cannot see (a token that does
+			// not decrypt, say) must not tell it apart from one that does not exist.
+			return nil, envelope.NotFound("Envelope")
+		}
 		return nil, fmt.Errorf("load envelope %s: %w", id, err)
 	}
 	return one.result()
@@ -85,8 +90,9 @@ func getEnvelope(ctx context.Context, q querier, ring *keyring.Ring, sc Scope, i
 
 // oneEnvelope is an envelope and its children read by the queries queue adds to a batch.
 type oneEnvelope struct {
-	e *envelope.Envelope
-	c children
+	e      *envelope.Envelope
+	absent bool // the envelope's query answered no row
+	c      children
 }
 
 // queue adds to b the reads of envelope id, when it also meets and (SQL appended to "WHERE e.id
@@ -97,6 +103,7 @@ func (o *oneEnvelope) queue(b *pgx.Batch, ring *keyring.Ring, id string, whole b
 		e, err := scanEnvelope(row)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Not the batch's error: that would drop its statements from pgx's cache.
+			o.absent = true
 			return nil
 		}
 		o.e = e

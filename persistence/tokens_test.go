@@ -284,3 +284,37 @@ func TestKeyRotationOpensOldTokens(t *testing.T) {
 		t.Fatalf("after rotation: %v, token %q want %q", err, again.Recipients[0].Token, e.Recipients[0].Token)
 	}
 }
+
+// An envelope a scope cannot see is not found, even when reading its children fails (here its
+// signer's token, sealed under other keys): the failure would tell it apart from an envelope
+// that does not exist. Its own team meets the failure.
+func TestUnseenEnvelopeIsNotFoundWhateverItsChildren(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewURL(t)
+	ctx := context.Background()
+	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	id := draftWithOneSigner(t, store, "unseen")
+	other, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stranger, err := other.EnsureMember(ctx, "Globex", "eve@globex.cl", "Eve", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.GetEnvelope(ctx, persistence.ScopeOf(stranger), id); !envelope.IsNotFound(err) {
+		t.Errorf("another team's read of an envelope whose token does not open: %v, want not found", err)
+	}
+	owner, err := other.EnsureMember(ctx, "Acme", "ana@acme.cl", "Ana", envelope.TeamRoleAdmin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.GetEnvelope(ctx, persistence.ScopeOf(owner), id); err == nil || envelope.IsNotFound(err) {
+		t.Errorf("its own team's read: %v, want the token's failure", err)
+	}
+}
