@@ -34,10 +34,7 @@ func TestTemporalServerKilledAndRestarted(t *testing.T) {
 	s.key = s.adminKey()
 
 	first := s.create(1)
-	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": first}, true)
-	if status != 200 {
-		t.Fatalf("distribute: %d %v", status, out)
-	}
+	out := s.distribute(first)
 	tokens := recipientTokens(out)
 	waitFor(t, "the two signing requests", 30*time.Second, func() bool { return len(s.mails()) >= 2 })
 	b := newBatch(s, faultBatch(t), nil)

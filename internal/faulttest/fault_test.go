@@ -357,6 +357,16 @@ func (s *system) call(method, path string, body any, auth bool) (int, map[string
 	}
 }
 
+// distribute distributes envelope id and returns the answer, failing the test unless it is a 200.
+func (s *system) distribute(id string) map[string]any {
+	s.t.Helper()
+	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
+	if status != 200 {
+		s.t.Fatalf("distribute %s: %d %v", id, status, out)
+	}
+	return out
+}
+
 // create makes an envelope with two signers and returns its id.
 func (s *system) create(i int) string {
 	s.t.Helper()
@@ -549,10 +559,7 @@ func TestWorkerKilledWhileSealing(t *testing.T) {
 	s.start("worker")
 	s.key = s.adminKey()
 	id := s.createWith(100, testpdf.Pages(300, "Contrato largo"))
-	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
-	if status != 200 {
-		t.Fatalf("distribute: %d %v", status, out)
-	}
+	out := s.distribute(id)
 	var tokens []string
 	for _, r := range out["recipients"].([]any) {
 		tokens = append(tokens, r.(map[string]any)["token"].(string))
@@ -648,10 +655,7 @@ func TestAPIKilledBetweenStartAndReply(t *testing.T) {
 	s.start("worker")
 	s.start("api")
 	waitFor(t, "PENDING", 30*time.Second, func() bool { return s.status(id) == "PENDING" })
-	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
-	if status != 200 {
-		t.Fatalf("second distribute: %d %v", status, out)
-	}
+	s.distribute(id) // again, through the restarted API
 	if c := s.auditCount(id, "DOCUMENT_SENT"); c != 1 {
 		t.Errorf("%d DOCUMENT_SENT entries, want 1", c)
 	}

@@ -37,10 +37,7 @@ func TestWorkerKilledMidHandover(t *testing.T) {
 	s.start("worker")
 	s.key = s.adminKey()
 	id := s.create(1)
-	status, out := s.call("POST", "/api/v2/envelope/distribute", map[string]any{"envelopeId": id}, true)
-	if status != 200 {
-		t.Fatalf("distribute: %d %v", status, out)
-	}
+	s.distribute(id)
 	select {
 	case <-reached:
 	case <-time.After(60 * time.Second):
