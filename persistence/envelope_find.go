@@ -45,7 +45,7 @@ func (s *Store) FindEnvelopes(ctx context.Context, sc Scope, f FindFilter) ([]*e
 		// The page's rows and their recipients, in one round trip.
 		var r envelopesRead
 		b := &pgx.Batch{}
-		r.queue(b, s.ring, ids, false, "")
+		r.queue(b, s.ring, ids, false)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("load found envelopes: %w", err)
 		}

@@ -123,14 +123,15 @@ func (o *oneEnvelope) result() (*envelope.Envelope, error) {
 }
 
 // GetEnvelopesByIDs returns the visible envelopes among ids, in the order of ids, whole.
+// The visible envelopes are read first, then their children: the children of an id the caller
+// cannot see are never read.
 func (s *Store) GetEnvelopesByIDs(ctx context.Context, sc Scope, ids []string) ([]*envelope.Envelope, error) {
-	var r envelopesRead
-	b := &pgx.Batch{}
-	r.queue(b, s.ring, ids, true, ` AND `+visibleSQL(2), sc.TeamID, sc.UserID, sc.visibilities())
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	rows, err := s.pool.Query(ctx, `SELECT `+envelopeColumns+` FROM `+envelopeFrom+
+		` WHERE e.id = ANY($1) AND `+visibleSQL(2)+` ORDER BY array_position($1, e.id)`, ids, sc.TeamID, sc.UserID, sc.visibilities())
+	if err != nil {
 		return nil, fmt.Errorf("load envelopes: %w", err)
 	}
-	return r.result(), nil
+	return collectEnvelopes(ctx, s.pool, s.ring, rows, true)
 }
 
 // envelopesRead is a list of envelopes and their children read by the queries queue adds to a
@@ -140,13 +141,11 @@ type envelopesRead struct {
 	c    children
 }
 
-// queue adds to b the reads of the envelopes among ids that also meet and (SQL appended to
-// "WHERE e.id = ANY($1)", its parameters from $2 on: args), in the order of ids, and of the
-// children of ids, whole or their recipients only. The children of an envelope and leaves out are
-// read too, and dropped by result.
-func (r *envelopesRead) queue(b *pgx.Batch, ring *keyring.Ring, ids []string, whole bool, and string, args ...any) {
-	b.Queue(`SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = ANY($1)`+and+` ORDER BY array_position($1, e.id)`,
-		append([]any{ids}, args...)...).Query(func(rows pgx.Rows) (err error) {
+// queue adds to b the reads of envelopes ids, in their order, and of their children, whole or
+// their recipients only. ids are envelopes the caller may read (found by a scoped query).
+func (r *envelopesRead) queue(b *pgx.Batch, ring *keyring.Ring, ids []string, whole bool) {
+	b.Queue(`SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`,
+		ids).Query(func(rows pgx.Rows) (err error) {
 		r.list, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*envelope.Envelope, error) { return scanEnvelope(row) })
 		if err != nil {
 			return fmt.Errorf("read envelopes: %w", err)
