@@ -177,16 +177,14 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// hangingOnce does not answer its first wake until its context ends; it records the others.
-type hangingOnce struct {
+// hanging answers no wake until its context ends (a Temporal that does not answer); it counts
+// them.
+type hanging struct {
 	calls atomic.Int32
-	woken recorder
 }
 
-func (h *hangingOnce) WakeWebhookDelivery(ctx context.Context, r envelope.WebhookRoute) error {
-	if h.calls.Add(1) == 1 {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return h.woken.WakeWebhookDelivery(ctx, r)
+func (h *hanging) WakeWebhookDelivery(ctx context.Context, r envelope.WebhookRoute) error {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return ctx.Err()
 }
