@@ -222,18 +222,9 @@ type CodeLock struct {
 // queueCodeLocks adds to b the read of the locked code entries of envelope envelopeID's
 // recipients, on their current links, into out.
 func queueCodeLocks(b *pgx.Batch, envelopeID string, out *[]CodeLock) {
-	b.Queue(`SELECT g.recipient_id, g.locks FROM access_code_guards g JOIN recipients r ON r.id = g.recipient_id
-		WHERE r.envelope_id = $1 AND g.link_version = r.link_version AND g.locked_at IS NOT NULL ORDER BY g.recipient_id`, envelopeID).Query(func(rows pgx.Rows) (err error) {
-		*out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (CodeLock, error) {
-			var l CodeLock
-			err := row.Scan(&l.RecipientID, &l.Lock)
-			return l, err
-		})
-		if err != nil {
-			return fmt.Errorf("read locked code entries of %s: %w", envelopeID, err)
-		}
-		return nil
-	})
+	queueRows(b, out, "locked code entries of "+envelopeID, pgx.RowToStructByPos[CodeLock],
+		`SELECT g.recipient_id, g.locks FROM access_code_guards g JOIN recipients r ON r.id = g.recipient_id
+		WHERE r.envelope_id = $1 AND g.link_version = r.link_version AND g.locked_at IS NOT NULL ORDER BY g.recipient_id`, envelopeID)
 }
 
 // CodeEntryLocked reports whether rec's code entry is locked on its current link.

@@ -73,6 +73,17 @@ type querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
+// queueRows adds sql (with args) to b, its rows read into *into by scan once the batch runs; a
+// failure to read them names what.
+func queueRows[T any](b *pgx.Batch, into *[]T, what string, scan pgx.RowToFunc[T], sql string, args ...any) {
+	b.Queue(sql, args...).Query(func(rows pgx.Rows) (err error) {
+		if *into, err = pgx.CollectRows(rows, scan); err != nil {
+			return fmt.Errorf("read %s: %w", what, err)
+		}
+		return nil
+	})
+}
+
 // Tx is a Store bound to one open transaction. A method that Store and Tx both have does the same
 // thing with the same arguments: Store's runs on its own (in a transaction of its own when it
 // writes more than one row), Tx's within the transaction. A Tx method named Lock… reads what it

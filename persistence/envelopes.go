@@ -144,14 +144,8 @@ type envelopesRead struct {
 // queue adds to b the reads of envelopes ids, in their order, and of their children, whole or
 // their recipients only. ids are envelopes the caller may read (found by a scoped query).
 func (r *envelopesRead) queue(b *pgx.Batch, ring *keyring.Ring, ids []string, whole bool) {
-	b.Queue(`SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`,
-		ids).Query(func(rows pgx.Rows) (err error) {
-		r.list, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (*envelope.Envelope, error) { return scanEnvelope(row) })
-		if err != nil {
-			return fmt.Errorf("read envelopes: %w", err)
-		}
-		return nil
-	})
+	queueRows(b, &r.list, "envelopes", func(row pgx.CollectableRow) (*envelope.Envelope, error) { return scanEnvelope(row) },
+		`SELECT `+envelopeColumns+` FROM `+envelopeFrom+` WHERE e.id = ANY($1) ORDER BY array_position($1, e.id)`, ids)
 	r.c.queue(b, ring, ids, whole)
 }
 
@@ -234,52 +228,25 @@ type attachmentRow struct {
 // their fields, items, attachments and direct links. Each is a statement of its own, as before
 // they were batched: outside a transaction each sees what was committed when it ran.
 func (c *children) queue(b *pgx.Batch, ring *keyring.Ring, ids []string, whole bool) {
-	b.Queue(`SELECT `+recipientColumns+` FROM recipients r WHERE r.envelope_id = ANY($1) ORDER BY r.id`, ids).Query(func(rows pgx.Rows) (err error) {
-		c.recipients, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, ring) })
-		if err != nil {
-			return fmt.Errorf("read recipients: %w", err)
-		}
-		return nil
-	})
+	queueRows(b, &c.recipients, "recipients", func(row pgx.CollectableRow) (envelope.Recipient, error) { return scanRecipient(row, ring) },
+		`SELECT `+recipientColumns+` FROM recipients r WHERE r.envelope_id = ANY($1) ORDER BY r.id`, ids)
 	if !whole {
 		return
 	}
-	b.Queue(`SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = ANY($1) ORDER BY f.id`, ids).Query(func(rows pgx.Rows) (err error) {
-		c.fields, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) })
-		if err != nil {
-			return fmt.Errorf("read fields: %w", err)
-		}
-		return nil
-	})
-	b.Queue(`SELECT id, envelope_id, document_data_id, title, item_order FROM envelope_items
-		WHERE envelope_id = ANY($1) ORDER BY envelope_id, item_order`, ids).Query(func(rows pgx.Rows) (err error) {
-		c.items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.Item, error) {
-			var it envelope.Item
-			return it, row.Scan(&it.ID, &it.EnvelopeID, &it.DocumentDataID, &it.Title, &it.Order)
-		})
-		if err != nil {
-			return fmt.Errorf("read envelope items: %w", err)
-		}
-		return nil
-	})
-	b.Queue(`SELECT id, envelope_id, type, label, data FROM attachments
-		WHERE envelope_id = ANY($1) ORDER BY created_at, id`, ids).Query(func(rows pgx.Rows) (err error) {
-		c.attachments, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (attachmentRow, error) {
-			var ar attachmentRow
-			return ar, row.Scan(&ar.a.ID, &ar.envelopeID, &ar.a.Type, &ar.a.Label, &ar.a.Data)
-		})
-		if err != nil {
-			return fmt.Errorf("read attachments: %w", err)
-		}
-		return nil
-	})
-	b.Queue(`SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.envelope_id = ANY($1)`, ids).Query(func(rows pgx.Rows) (err error) {
-		c.links, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (envelope.DirectLink, error) { return scanDirectLink(row) })
-		if err != nil {
-			return fmt.Errorf("read direct links: %w", err)
-		}
-		return nil
-	})
+	queueRows(b, &c.fields, "fields", func(row pgx.CollectableRow) (envelope.Field, error) { return scanField(row) },
+		`SELECT `+fieldColumns+` FROM fields f WHERE f.envelope_id = ANY($1) ORDER BY f.id`, ids)
+	queueRows(b, &c.items, "envelope items", func(row pgx.CollectableRow) (envelope.Item, error) {
+		var it envelope.Item
+		return it, row.Scan(&it.ID, &it.EnvelopeID, &it.DocumentDataID, &it.Title, &it.Order)
+	}, `SELECT id, envelope_id, document_data_id, title, item_order FROM envelope_items
+		WHERE envelope_id = ANY($1) ORDER BY envelope_id, item_order`, ids)
+	queueRows(b, &c.attachments, "attachments", func(row pgx.CollectableRow) (attachmentRow, error) {
+		var ar attachmentRow
+		return ar, row.Scan(&ar.a.ID, &ar.envelopeID, &ar.a.Type, &ar.a.Label, &ar.a.Data)
+	}, `SELECT id, envelope_id, type, label, data FROM attachments
+		WHERE envelope_id = ANY($1) ORDER BY created_at, id`, ids)
+	queueRows(b, &c.links, "direct links", func(row pgx.CollectableRow) (envelope.DirectLink, error) { return scanDirectLink(row) },
+		`SELECT `+directLinkColumns+` FROM template_direct_links l WHERE l.envelope_id = ANY($1)`, ids)
 }
 
 // attach gives each envelope of list its children, in the order read; an envelope without a kind

@@ -50,18 +50,9 @@ func (tx *Tx) recordIdentityMismatch(ctx context.Context, r envelope.Recipient, 
 // queueIdentityMismatches adds to b the read of envelope envelopeID's recipients with refused
 // identities (how many RUNs each), into out.
 func queueIdentityMismatches(b *pgx.Batch, envelopeID string, out *[]IdentityMismatch) {
-	b.Queue(`SELECT m.recipient_id, count(*) FROM identity_mismatches m JOIN recipients r ON r.id = m.recipient_id
-		WHERE r.envelope_id = $1 GROUP BY m.recipient_id ORDER BY m.recipient_id`, envelopeID).Query(func(rows pgx.Rows) (err error) {
-		*out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (IdentityMismatch, error) {
-			var m IdentityMismatch
-			err := row.Scan(&m.RecipientID, &m.RUNs)
-			return m, err
-		})
-		if err != nil {
-			return fmt.Errorf("read identity mismatches of %s: %w", envelopeID, err)
-		}
-		return nil
-	})
+	queueRows(b, out, "identity mismatches of "+envelopeID, pgx.RowToStructByPos[IdentityMismatch],
+		`SELECT m.recipient_id, count(*) FROM identity_mismatches m JOIN recipients r ON r.id = m.recipient_id
+		WHERE r.envelope_id = $1 GROUP BY m.recipient_id ORDER BY m.recipient_id`, envelopeID)
 }
 
 // Identity is what a recipient proved: the RUN and name verified by Clave Única and the
