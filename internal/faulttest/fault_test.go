@@ -297,8 +297,8 @@ var httpClient = &http.Client{Timeout: 60 * time.Second}
 // and reads the answer.
 //
 // A 429 that asks to wait at most a minute is tried again after its Retry-After (at most
-// maxPause a time, for up to rateLimitPatience in all), as a client would: the harness's own checks of a full batch come from one address with
-// one key, and meet the API's rate limits.
+// maxPause a time, for up to rateLimitPatience in all), as a client would: the harness's own
+// checks of a full batch come from one address with one key, and meet the API's rate limits.
 func (s *system) send(method, url string, body any, auth bool) (*http.Response, []byte, error) {
 	var raw []byte
 	if body != nil {

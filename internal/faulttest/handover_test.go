@@ -46,23 +46,20 @@ func TestWorkerKilledMidHandover(t *testing.T) {
 	s.kill("worker")
 	close(release)
 	s.start("worker")
-	requests := func() (n int) {
-		for _, m := range relay.Accepted() {
-			if strings.HasPrefix(m, "signing_request."+strings.TrimPrefix(id, "envelope_")+".") {
-				n++
-			}
-		}
-		return n
-	}
+	requests := func() int { return relay.AcceptedTo("signing_request." + strings.TrimPrefix(id, "envelope_") + ".") }
 	// The killed attempt's claim holds for the activity's time limit and 30 s more.
 	waitFor(t, "both signing requests sent", 4*time.Minute, func() bool { return requests() >= 2 })
 	time.Sleep(2 * time.Second)
 	if n := requests(); n != 2 {
 		t.Errorf("%d signing requests accepted, want one to each signer: %v", n, relay.Accepted())
 	}
-	_, e := s.call("GET", "/api/v2/envelope/"+id, nil, true)
-	for _, r := range e["recipients"].([]any) {
-		if r := r.(map[string]any); r["sendStatus"] != "SENT" {
+	status, e := s.call("GET", "/api/v2/envelope/"+id, nil, true)
+	recipients, _ := e["recipients"].([]any)
+	if status != 200 || len(recipients) != 2 {
+		t.Fatalf("GET envelope %s: %d %v", id, status, e)
+	}
+	for _, r := range recipients {
+		if r, _ := r.(map[string]any); r["sendStatus"] != "SENT" {
 			t.Errorf("recipient %v: sendStatus %v, want SENT", r["email"], r["sendStatus"])
 		}
 	}
