@@ -290,13 +290,8 @@ func TestKeyRotationOpensOldTokens(t *testing.T) {
 // that does not exist. Its own team meets the failure.
 func TestUnseenEnvelopeIsNotFoundWhateverItsChildren(t *testing.T) {
 	t.Parallel()
-	url := pgtest.NewURL(t)
 	ctx := context.Background()
-	store, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store, url := pgtest.NewWithURL(t)
 	id := draftWithOneSigner(t, store, "unseen")
 	other, err := persistence.Open(ctx, url, persistence.WithKeyring(pgtest.Keyring(t)))
 	if err != nil {
