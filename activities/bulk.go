@@ -146,13 +146,12 @@ func (a *Activities) createBulkDocument(ctx context.Context, job persistence.Bul
 }
 
 // bulkSendQuota refuses sending e when its signing requests would pass the team's mail quota,
-// as a distribute is refused.
+// and otherwise reserves them, as a distribute does.
 func (a *Activities) bulkSendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
-	need := envelope.MailsOnDistribute(e)
-	if a.Bulk.MailQuota == 0 || need == 0 {
+	if a.Bulk.MailQuota == 0 {
 		return nil
 	}
-	return tx.CheckMailQuota(ctx, e.TeamID, a.Bulk.MailQuota, need, envelope.MailQuotaWindow)
+	return tx.ReserveMailQuota(ctx, e.TeamID, a.Bulk.MailQuota, envelope.MailQuotaWindow, e.ID, envelope.RequestsOnDistribute(e))
 }
 
 // bulkSummaryErrors is how many failed rows the summary mail lists.

@@ -129,7 +129,11 @@ func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, 
 		}
 		return nil
 	}
-	owner, send, err := a.claim(ctx, persistence.MailClaim{MessageID: msg.ID, EnvelopeID: n.EnvelopeID, Kind: string(n.Kind), To: msg.To}, n.Mark)
+	c := persistence.MailClaim{MessageID: msg.ID, EnvelopeID: n.EnvelopeID, Kind: string(n.Kind), To: msg.To}
+	if n.Mark != nil {
+		c.RecipientID = n.Mark.RecipientID
+	}
+	owner, send, err := a.claim(ctx, c, n.Mark)
 	if err != nil || !send {
 		return err
 	}

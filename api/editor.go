@@ -27,8 +27,11 @@ func (s *Server) recipientsQuota(ctx context.Context, tx *persistence.Tx, c pers
 	return s.checkMailQuota(ctx, tx, c.After.TeamID, mailsOnRecipientChange(c.Before, c.After, c.Replaced, c.Removed))
 }
 
-// sendQuota refuses sending e whose signing requests (envelope.MailsOnDistribute) pass the team's mail
-// quota.
+// sendQuota refuses sending e whose signing requests (envelope.RequestsOnDistribute) pass the
+// team's mail quota, and otherwise reserves them in tx until their mails are claimed.
 func (s *Server) sendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
-	return s.checkMailQuota(ctx, tx, e.TeamID, envelope.MailsOnDistribute(e))
+	if s.cfg.MailQuota == 0 {
+		return nil
+	}
+	return tx.ReserveMailQuota(ctx, e.TeamID, s.cfg.MailQuota, envelope.MailQuotaWindow, e.ID, envelope.RequestsOnDistribute(e))
 }

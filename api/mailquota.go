@@ -15,6 +15,8 @@ import (
 // the caller is told at once and can try again once Retry-After has passed. Mails the
 // envelopes' workflows send on their own (the next signer's request, reminders, completion and
 // owner notices) are counted but never held back, so no envelope already sent stops half-way.
+// A send's signing requests (distribute, use with distributeDocument) are reserved in its
+// transaction (sendQuota): they count from then on, before their workflow claims and sends them.
 
 // checkMailQuota refuses a request that would send need mails for team teamID past the quota.
 // A request inside a transaction passes it as tx, and the count runs in it: a handler holding a

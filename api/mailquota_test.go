@@ -159,13 +159,43 @@ func TestMailQuota(t *testing.T) {
 // each request's own transaction (a count on a second connection made each request hold one
 // connection while waiting for another, and a handful of requests froze the whole API).
 func TestMailQuotaUnderConcurrentDistributes(t *testing.T) {
+	for _, err := range distributeAtOnce(t, 1000, 12) {
+		if err != nil {
+			t.Errorf("a distribute among 12 at once: %v", err)
+		}
+	}
+}
+
+// Distributes at once cannot pass the quota together: each holds the team's quota from its
+// count to its commit, so the next one counts its requests.
+func TestMailQuotaHoldsAgainstDistributesAtOnce(t *testing.T) {
+	const quota, n = 5, 12
+	var ok, refused int
+	for _, err := range distributeAtOnce(t, quota, n) {
+		switch {
+		case err == nil:
+			ok++
+		case err.Error() == http.StatusText(http.StatusTooManyRequests):
+			refused++
+		default:
+			t.Errorf("a distribute among %d at once: %v", n, err)
+		}
+	}
+	if ok != quota || refused != n-quota {
+		t.Errorf("%d distributes of one request each at once, quota %d: %d sent, %d refused; want %d and %d", n, quota, ok, refused, quota, n-quota)
+	}
+}
+
+// distributeAtOnce creates n envelopes of one approver each in a team whose mail quota is quota,
+// distributes them all at once and answers each distribute's error: nil for a 200, the status
+// text otherwise.
+func distributeAtOnce(t *testing.T, quota, n int) []error {
 	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
 		*c = unlimited(*c)
-		c.MailQuota = 1000
+		c.MailQuota = quota
 	})
 	key := a.key("Concurrente", "ana@concurrente.cl", envelope.TeamRoleAdmin)
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
-	const n = 12
 	ids := make([]string, n)
 	for i := range ids {
 		status, body := a.createRaw(key, map[string]any{"title": "Concurrente", "type": "DOCUMENT",
@@ -191,16 +221,16 @@ func TestMailQuotaUnderConcurrentDistributes(t *testing.T) {
 			if err == nil {
 				res.Body.Close()
 				if res.StatusCode != http.StatusOK {
-					err = errors.New(res.Status)
+					err = errors.New(http.StatusText(res.StatusCode))
 				}
 			}
 			errs <- err
 		}()
 	}
 	close(start)
-	for range ids {
-		if err := <-errs; err != nil {
-			t.Errorf("a distribute among %d at once: %v", n, err)
-		}
+	out := make([]error, n)
+	for i := range out {
+		out[i] = <-errs
 	}
+	return out
 }

@@ -6,19 +6,23 @@ import "time"
 // the last 24 hours count.
 const MailQuotaWindow = 24 * time.Hour
 
-// MailsOnDistribute is how many signing requests distributing e mails now: one to each
-// recipient with an email address who may act now and was not sent it yet (the workflow's
-// sendRequests), none when the envelope is sent by link.
-func MailsOnDistribute(e *Envelope) int {
+// MailsOnDistribute is how many signing requests distributing e mails now:
+// len(RequestsOnDistribute(e)).
+func MailsOnDistribute(e *Envelope) int { return len(RequestsOnDistribute(e)) }
+
+// RequestsOnDistribute is the recipients distributing e mails a signing request now: each one
+// with an email address who may act now and was not sent it yet (the workflow's sendRequests),
+// none when the envelope is sent by link.
+func RequestsOnDistribute(e *Envelope) []int64 {
 	m := e.Meta
 	if m.DistributionMethod != DistributionEmail || !m.EmailSettings.RecipientSigningRequest {
-		return 0
+		return nil
 	}
-	n := 0
+	var ids []int64
 	for _, id := range MayActNow(m.SigningOrder, Participants(e.Recipients)) {
 		if r := e.Recipient(id); r != nil && r.Email != "" && r.SendStatus != SendStatusSent {
-			n++
+			ids = append(ids, id)
 		}
 	}
-	return n
+	return ids
 }

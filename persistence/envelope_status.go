@@ -73,7 +73,11 @@ func (s *Store) FinishEnvelope(ctx context.Context, ev envelope.Event, a envelop
 		if cur.Status != envelope.StatusPending {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Envelope %s is %s, not PENDING", id, cur.Status)
 		}
-		if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, ev.At); err != nil {
+		// Requests never claimed by now never will be: their reservations on the team's mail
+		// quota end with the envelope.
+		if _, err := tx.q.Exec(ctx, `WITH reservations AS (UPDATE recipients SET request_reserved_at = NULL
+				WHERE envelope_id = $1 AND request_reserved_at IS NOT NULL)
+			UPDATE envelopes SET status = $2, completed_at = $3, updated_at = now() WHERE id = $1`, id, status, ev.At); err != nil {
 			return fmt.Errorf("finish envelope %s as %s: %w", id, status, err)
 		}
 		return tx.Record(ctx, ev, a)

@@ -39,6 +39,9 @@ type MailClaim struct {
 	// from the claim, no other attempt may send the mail.
 	Owner string
 	Lease time.Duration
+	// RecipientID, for a signing request or a reminder, is the recipient it is for: the claim
+	// takes the place of the request's reservation on the mail quota (ReserveMailQuota).
+	RecipientID int64
 }
 
 // ClaimMail claims the mail c names for c.Owner. It answers MailSending when c.Owner now holds
@@ -47,11 +50,15 @@ type MailClaim struct {
 // otherwise the state an earlier attempt left: MailSent, MailFailed, or MailTransmitting.
 func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	var state MailState
-	err := s.pool.QueryRow(ctx, `INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until)
+	// The row and the end of the recipient's reservation are written by one statement, so the
+	// quota's count (one statement too) sees both or neither.
+	err := s.pool.QueryRow(ctx, `WITH reservation AS (UPDATE recipients SET request_reserved_at = NULL
+			WHERE $7::bigint <> 0 AND id = $7 AND envelope_id = $2 AND request_reserved_at IS NOT NULL)
+		INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until)
 		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2), $5, now() + make_interval(secs => $6))
 		ON CONFLICT (message_id) DO UPDATE SET owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
 		WHERE mail_log.state = 'sending' AND (mail_log.owner IS NULL OR mail_log.owner = EXCLUDED.owner OR mail_log.lease_until < now())
-		RETURNING state`, c.MessageID, c.EnvelopeID, c.Kind, c.To, c.Owner, c.Lease.Seconds()).Scan(&state)
+		RETURNING state`, c.MessageID, c.EnvelopeID, c.Kind, c.To, c.Owner, c.Lease.Seconds(), c.RecipientID).Scan(&state)
 	if err == nil {
 		return state, nil
 	}
@@ -157,7 +164,7 @@ func (s *Store) MailRefused(ctx context.Context, m MailRefusal) error {
 		}
 		var to *envelope.Recipient
 		if m.RecipientID != 0 {
-			r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET delivery_error = $3 WHERE r.id = $1 AND r.envelope_id = $2
+			r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET delivery_error = $3, request_reserved_at = NULL WHERE r.id = $1 AND r.envelope_id = $2
 				RETURNING `+recipientColumns, m.RecipientID, m.EnvelopeID, m.Answer), nil)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return fmt.Errorf("record mail %s refused for recipient %d: %w", m.MessageID, m.RecipientID, err)

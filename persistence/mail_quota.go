@@ -1,4 +1,4 @@
-// The team's sending quota, counted on the mail log.
+// The team's sending quota, counted on the mail log and the requests reserved by distributes.
 
 package persistence
 
@@ -14,23 +14,79 @@ import (
 	"github.com/sobre-sign/sobre/envelope"
 )
 
+// A team's mails of the quota's window are its mail log's rows written in the window, and the
+// signing requests reserved in it (ReserveMailQuota) whose mails have not been claimed yet, to
+// recipients not yet sent them, on envelopes not ended (still a DRAFT when the distribute's
+// workflow has not marked it PENDING yet, or never started: a distribute tried again reserves the
+// same requests again, counted once). A claim writes its mail log row and
+// clears its recipient's reservation in one statement (ClaimMail), and this count reads both in
+// one statement, so a request is counted once at any moment.
+const (
+	mailsUsed = `SELECT (SELECT count(*) FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval)
+		+ (SELECT count(*) FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
+			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1 AND e.status IN ('DRAFT', 'PENDING'))`
+	mailsUsedAt = `SELECT created_at FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval
+		UNION ALL SELECT r.request_reserved_at FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
+			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1 AND e.status IN ('DRAFT', 'PENDING')`
+)
+
 // CheckMailQuota refuses (TOO_MANY_REQUESTS, with the wait) what would have Sobre send need more
 // mails for team teamID when its mails of the last window, and need, pass quota.
 func (s *Store) CheckMailQuota(ctx context.Context, teamID int64, quota, need int, window time.Duration) error {
 	return checkMailQuota(ctx, s.pool, teamID, quota, need, window)
 }
 
-// CheckMailQuota is Store.CheckMailQuota inside the transaction: a request that holds a
-// transaction never asks the pool for a second connection, which a few such requests at once
-// would wait for each other to give back.
+// CheckMailQuota is Store.CheckMailQuota inside the transaction, holding the team's quota until
+// it ends (lockMailQuota): a request that holds a transaction never asks the pool for a second
+// connection, which a few such requests at once would wait for each other to give back.
 func (tx *Tx) CheckMailQuota(ctx context.Context, teamID int64, quota, need int, window time.Duration) error {
+	if err := tx.lockMailQuota(ctx, teamID); err != nil {
+		return err
+	}
 	return checkMailQuota(ctx, tx.q, teamID, quota, need, window)
+}
+
+// ReserveMailQuota is CheckMailQuota for the signing requests to recipients of envelope
+// envelopeID that its workflow mails once this transaction commits: when they fit, each is
+// reserved on its recipient and counts from now until its mail is claimed, so that a distribute
+// answered before its mails are sent still holds its share of the quota against the next one.
+func (tx *Tx) ReserveMailQuota(ctx context.Context, teamID int64, quota int, window time.Duration, envelopeID string, recipients []int64) error {
+	if len(recipients) == 0 {
+		return nil
+	}
+	if err := tx.lockMailQuota(ctx, teamID); err != nil {
+		return err
+	}
+	// The envelope's earlier reservations (a send tried again) are replaced by these.
+	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = NULL WHERE envelope_id = $1 AND request_reserved_at IS NOT NULL`,
+		envelopeID); err != nil {
+		return fmt.Errorf("end the earlier reservations of envelope %s: %w", envelopeID, err)
+	}
+	if err := checkMailQuota(ctx, tx.q, teamID, quota, len(recipients), window); err != nil {
+		return err
+	}
+	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = now() WHERE envelope_id = $1 AND id = ANY($2)`,
+		envelopeID, recipients); err != nil {
+		return fmt.Errorf("reserve the signing requests of envelope %s: %w", envelopeID, err)
+	}
+	return nil
+}
+
+// mailQuotaLock is the first key of the advisory locks that hold a team's quota.
+const mailQuotaLock = 0x736d71 // "smq"
+
+// lockMailQuota holds team teamID's quota until the transaction ends: two sends of one team are
+// counted one after the other, so the second sees the first's mails and reservations.
+func (tx *Tx) lockMailQuota(ctx context.Context, teamID int64) error {
+	if _, err := tx.q.Exec(ctx, `SELECT pg_advisory_xact_lock($1, ($2 % 2147483647)::int)`, mailQuotaLock, teamID); err != nil {
+		return fmt.Errorf("hold the mail quota of team %d: %w", teamID, err)
+	}
+	return nil
 }
 
 func checkMailQuota(ctx context.Context, q querier, teamID int64, quota, need int, window time.Duration) error {
 	var used int
-	if err := q.QueryRow(ctx, `SELECT count(*) FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval`,
-		teamID, window.String()).Scan(&used); err != nil {
+	if err := q.QueryRow(ctx, mailsUsed, teamID, window.String()).Scan(&used); err != nil {
 		return fmt.Errorf("count the mails of team %d: %w", teamID, err)
 	}
 	if used+need <= quota {
@@ -43,9 +99,8 @@ func checkMailQuota(ctx context.Context, q querier, teamID int64, quota, need in
 	}
 	// The wait: until the oldest mails that must leave the window to make room have left it.
 	var seconds float64
-	if err := q.QueryRow(ctx, `SELECT extract(epoch FROM created_at + $3::interval - now())::float8 FROM mail_log
-		WHERE team_id = $1 AND created_at > now() - $3::interval ORDER BY created_at OFFSET $2 - 1 LIMIT 1`,
-		teamID, used+need-quota, window.String()).Scan(&seconds); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err := q.QueryRow(ctx, `SELECT extract(epoch FROM at + $2::interval - now())::float8 FROM (`+mailsUsedAt+`) used (at)
+		ORDER BY at OFFSET $3 - 1 LIMIT 1`, teamID, window.String(), used+need-quota).Scan(&seconds); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("read the mails of team %d: %w", teamID, err)
 	}
 	wait := time.Duration(math.Ceil(seconds)) * time.Second

@@ -29,7 +29,7 @@ func (s *Store) MarkSent(ctx context.Context, envelopeID string, rid int64, emai
 // markSent is MarkSent in tx, which holds the envelope's row. A mailed recipient's delivery
 // error, if any, is cleared: the mail reached the relay.
 func (tx *Tx) markSent(ctx context.Context, in envelope.Sent) error {
-	r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()),
+	r, err := scanRecipient(tx.q.QueryRow(ctx, `UPDATE recipients r SET send_status = 'SENT', sent_at = COALESCE(sent_at, now()), request_reserved_at = NULL,
 		expires_at = COALESCE(expires_at, $3), delivery_error = CASE WHEN $4 THEN NULL ELSE delivery_error END
 		WHERE r.id = $1 AND r.envelope_id = $2 RETURNING `+recipientColumns, in.RecipientID, in.EnvelopeID, in.ExpiresAt, in.Mailed), nil)
 	if err != nil {
