@@ -117,6 +117,10 @@ func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, 
 		a.Log.InfoContext(ctx, "request for an envelope that is no longer pending; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)
 		return nil
 	}
+	if noticeToUnsent(snap, n) {
+		a.Log.InfoContext(ctx, "cancellation for a recipient never sent the envelope; not sent", "envelope", n.EnvelopeID, "recipient", n.RecipientID)
+		return nil
+	}
 	msg, skip, err := a.compose(ctx, snap, n)
 	if err != nil {
 		return err
@@ -177,6 +181,18 @@ func (a *Activities) notSent(ctx context.Context, n envelope.Mailing, id, owner 
 // no longer be signed, and is not sent.
 func requestAfterEnd(snap persistence.Snapshot, n envelope.Mailing) bool {
 	return (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && snap.Status != envelope.StatusPending
+}
+
+// noticeToUnsent reports whether n tells a recipient the envelope is cancelled (its owner
+// cancelled or deleted it, or another recipient rejected it) whom the store has not sent it: their
+// request was still being delivered when the envelope ended, and is not sent after
+// (requestAfterEnd), so there is nothing to call off.
+func noticeToUnsent(snap persistence.Snapshot, n envelope.Mailing) bool {
+	if n.Kind != envelope.MailEnvelopeCancelled {
+		return false
+	}
+	r := snap.Recipient(n.RecipientID)
+	return r != nil && r.SendStatus != envelope.SendStatusSent
 }
 
 // compose builds the message of notice n from snap, the envelope as PostgreSQL holds it. skip is

@@ -248,7 +248,7 @@ func (a *testAPI) envelopeCount() int {
 }
 
 // waitFor polls cond every 100 ms, for up to 60 s, failing the test with what when it never holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if cond() {

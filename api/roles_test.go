@@ -58,6 +58,12 @@ func (a *testAPI) roleEnvelope(ownerKey string, vis envelope.Visibility, pending
 		if status, body := a.do("POST", "/api/v2/envelope/distribute", ownerKey, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
 			a.t.Fatalf("distribute: %d %v", status, body)
 		}
+		// Distribute answers before its request is sent: the fixture is the envelope once it
+		// has been, so that the mail does not change it under a test.
+		waitFor(a.t, "the signing request of "+id+" recorded sent", func() bool {
+			return a.count(`SELECT count(*) FROM recipients WHERE envelope_id = $1 AND role = 'SIGNER' AND send_status = 'SENT'`, id) == 1 &&
+				a.count(`SELECT count(*) FROM mail_log WHERE envelope_id = $1 AND state NOT IN ('sent', 'failed')`, id) == 0
+		})
 	}
 	e, err := a.store.EnvelopeForRecipient(ctx, id)
 	if err != nil {

@@ -136,9 +136,19 @@ func distributed(t *testing.T) (*ceremony.Service, *workflows.Client, *clock, *e
 	if err := flows.Distribute(dctx, id, m.TeamID); err != nil {
 		t.Fatal(err)
 	}
-	e, err := store.EnvelopeForRecipient(ctx, id)
-	if err != nil {
-		t.Fatal(err)
+	// Distribute answers before its request is sent: the envelope is taken once the request is
+	// recorded, so that the code mails the test reads come after it.
+	var e *envelope.Envelope
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if e, err = store.EnvelopeForRecipient(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if e.Recipients[0].SendStatus == envelope.SendStatusSent {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the signing request was not recorded sent within 30 s")
+		}
 	}
 	clk := newClock()
 	s := &ceremony.Service{Store: store, Mail: sender, PublicURL: "http://127.0.0.1", Log: log, Now: clk.now, TellOwner: flows.Refresh}

@@ -84,7 +84,7 @@ func TestRecipientEditsContinueAsNewOnTheRealServer(t *testing.T) {
 			t.Fatalf("run %d does not replay: %v", n, err)
 		}
 		if record && n == 0 {
-			writeHistory(t, hist, "continue-as-new-after-edits-v4.json")
+			writeHistory(t, hist, "continue-as-new-after-edits-v5.json")
 		}
 		runID = ""
 		if last := hist.Events[len(hist.Events)-1]; last.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW {

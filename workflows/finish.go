@@ -30,6 +30,9 @@ func (r *run) finish(ctx workflow.Context) error {
 		}
 	}
 	ev := r.endingEvent(workflow.GetInfo(ctx).WorkflowExecution.RunID, now)
+	if err := r.settleRequests(ctx, ev); err != nil {
+		return err
+	}
 	if ev.Kind == envelope.EventRemoved {
 		return r.remove(ctx, ev)
 	}
@@ -44,6 +47,24 @@ func (r *run) finish(ctx workflow.Context) error {
 	r.flush(ctx)
 	r.finished = true
 	return nil
+}
+
+// requestSettleWait is how long an envelope that ends with first requests being delivered (a
+// cancel right after its distribute, which answered before its mails) waits for them before its
+// ending's mails: a request delivered by then is followed by the "cancelled" mail; one still
+// undelivered is neither sent (SendNotice's requestAfterEnd) nor followed by it (its recipient
+// is not SENT in the store when the "cancelled" mail is sent: noticeToUnsent).
+const requestSettleWait = 5 * time.Second
+
+// settleRequests, in a run that answers a distribute before its mails, waits up to
+// requestSettleWait for the first requests being delivered when the envelope ends otherwise than
+// COMPLETED (a completed envelope's mails go to every recipient).
+func (r *run) settleRequests(ctx workflow.Context, ev envelope.Event) error {
+	if !r.answersBeforeMail || ev.Kind == envelope.EventCompleted || r.requestsDelivered() {
+		return nil
+	}
+	_, err := r.awaitWithin(ctx, requestSettleWait, r.requestsDelivered)
+	return err
 }
 
 // endingEvent is the event r.end ends the envelope with, at now, by run runID: COMPLETED,

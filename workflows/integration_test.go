@@ -230,7 +230,7 @@ func TestEnvelopeLifeCycleOnTheRealServerReplays(t *testing.T) {
 	// SOBRE_RECORD_HISTORY=1 records the history for the replay test, its payloads decrypted
 	// (the file is read and reviewed as it is; the replayer takes plain payloads as they are).
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		writeHistory(t, hist, "sequential-approver-two-signers-v4.json")
+		writeHistory(t, hist, "sequential-approver-two-signers-v5.json")
 	}
 }
 

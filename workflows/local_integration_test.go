@@ -106,6 +106,6 @@ func TestStoreOutageOnTheRealServer(t *testing.T) {
 		t.Fatalf("today's code does not replay the history it just wrote: %v", err)
 	}
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		writeHistory(t, hist, "store-outage-handover-v4.json")
+		writeHistory(t, hist, "store-outage-handover-v5.json")
 	}
 }

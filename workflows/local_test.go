@@ -149,7 +149,7 @@ func TestDatabaseOutageOfHoursKeepsTheHistoryBounded(t *testing.T) {
 			env = newEnv(t, b, outage(down, &cost))
 			start = env.Now()
 			if !bounded {
-				env.OnGetVersion(currentShape, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+				env.OnGetVersion(currentShape, workflow.DefaultVersion, currentShapeVersion).Return(workflow.DefaultVersion)
 				env.OnGetVersion("bounded-local", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 			}
 			var completed []time.Duration
@@ -209,7 +209,7 @@ func TestWaitsCancelTheirTimers(t *testing.T) {
 			b.snap.Meta.ReminderSettings = &envelope.ReminderSettings{SendAfter: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}, RepeatEvery: envelope.Duration{Unit: envelope.UnitDay, Amount: 1}}
 			env := newEnv(t, b)
 			if !cancels {
-				env.OnGetVersion(currentShape, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+				env.OnGetVersion(currentShape, workflow.DefaultVersion, currentShapeVersion).Return(workflow.DefaultVersion)
 				env.OnGetVersion("cancel-timers", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 			}
 			running := runningTimers{}

@@ -162,3 +162,12 @@ func (r *run) flush(ctx workflow.Context) {
 		}
 	}
 }
+
+// firstRequest reports whether o is a recipient's first signing request (not a resend, nor a
+// replaced link).
+func firstRequest(o outgoing) bool {
+	return o.Notice.Kind == envelope.MailSigningRequest && o.Mark != nil && !o.Mark.Resending
+}
+
+// requestsDelivered reports whether no recipient's first request is being delivered.
+func (r *run) requestsDelivered() bool { return !slices.ContainsFunc(r.delivering, firstRequest) }

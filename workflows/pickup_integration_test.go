@@ -57,6 +57,6 @@ func TestPickupRunOnTheRealServerReplays(t *testing.T) {
 		t.Fatalf("today's code does not replay the pickup run: %v", err)
 	}
 	if os.Getenv("SOBRE_RECORD_HISTORY") != "" {
-		writeHistory(t, hist, "pickup-after-terminate-v4.json")
+		writeHistory(t, hist, "pickup-after-terminate-v5.json")
 	}
 }

@@ -146,7 +146,7 @@ func TestLegacyEnvelopesAreSealed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBackend(envelope.SigningOrderParallel, rec(1, envelope.RoleSigner, nil))
 			env := newEnv(t, b)
-			env.OnGetVersion(currentShape, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			env.OnGetVersion(currentShape, workflow.DefaultVersion, currentShapeVersion).Return(workflow.DefaultVersion)
 			env.OnGetVersion("mail-outside-lock", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 			env.OnGetVersion("seal-legacy", workflow.DefaultVersion, 1).Return(tt.sealLegacy)
 			update(t, env, time.Hour, UpdateComplete, CompleteRequest{RecipientID: 1}, false)

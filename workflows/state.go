@@ -71,6 +71,10 @@ type run struct {
 	// current: started after currentShape (versions.go): every change before it taken, and a
 	// step's mails sent in one activity (deliverAll).
 	current bool
+	// answersBeforeMail: started at currentShape's version 2: a distribute is answered once the
+	// envelope is PENDING and its requests queued, without waiting for them to be sent (as
+	// Documenso answers before its mail jobs run).
+	answersBeforeMail bool
 }
 
 // bump records an event (not a refresh signal) for the main loop to act on.

@@ -119,14 +119,16 @@ func (r *run) onDistribute(ctx workflow.Context) error {
 	r.refresh = true
 	r.bump()
 	r.wait(ctx, r.version, start)
-	r.waitMailed(ctx, start)
+	if !r.answersBeforeMail {
+		r.waitMailed(ctx, start)
+	}
 	return nil
 }
 
-// waitMailed, after wait, also waits for the mails queued until then (a distribute's or a
-// resend's requests), so that their caller reads them recorded as sent; within handlerWaitLimit
-// from start in all. Only distribute and resend wait so: a completion never waits for a mail
-// (a burst of them behind a slow relay would pass Temporal's limit of Updates in flight).
+// waitMailed, after wait, also waits for the mails queued until then (a resend's requests, and a
+// distribute's in a run started before answersBeforeMail), so that their caller reads them
+// recorded as sent; within handlerWaitLimit from start in all. A completion never waits for a
+// mail (a burst of them behind a slow relay would pass Temporal's limit of Updates in flight).
 func (r *run) waitMailed(ctx workflow.Context, start time.Time) {
 	if !r.async {
 		return

@@ -15,6 +15,11 @@ import "go.temporal.io/sdk/workflow"
 // now records one.
 const currentShape = "current-shape-2026-11"
 
+// currentShapeVersion is the version of currentShape a new run records. Version 2 (2026-11-27):
+// a distribute is answered without waiting for its requests to be sent (run.answersBeforeMail).
+// A run that recorded version 1 replays as it ran.
+const currentShapeVersion = 2
+
 // since reports whether the run took change (a workflow.GetVersion change at version 1): yes
 // for a run of currentShape, else as its own marker says (recording it in a new run).
 func (r *run) since(ctx workflow.Context, change string) bool {

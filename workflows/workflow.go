@@ -69,7 +69,9 @@ func EnvelopeWorkflow(ctx workflow.Context, in Input) error {
 	if err := r.register(ctx); err != nil {
 		return err
 	}
-	r.current = workflow.GetVersion(ctx, currentShape, workflow.DefaultVersion, 1) == 1
+	shape := workflow.GetVersion(ctx, currentShape, workflow.DefaultVersion, currentShapeVersion)
+	r.current = shape >= 1
+	r.answersBeforeMail = shape >= 2
 	r.legacy = !r.since(ctx, "mail-outside-lock")
 	r.bounded = r.since(ctx, "bounded-history")
 	r.async = r.since(ctx, "async-mail")
