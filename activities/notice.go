@@ -80,6 +80,10 @@ func (a *Activities) claim(ctx context.Context, c persistence.MailClaim, mark *e
 	switch state {
 	case persistence.MailSent, persistence.MailFailed:
 		return c.Owner, false, nil
+	case persistence.MailNotDue:
+		a.Log.InfoContext(ctx, "request no longer due (the envelope ended or the recipient acted); not sent",
+			"envelope", c.EnvelopeID, "recipient", c.RecipientID, "kind", c.Kind)
+		return c.Owner, false, nil
 	case persistence.MailHeld:
 		return c.Owner, false, fmt.Errorf("mail %s is being sent by another attempt; trying again later", c.MessageID)
 	case persistence.MailTransmitting:
@@ -117,9 +121,11 @@ func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, 
 		a.Log.InfoContext(ctx, "request for an envelope that is no longer pending; not sent", "envelope", n.EnvelopeID, "kind", n.Kind)
 		return nil
 	}
-	if noticeToUnsent(snap, n) {
-		a.Log.InfoContext(ctx, "cancellation for a recipient never sent the envelope; not sent", "envelope", n.EnvelopeID, "recipient", n.RecipientID)
-		return nil
+	if unsent, err := a.noticeToUnsent(ctx, snap, n); err != nil || unsent {
+		if unsent {
+			a.Log.InfoContext(ctx, "cancellation for a recipient never sent the envelope; not sent", "envelope", n.EnvelopeID, "recipient", n.RecipientID)
+		}
+		return err
 	}
 	msg, skip, err := a.compose(ctx, snap, n)
 	if err != nil {
@@ -184,15 +190,20 @@ func requestAfterEnd(snap persistence.Snapshot, n envelope.Mailing) bool {
 }
 
 // noticeToUnsent reports whether n tells a recipient the envelope is cancelled (its owner
-// cancelled or deleted it, or another recipient rejected it) whom the store has not sent it: their
-// request was still being delivered when the envelope ended, and is not sent after
-// (requestAfterEnd), so there is nothing to call off.
-func noticeToUnsent(snap persistence.Snapshot, n envelope.Mailing) bool {
+// cancelled or deleted it, or another recipient rejected it) who was never sent it: the store
+// has them NOT_SENT and no request to them was handed to the relay (persistence.RequestHandedOver).
+// Their request was still being delivered when the envelope ended, and it is not handed over
+// after (persistence.Store.MailTransmitting), so there is nothing to call off.
+func (a *Activities) noticeToUnsent(ctx context.Context, snap persistence.Snapshot, n envelope.Mailing) (bool, error) {
 	if n.Kind != envelope.MailEnvelopeCancelled {
-		return false
+		return false, nil
 	}
 	r := snap.Recipient(n.RecipientID)
-	return r != nil && r.SendStatus != envelope.SendStatusSent
+	if r == nil || r.SendStatus == envelope.SendStatusSent {
+		return false, nil
+	}
+	handed, err := a.Store.RequestHandedOver(ctx, n.EnvelopeID, n.RecipientID)
+	return !handed, err
 }
 
 // compose builds the message of notice n from snap, the envelope as PostgreSQL holds it. skip is

@@ -52,7 +52,8 @@ func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
 // mailsOnRecipientChange is how many mails the workflow of e, PENDING and now holding after (its
 // recipients changed, not yet committed), sends when it reads the change: a signing request to
 // each recipient who may act now and was not sent one (an added recipient, or one whose turn a
-// change of order or a removal brought: envelope.MailsOnDistribute), the request again with its new link
+// change of order or a removal brought: in envelope.RequestsOnDistribute of after, not of e, whose
+// requests the send reserved or the workflow sent already), the request again with its new link
 // to each listed replaced recipient who was sent one and has not acted (their email or
 // authentication changed), and the "removed" mail to the removed recipient if it was sent the
 // envelope and had not acted. None for an envelope that is not PENDING: nothing was sent yet.
@@ -60,7 +61,15 @@ func mailsOnRecipientChange(e, after *envelope.Envelope, replaced []envelope.Rec
 	if e.Status != envelope.StatusPending || after.Meta.DistributionMethod != envelope.DistributionEmail {
 		return 0
 	}
-	n := envelope.MailsOnDistribute(after)
+	// The requests due before the change were reserved by the send, or sent: only those the
+	// change brings count.
+	due := envelope.RequestsOnDistribute(e)
+	n := 0
+	for _, id := range envelope.RequestsOnDistribute(after) {
+		if !slices.Contains(due, id) {
+			n++
+		}
+	}
 	if after.Meta.EmailSettings.RecipientSigningRequest {
 		for _, r := range replaced {
 			if r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {

@@ -26,7 +26,16 @@ const (
 	MailFailed       = MailState("failed") // the relay refused it for good
 	// MailHeld is not stored: another attempt holds the mail's claim, and this one tries later.
 	MailHeld = MailState("held")
+	// MailNotDue is not stored: the request or reminder is no longer due (its envelope ended,
+	// or its recipient acted), and is not sent.
+	MailNotDue = MailState("not due")
 )
+
+// requestDue is the condition, on mail_log's envelope_id and recipient_id as envelope and
+// recipient (bound by the caller), under which a request or reminder may still be sent: its
+// envelope is PENDING and its recipient has not acted.
+const requestDue = `EXISTS (SELECT 1 FROM envelopes e JOIN recipients r ON r.envelope_id = e.id
+	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND r.signing_status = 'NOT_SIGNED' %s)`
 
 // ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
 // lease ran out): it must not hand the mail to the relay.
@@ -52,10 +61,12 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	var state MailState
 	// The row and the end of the recipient's reservation are written by one statement, so the
 	// quota's count (one statement too) sees both or neither.
+	// A request or reminder no longer due is not claimed (requestDue).
 	err := s.pool.QueryRow(ctx, `WITH reservation AS (UPDATE recipients SET request_reserved_at = NULL
 			WHERE $7::bigint <> 0 AND id = $7 AND envelope_id = $2 AND request_reserved_at IS NOT NULL)
-		INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until)
-		VALUES ($1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2), $5, now() + make_interval(secs => $6))
+		INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until, recipient_id)
+		SELECT $1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2), $5, now() + make_interval(secs => $6), nullif($7, 0)
+		WHERE $7 = 0 OR `+fmt.Sprintf(requestDue, "$2", "$7", "")+`
 		ON CONFLICT (message_id) DO UPDATE SET owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
 		WHERE mail_log.state = 'sending' AND (mail_log.owner IS NULL OR mail_log.owner = EXCLUDED.owner OR mail_log.lease_until < now())
 		RETURNING state`, c.MessageID, c.EnvelopeID, c.Kind, c.To, c.Owner, c.Lease.Seconds(), c.RecipientID).Scan(&state)
@@ -64,6 +75,15 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("claim mail %s: %w", c.MessageID, err)
+	}
+	if c.RecipientID != 0 {
+		var due bool
+		if err := s.pool.QueryRow(ctx, `SELECT `+fmt.Sprintf(requestDue, "$1", "$2", ""), c.EnvelopeID, c.RecipientID).Scan(&due); err != nil {
+			return "", fmt.Errorf("read whether mail %s is due: %w", c.MessageID, err)
+		}
+		if !due {
+			return MailNotDue, nil
+		}
 	}
 	var leased bool
 	if err := s.pool.QueryRow(ctx, `SELECT state, coalesce(lease_until > now(), false) FROM mail_log WHERE message_id = $1`,
@@ -80,9 +100,14 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 }
 
 // MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost
-// when owner no longer holds its claim.
+// when owner no longer holds its claim, or when the mail is a request or reminder no longer due
+// (requestDue). The envelope's row is read under a share lock, so an ending (FinishEnvelope,
+// which takes it for update) comes wholly before or after the mark: a request is handed over
+// only while its envelope is PENDING, and an ending's mails see every request handed over before
+// it (RequestHandedOver).
 func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE mail_log SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'`, messageID, owner)
+	tag, err := s.pool.Exec(ctx, `UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
+		AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id", "FOR SHARE OF e")+`)`, messageID, owner)
 	if err != nil {
 		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
 	}
@@ -90,6 +115,18 @@ func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) e
 		return fmt.Errorf("mail %s: %w", messageID, ErrClaimLost)
 	}
 	return nil
+}
+
+// RequestHandedOver reports whether a request or reminder to recipient recipientID of envelope
+// envelopeID was handed to the relay (transmitting or sent): whether they were sent the
+// envelope, as an ending's "cancelled" mail asks even before the request is recorded sent.
+func (s *Store) RequestHandedOver(ctx context.Context, envelopeID string, recipientID int64) (bool, error) {
+	var yes bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM mail_log WHERE envelope_id = $1 AND recipient_id = $2
+		AND state IN ('transmitting', 'sent'))`, envelopeID, recipientID).Scan(&yes); err != nil {
+		return false, fmt.Errorf("read the requests to recipient %d of %s: %w", recipientID, envelopeID, err)
+	}
+	return yes, nil
 }
 
 // MailNotTransmitted gives back owner's claim on a mail the relay did not take (it refused it

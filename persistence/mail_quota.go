@@ -16,18 +16,20 @@ import (
 
 // A team's mails of the quota's window are its mail log's rows written in the window, and the
 // signing requests reserved in it (ReserveMailQuota) whose mails have not been claimed yet, to
-// recipients not yet sent them, on envelopes not ended (still a DRAFT when the distribute's
-// workflow has not marked it PENDING yet, or never started: a distribute tried again reserves the
-// same requests again, counted once). A claim writes its mail log row and
+// recipients not yet sent them, on envelopes PENDING, or still a DRAFT for 10 minutes (the
+// send's workflow has not marked it PENDING yet, or never started; a distribute of the same
+// envelope tried again replaces its reservations). A claim writes its mail log row and
 // clears its recipient's reservation in one statement (ClaimMail), and this count reads both in
 // one statement, so a request is counted once at any moment.
 const (
 	mailsUsed = `SELECT (SELECT count(*) FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval)
 		+ (SELECT count(*) FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
-			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1 AND e.status IN ('DRAFT', 'PENDING'))`
+			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1
+				AND (e.status = 'PENDING' OR e.status = 'DRAFT' AND r.request_reserved_at > now() - interval '10 minutes'))`
 	mailsUsedAt = `SELECT created_at FROM mail_log WHERE team_id = $1 AND created_at > now() - $2::interval
 		UNION ALL SELECT r.request_reserved_at FROM recipients r JOIN envelopes e ON e.id = r.envelope_id
-			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1 AND e.status IN ('DRAFT', 'PENDING')`
+			WHERE r.request_reserved_at > now() - $2::interval AND r.send_status = 'NOT_SENT' AND e.team_id = $1
+				AND (e.status = 'PENDING' OR e.status = 'DRAFT' AND r.request_reserved_at > now() - interval '10 minutes')`
 )
 
 // CheckMailQuota refuses (TOO_MANY_REQUESTS, with the wait) what would have Sobre send need more
@@ -51,16 +53,16 @@ func (tx *Tx) CheckMailQuota(ctx context.Context, teamID int64, quota, need int,
 // reserved on its recipient and counts from now until its mail is claimed, so that a distribute
 // answered before its mails are sent still holds its share of the quota against the next one.
 func (tx *Tx) ReserveMailQuota(ctx context.Context, teamID int64, quota int, window time.Duration, envelopeID string, recipients []int64) error {
+	// The envelope's earlier reservations (a send tried again) are replaced by these.
+	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = NULL WHERE envelope_id = $1 AND request_reserved_at IS NOT NULL`,
+		envelopeID); err != nil {
+		return fmt.Errorf("end the earlier reservations of envelope %s: %w", envelopeID, err)
+	}
 	if len(recipients) == 0 {
 		return nil
 	}
 	if err := tx.lockMailQuota(ctx, teamID); err != nil {
 		return err
-	}
-	// The envelope's earlier reservations (a send tried again) are replaced by these.
-	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = NULL WHERE envelope_id = $1 AND request_reserved_at IS NOT NULL`,
-		envelopeID); err != nil {
-		return fmt.Errorf("end the earlier reservations of envelope %s: %w", envelopeID, err)
 	}
 	if err := checkMailQuota(ctx, tx.q, teamID, quota, len(recipients), window); err != nil {
 		return err

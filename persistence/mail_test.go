@@ -199,3 +199,57 @@ func TestMailRefusedWithoutAClaimIsRecorded(t *testing.T) {
 		t.Errorf("a later attempt finds it %s (%v), want failed", st, err)
 	}
 }
+
+// A request is handed to the relay only while it is due: once its envelope ended, an attempt
+// that had claimed it cannot mark it transmitting, a new claim finds it not due, and it counts as
+// not handed over; one handed over before the ending counts as handed over.
+func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := pgtest.New(t)
+	handed, stopped := draftWithOneSigner(t, store, "due one"), draftWithOneSigner(t, store, "due two")
+	claim := func(id string) (persistence.MailClaim, persistence.MailState) {
+		t.Helper()
+		snap, err := store.LoadSnapshot(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := persistence.MailClaim{MessageID: "req-" + id, EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com",
+			Owner: "a", Lease: time.Minute, RecipientID: snap.Recipients[0].ID}
+		st, err := store.ClaimMail(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, st
+	}
+	for _, id := range []string{handed, stopped} {
+		if _, err := store.MarkPending(ctx, id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _ := claim(handed)
+	if err := store.MailTransmitting(ctx, h.MessageID, "a"); err != nil {
+		t.Fatal(err)
+	}
+	s, st := claim(stopped)
+	if st != persistence.MailSending {
+		t.Fatalf("a due request claimed: %s", st)
+	}
+	for _, id := range []string{handed, stopped} {
+		if err := store.FinishEnvelope(ctx, envelope.CancelledEvent(id, "", time.Now()), envelope.SystemActor()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.MailTransmitting(ctx, s.MessageID, "a"); !errors.Is(err, persistence.ErrClaimLost) {
+		t.Errorf("a request of a cancelled envelope marked transmitting: %v, want ErrClaimLost", err)
+	}
+	if _, st := claim(stopped); st != persistence.MailNotDue {
+		t.Errorf("a request of a cancelled envelope claimed again: %s, want %s", st, persistence.MailNotDue)
+	}
+	for id, want := range map[string]bool{handed: true, stopped: false} {
+		snap, _ := store.LoadSnapshot(ctx, id)
+		if got, err := store.RequestHandedOver(ctx, id, snap.Recipients[0].ID); err != nil || got != want {
+			t.Errorf("envelope %s: request handed over %v (%v), want %v", id, got, err, want)
+		}
+	}
+}
