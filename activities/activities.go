@@ -95,6 +95,11 @@ func (a *Activities) HardDelete(ctx context.Context, envelopeID string) error {
 	return domainError(a.Store.HardDelete(ctx, envelopeID))
 }
 
+// MarkRemoving records that a PENDING envelope is being deleted (persistence.Store.MarkRemoving).
+func (a *Activities) MarkRemoving(ctx context.Context, envelopeID string) error {
+	return domainError(a.Store.MarkRemoving(ctx, envelopeID))
+}
+
 // RenewDeadlines gives recipients sent the envelope again a new deadline and returns them.
 func (a *Activities) RenewDeadlines(ctx context.Context, in envelope.Renewal) ([]envelope.ProgressRecipient, error) {
 	list, err := a.Store.RenewDeadlines(ctx, in.EnvelopeID, in.RecipientIDs, in.ExpiresAt)

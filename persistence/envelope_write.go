@@ -206,6 +206,17 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 	return nil
 }
 
+// MarkRemoving records that PENDING envelope id is being deleted by its workflow, which mails the
+// recipients who were sent it before removing it: it is hidden from searches at once, and its
+// requests and reminders are no longer due (ClaimMail, MailTransmitting), so none still being
+// retried reaches a recipient of a deleted envelope.
+func (s *Store) MarkRemoving(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+		return fmt.Errorf("mark envelope %s being removed: %w", id, err)
+	}
+	return nil
+}
+
 // SoftDelete hides a finished envelope from searches, recording envelope.DeletedEvent
 // (DOCUMENT_DELETED {type: SOFT}).
 func (tx *Tx) SoftDelete(ctx context.Context, id string, a envelope.Actor) error {

@@ -33,9 +33,9 @@ const (
 
 // requestDue is the condition, on mail_log's envelope_id and recipient_id as envelope and
 // recipient (bound by the caller), under which a request or reminder may still be sent: its
-// envelope is PENDING and its recipient has not acted.
+// envelope is PENDING and not being deleted (MarkRemoving), and its recipient has not acted.
 const requestDue = `EXISTS (SELECT 1 FROM envelopes e JOIN recipients r ON r.envelope_id = e.id
-	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND r.signing_status = 'NOT_SIGNED' %s)`
+	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND e.deleted_at IS NULL AND r.signing_status = 'NOT_SIGNED' %s)`
 
 // ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
 // lease ran out): it must not hand the mail to the relay.

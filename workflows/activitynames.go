@@ -14,6 +14,7 @@ const (
 	actExpireRecipients  = "ExpireRecipients"
 	actRenewDeadlines    = "RenewDeadlines"
 	actHardDelete        = "HardDelete"
+	actMarkRemoving      = "MarkRemoving"
 	actSendNotice        = "SendNotice"
 	actSendNotices       = "SendNotices"
 	actMailUndeliverable = "MailUndeliverable"
@@ -35,7 +36,7 @@ const (
 // activity under each name.
 func ActivityNames() []string {
 	return []string{actLoadSnapshot, actMarkPending, actMarkSent, actCompleteRecipient, actRejectRecipient, actFinishEnvelope,
-		actExpireRecipients, actRenewDeadlines, actHardDelete, actSendNotice, actSendNotices, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
+		actExpireRecipients, actRenewDeadlines, actHardDelete, actMarkRemoving, actSendNotice, actSendNotices, actMailUndeliverable, actSealEnvelope, actPurgeExpired, actLoadPickup,
 		actSweepWebhookCalls, actAttemptWebhookCall, actDisableWebhook, actFailWebhookCall, actPurgeWebhookCalls,
 		actBulkSendRow, actFinishBulkSend}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,16 +14,35 @@ import (
 	"github.com/sobre-sign/sobre/workflows"
 )
 
-// A cancel right after a distribute, which answers before its requests are sent, through a relay
-// that takes a second to accept a mail: the envelope ends once the request being handed over is
-// delivered, and its recipient is told the envelope was cancelled, after the request; the one
-// whose request the relay was still turning away is neither sent the request nor told.
-func TestCancelRightAfterDistributeTellsOnlyWhoWasSent(t *testing.T) {
+// A cancel or a delete right after a distribute, which answers before its requests are sent,
+// through a relay that takes a second to accept a mail: the envelope ends once the request being
+// handed over is delivered, and its recipient is told the envelope was cancelled, after the
+// request; the one whose request the relay was still turning away is neither sent the request
+// (not even when the relay would take it after the ending) nor told.
+func TestEndingRightAfterDistributeTellsOnlyWhoWasSent(t *testing.T) {
+	endings := map[string]func(context.Context, *workflows.Client, string) error{
+		"cancel": func(ctx context.Context, c *workflows.Client, id string) error {
+			return c.Cancel(ctx, id, workflows.CancelRequest{Reason: "ya no"})
+		},
+		"delete": func(ctx context.Context, c *workflows.Client, id string) error { return c.Delete(ctx, id) },
+	}
+	for name, end := range endings {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			endRightAfterDistribute(t, end, name == "cancel")
+		})
+	}
+}
+
+func endRightAfterDistribute(t *testing.T, end func(context.Context, *workflows.Client, string) error, kept bool) {
 	var s *stack
 	var id string
 	var rs []envelope.Recipient
+	// The second request is turned away on its first three attempts (about 4 s, within the
+	// ending's wait for it); its next attempt, about 8 s in, after the ending, would be taken.
+	var refused atomic.Int32
 	relay := &smtptest.Relay{Delay: time.Second, DataEnd: func(messageID string, _ int) string {
-		if strings.HasPrefix(messageID, requestID(id, rs[1].ID)) {
+		if strings.HasPrefix(messageID, requestID(id, rs[1].ID)) && refused.Add(1) <= 3 {
 			return "451 4.2.2 mailbox full, try later"
 		}
 		return ""
@@ -34,7 +54,7 @@ func TestCancelRightAfterDistributeTellsOnlyWhoWasSent(t *testing.T) {
 	if err := s.flows.Distribute(ctx, id, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.flows.Cancel(ctx, id, workflows.CancelRequest{Reason: "ya no"}); err != nil {
+	if err := end(ctx, s.flows, id); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
@@ -50,6 +70,9 @@ func TestCancelRightAfterDistributeTellsOnlyWhoWasSent(t *testing.T) {
 	}
 	if n, m := relay.AcceptedTo(requestID(id, rs[1].ID)), relay.AcceptedTo(cancelled(rs[1].ID)); n != 0 || m != 0 {
 		t.Errorf("the second recipient, whose request the relay turned away: %d requests and %d cancellations accepted, want none", n, m)
+	}
+	if !kept {
+		return
 	}
 	snap, err := s.store.LoadSnapshot(ctx, id)
 	if err != nil {

@@ -85,6 +85,13 @@ func (r *run) endingEvent(runID string, now time.Time) envelope.Event {
 // remove ends a deleted envelope: the recipients who were sent it are told (ev, RemovedEvent),
 // then it is removed from PostgreSQL.
 func (r *run) remove(ctx workflow.Context, ev envelope.Event) error {
+	if r.answersBeforeMail {
+		// Its requests still being retried are no longer due: none reaches a recipient once
+		// the envelope is being removed.
+		if err := r.db(ctx, actMarkRemoving, r.in.EnvelopeID).Get(ctx, nil); err != nil {
+			return err
+		}
+	}
 	r.queueNotices(ev)
 	r.flush(ctx)
 	if r.async {
