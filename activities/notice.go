@@ -140,8 +140,8 @@ func (a *Activities) sendNotice(ctx context.Context, snap persistence.Snapshot, 
 		return nil
 	}
 	c := persistence.MailClaim{MessageID: msg.ID, EnvelopeID: n.EnvelopeID, Kind: string(n.Kind), To: msg.To}
-	if n.Mark != nil {
-		c.RecipientID = n.Mark.RecipientID
+	if (n.Kind == envelope.MailSigningRequest || n.Kind == envelope.MailReminder) && n.To == "" {
+		c.RecipientID = n.RecipientID // handed over only while due, a replaced link's request too
 	}
 	owner, send, err := a.claim(ctx, c, n.Mark)
 	if err != nil || !send {

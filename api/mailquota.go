@@ -54,9 +54,9 @@ func mailsOnRedistribute(e *envelope.Envelope, ids []int64) int {
 // each recipient who may act now and was not sent one (an added recipient, or one whose turn a
 // change of order or a removal brought: in envelope.RequestsOnDistribute of after, not of e, whose
 // requests the send reserved or the workflow sent already), the request again with its new link
-// to each listed replaced recipient who was sent one and has not acted (their email or
-// authentication changed), and the "removed" mail to the removed recipient if it was sent the
-// envelope and had not acted. None for an envelope that is not PENDING: nothing was sent yet.
+// to each listed replaced recipient who was requested (sent one, or due one before the change)
+// and has not acted (their email or authentication changed), and the "removed" mail to the
+// removed recipient if it was so requested and had not acted. None for an envelope that is not PENDING: nothing was sent yet.
 func mailsOnRecipientChange(e, after *envelope.Envelope, replaced []envelope.Recipient, removed *envelope.Recipient) int {
 	if e.Status != envelope.StatusPending || after.Meta.DistributionMethod != envelope.DistributionEmail {
 		return 0
@@ -70,15 +70,19 @@ func mailsOnRecipientChange(e, after *envelope.Envelope, replaced []envelope.Rec
 			n++
 		}
 	}
+	// Requested: sent, or due before the change (its request may still be on its way).
+	requested := func(r envelope.Recipient) bool {
+		return (r.SendStatus == envelope.SendStatusSent || slices.Contains(due, r.ID)) &&
+			r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != ""
+	}
 	if after.Meta.EmailSettings.RecipientSigningRequest {
 		for _, r := range replaced {
-			if r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {
+			if requested(r) {
 				n++
 			}
 		}
 	}
-	if r := removed; r != nil && after.Meta.EmailSettings.RecipientRemoved &&
-		r.SendStatus == envelope.SendStatusSent && r.SigningStatus == envelope.SigningStatusNotSigned && r.Email != "" {
+	if r := removed; r != nil && after.Meta.EmailSettings.RecipientRemoved && requested(*r) {
 		n++
 	}
 	return n

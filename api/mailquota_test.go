@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"strconv"
@@ -233,4 +234,37 @@ func distributeAtOnce(t *testing.T, quota, n int) []error {
 		out[i] = <-errs
 	}
 	return out
+}
+
+// A change of a PENDING envelope's recipients counts the mails its workflow sends for it, once:
+// not the requests its distribute reserved (due before the change, maybe still on their way),
+// but the new link to a requested recipient whose address changed, sent or not yet.
+func TestMailsOnRecipientChange(t *testing.T) {
+	signer := func(id int64, sent envelope.SendStatus) envelope.Recipient {
+		return envelope.Recipient{ID: id, Email: fmt.Sprintf("r%d@x.cl", id), Role: envelope.RoleSigner,
+			SigningStatus: envelope.SigningStatusNotSigned, SendStatus: sent}
+	}
+	pending := func(rs ...envelope.Recipient) *envelope.Envelope {
+		return &envelope.Envelope{Status: envelope.StatusPending, Meta: envelope.DefaultMeta(""), Recipients: rs}
+	}
+	before := pending(signer(1, envelope.SendStatusNotSent), signer(2, envelope.SendStatusSent))
+	moved := signer(1, envelope.SendStatusNotSent)
+	moved.Email = "nuevo@x.cl"
+	cases := []struct {
+		name     string
+		after    *envelope.Envelope
+		replaced []envelope.Recipient
+		want     int
+	}{
+		{"a name changed, right after the distribute", pending(signer(1, envelope.SendStatusNotSent), signer(2, envelope.SendStatusSent)), nil, 0},
+		{"a recipient added", pending(signer(1, envelope.SendStatusNotSent), signer(2, envelope.SendStatusSent), signer(3, envelope.SendStatusNotSent)), nil, 1},
+		{"the address of one whose request is on its way changed", pending(moved, signer(2, envelope.SendStatusSent)), []envelope.Recipient{moved}, 1},
+		{"the address of one sent the request changed", pending(signer(1, envelope.SendStatusNotSent), signer(2, envelope.SendStatusSent)),
+			[]envelope.Recipient{signer(2, envelope.SendStatusSent)}, 1},
+	}
+	for _, c := range cases {
+		if got := mailsOnRecipientChange(before, c.after, c.replaced, nil); got != c.want {
+			t.Errorf("%s: %d mails, want %d", c.name, got, c.want)
+		}
+	}
 }

@@ -33,9 +33,11 @@ const (
 
 // requestDue is the condition, on mail_log's envelope_id and recipient_id as envelope and
 // recipient (bound by the caller), under which a request or reminder may still be sent: its
-// envelope is PENDING and not being deleted (MarkRemoving), and its recipient has not acted.
+// envelope is PENDING, not being deleted (MarkRemoving) and rejected by no one (a rejection ends
+// it), and its recipient has not acted.
 const requestDue = `EXISTS (SELECT 1 FROM envelopes e JOIN recipients r ON r.envelope_id = e.id
-	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND e.deleted_at IS NULL AND r.signing_status = 'NOT_SIGNED' %s)`
+	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND e.deleted_at IS NULL AND r.signing_status = 'NOT_SIGNED'
+		AND NOT EXISTS (SELECT 1 FROM recipients x WHERE x.envelope_id = e.id AND x.signing_status = 'REJECTED') %s)`
 
 // ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
 // lease ran out): it must not hand the mail to the relay.
@@ -48,8 +50,9 @@ type MailClaim struct {
 	// from the claim, no other attempt may send the mail.
 	Owner string
 	Lease time.Duration
-	// RecipientID, for a signing request or a reminder, is the recipient it is for: the claim
-	// takes the place of the request's reservation on the mail quota (ReserveMailQuota).
+	// RecipientID, for a signing request or a reminder, is the recipient it is for: it is
+	// claimed and handed over only while due (requestDue), and its claim takes the place of the
+	// request's reservation on the mail quota (ReserveMailQuota).
 	RecipientID int64
 }
 
@@ -76,27 +79,26 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("claim mail %s: %w", c.MessageID, err)
 	}
-	if c.RecipientID != 0 {
-		var due bool
-		if err := s.pool.QueryRow(ctx, `SELECT `+fmt.Sprintf(requestDue, "$1", "$2", ""), c.EnvelopeID, c.RecipientID).Scan(&due); err != nil {
-			return "", fmt.Errorf("read whether mail %s is due: %w", c.MessageID, err)
-		}
-		if !due {
-			return MailNotDue, nil
-		}
-	}
-	var leased bool
-	if err := s.pool.QueryRow(ctx, `SELECT state, coalesce(lease_until > now(), false) FROM mail_log WHERE message_id = $1`,
-		c.MessageID).Scan(&state, &leased); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return MailHeld, nil // claimed by an attempt not yet committed: try later
-		}
+	// Not claimed: the mail is sent or refused, held by another attempt, or no longer due. What
+	// an earlier attempt left is answered first: one that ended while handing the mail over may
+	// have delivered it, due or not.
+	var found *MailState
+	var leased, due bool
+	if err := s.pool.QueryRow(ctx, `SELECT (SELECT state FROM mail_log WHERE message_id = $1),
+			coalesce((SELECT lease_until > now() FROM mail_log WHERE message_id = $1), false),
+			$3::bigint = 0 OR `+fmt.Sprintf(requestDue, "$2", "$3", ""),
+		c.MessageID, c.EnvelopeID, c.RecipientID).Scan(&found, &leased, &due); err != nil {
 		return "", fmt.Errorf("read the claim of mail %s: %w", c.MessageID, err)
 	}
-	if state == MailSending || (state == MailTransmitting && leased) {
-		return MailHeld, nil
+	switch {
+	case found != nil && (*found == MailSent || *found == MailFailed || *found == MailTransmitting && !leased):
+		return *found, nil
+	case found != nil && *found == MailTransmitting:
+		return MailHeld, nil // being handed over by another attempt
+	case !due:
+		return MailNotDue, nil
 	}
-	return state, nil
+	return MailHeld, nil // another attempt's claim, maybe not yet committed: try later
 }
 
 // MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost

@@ -80,7 +80,7 @@ const mailQuotaLock = 0x736d71 // "smq"
 // lockMailQuota holds team teamID's quota until the transaction ends: two sends of one team are
 // counted one after the other, so the second sees the first's mails and reservations.
 func (tx *Tx) lockMailQuota(ctx context.Context, teamID int64) error {
-	if _, err := tx.q.Exec(ctx, `SELECT pg_advisory_xact_lock($1, ($2 % 2147483647)::int)`, mailQuotaLock, teamID); err != nil {
+	if _, err := tx.q.Exec(ctx, `SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)`, mailQuotaLock, teamID); err != nil {
 		return fmt.Errorf("hold the mail quota of team %d: %w", teamID, err)
 	}
 	return nil

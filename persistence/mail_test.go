@@ -202,7 +202,8 @@ func TestMailRefusedWithoutAClaimIsRecorded(t *testing.T) {
 
 // A request is handed to the relay only while it is due: once its envelope ended, an attempt
 // that had claimed it cannot mark it transmitting, a new claim finds it not due, and it counts as
-// not handed over; one handed over before the ending counts as handed over.
+// not handed over; one handed over before the ending counts as handed over, and is found maybe
+// delivered by the next claim.
 func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -214,8 +215,12 @@ func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lease := time.Minute
+		if id == handed {
+			lease = -time.Second // its attempt ends while handing it over
+		}
 		c := persistence.MailClaim{MessageID: "req-" + id, EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com",
-			Owner: "a", Lease: time.Minute, RecipientID: snap.Recipients[0].ID}
+			Owner: "a", Lease: lease, RecipientID: snap.Recipients[0].ID}
 		st, err := store.ClaimMail(ctx, c)
 		if err != nil {
 			t.Fatal(err)
@@ -245,6 +250,9 @@ func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
 	}
 	if _, st := claim(stopped); st != persistence.MailNotDue {
 		t.Errorf("a request of a cancelled envelope claimed again: %s, want %s", st, persistence.MailNotDue)
+	}
+	if _, st := claim(handed); st != persistence.MailTransmitting {
+		t.Errorf("a request an ended attempt was handing over, claimed again once not due: %s, want %s (maybe delivered)", st, persistence.MailTransmitting)
 	}
 	for id, want := range map[string]bool{handed: true, stopped: false} {
 		snap, _ := store.LoadSnapshot(ctx, id)

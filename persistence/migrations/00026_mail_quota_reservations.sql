@@ -6,7 +6,9 @@
 -- after the distribute has answered. The partial index holds only the reserved rows; it is built
 -- without blocking writes to recipients.
 ALTER TABLE recipients ADD COLUMN IF NOT EXISTS request_reserved_at timestamptz;
-CREATE INDEX CONCURRENTLY IF NOT EXISTS recipients_request_reserved_idx ON recipients (envelope_id) WHERE request_reserved_at IS NOT NULL;
+-- A build that failed half-way leaves an invalid index: it is dropped and built again.
+DROP INDEX CONCURRENTLY IF EXISTS recipients_request_reserved_idx;
+CREATE INDEX CONCURRENTLY recipients_request_reserved_idx ON recipients (envelope_id) WHERE request_reserved_at IS NOT NULL;
 
 -- A request's or reminder's mail names its recipient: it is handed to the relay only while the
 -- envelope is PENDING and the recipient has not acted, and an ending tells the recipients whose
