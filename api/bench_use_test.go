@@ -118,7 +118,12 @@ func threeRecipients(typ string) map[string]any {
 // BenchmarkUseTemplate measures documents made and distributed from one template with three
 // recipients, next to plain creates of the same envelope in the same run.
 func BenchmarkUseTemplate(b *testing.B) {
-	a := newTestAPIWithWorkflows(b)
+	// A mail quota applies, as by default, so that a use with distribute pays for counting and
+	// reserving its requests; it is large enough never to be reached.
+	a := newTestAPIWithWorkflowsConfig(b, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 1_000_000_000
+	})
 	key := a.key("Bench", "bench@example.com", envelope.TeamRoleAdmin)
 	pdfBytes := minimalPDF("bench")
 	status, body := a.createRaw(key, threeRecipients("TEMPLATE"), map[string][]byte{"a.pdf": pdfBytes})
