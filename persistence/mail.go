@@ -26,8 +26,8 @@ const (
 	MailFailed       = MailState("failed") // the relay refused it for good
 	// MailHeld is not stored: another attempt holds the mail's claim, and this one tries later.
 	MailHeld = MailState("held")
-	// MailNotDue is not stored: the request or reminder is no longer due (its envelope ended,
-	// or its recipient acted), and is not sent.
+	// MailNotDue is not stored: the request or reminder is no longer due (requestDue), and is
+	// not sent.
 	MailNotDue = MailState("not due")
 )
 
@@ -40,7 +40,8 @@ const requestDue = `EXISTS (SELECT 1 FROM envelopes e JOIN recipients r ON r.env
 		AND NOT EXISTS (SELECT 1 FROM recipients x WHERE x.envelope_id = e.id AND x.signing_status = 'REJECTED') %s)`
 
 // ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
-// lease ran out): it must not hand the mail to the relay.
+// lease ran out), or whose request or reminder is no longer due: it must not hand the mail to
+// the relay.
 var ErrClaimLost = errors.New("the mail's claim passed to another attempt")
 
 // MailClaim is an attempt's claim on one mail.
@@ -59,12 +60,13 @@ type MailClaim struct {
 // ClaimMail claims the mail c names for c.Owner. It answers MailSending when c.Owner now holds
 // the claim (the mail is new, or its earlier attempt's lease passed before it handed the mail
 // over, or c.Owner held it already); MailHeld when another attempt's lease still runs; and
-// otherwise the state an earlier attempt left: MailSent, MailFailed, or MailTransmitting.
+// otherwise the state an earlier attempt left: MailSent, MailFailed, or MailTransmitting; and
+// MailNotDue for a request or reminder (c.RecipientID set) no longer due, that no attempt sent.
 func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	var state MailState
 	// The row and the end of the recipient's reservation are written by one statement, so the
-	// quota's count (one statement too) sees both or neither.
-	// A request or reminder no longer due is not claimed (requestDue).
+	// quota's count (one statement too) sees both or neither. A request or reminder no longer
+	// due is not claimed (requestDue).
 	err := s.pool.QueryRow(ctx, `WITH reservation AS (UPDATE recipients SET request_reserved_at = NULL
 			WHERE $7::bigint <> 0 AND id = $7 AND envelope_id = $2 AND request_reserved_at IS NOT NULL)
 		INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until, recipient_id)

@@ -1,4 +1,4 @@
-// The team's sending quota, counted on the mail log and the requests reserved by distributes.
+// The team's sending quota, counted on the mail log and the requests reserved by sends.
 
 package persistence
 

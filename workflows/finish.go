@@ -51,9 +51,9 @@ func (r *run) finish(ctx workflow.Context) error {
 
 // requestSettleWait is how long an envelope that ends with first requests being delivered (a
 // cancel right after its distribute, which answered before its mails) waits for them before its
-// ending's mails: a request delivered by then is followed by the "cancelled" mail; one still
-// undelivered is neither sent (SendNotice's requestAfterEnd) nor followed by it (its recipient
-// is not SENT in the store when the "cancelled" mail is sent: noticeToUnsent).
+// ending's mails: a request delivered by then is followed by the "cancelled" mail; one not yet
+// handed to the relay is neither handed over after the ending (it is no longer due:
+// persistence.Store.MailTransmitting) nor followed by it (activities' noticeToUnsent).
 const requestSettleWait = 5 * time.Second
 
 // settleRequests, in a run that answers a distribute before its mails, waits up to
