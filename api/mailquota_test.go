@@ -268,3 +268,35 @@ func TestMailsOnRecipientChange(t *testing.T) {
 		}
 	}
 }
+
+// A direct-link submission is counted on what its document's workflow mails: not the visitor,
+// who signed on the page, but the recipients due after them (here the second signer), so it
+// passes a quota of one mail, and fills it.
+func TestMailQuotaCountsWhatADirectLinkSubmissionMails(t *testing.T) {
+	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 1
+	})
+	key := a.key("Directa", "owner@directa.test", envelope.TeamRoleMember)
+	tpl := a.directTemplate(key)
+	direct := tpl.Recipients[0]
+	status, link := a.do("POST", "/api/v2/template/direct/create", key, fmt.Sprintf(`{"templateId":%d,"directRecipientId":%d}`, tpl.LegacyID, direct.ID))
+	if status != http.StatusOK {
+		t.Fatalf("link: %d %v", status, link)
+	}
+	var values []string
+	for _, f := range tpl.Fields {
+		if f.RecipientID == direct.ID {
+			values = append(values, fmt.Sprintf(`{"fieldId":%d,"value":"Vera V."}`, f.ID))
+		}
+	}
+	submit := func() (int, map[string]any) {
+		return a.do("POST", "/api/v2/direct/"+link["token"].(string), "", fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test",
+			"templateUpdatedAt":%q,"fields":[%s]}`, tpl.UpdatedAt.Format(time.RFC3339Nano), strings.Join(values, ",")))
+	}
+	if status, body := submit(); status != http.StatusOK {
+		t.Fatalf("a submission that mails one request, under a quota of one: %d %v", status, body)
+	}
+	status, body := submit()
+	wantError(t, status, body, http.StatusTooManyRequests, envelope.CodeTooManyRequests)
+}

@@ -34,10 +34,11 @@ type DirectSubmission struct {
 // template's row lock, with the link (read under that lock) still there and enabled and the template unchanged since the page
 // showed it (else INVALID_REQUEST: reload), it creates the DOCUMENT (source
 // TEMPLATE_DIRECT_LINK, DOCUMENT_CREATED naming the visitor), checks it may be sent
-// (checkSendable), moves it to PENDING (DOCUMENT_SENT), marks the visitor's recipient OPENED,
+// (checkReady), moves it to PENDING (DOCUMENT_SENT), marks the visitor's recipient OPENED,
 // writes each value the visitor gave to its field (DOCUMENT_FIELD_INSERTED), and completes the
 // visitor's recipient as a signing completes (CompleteRecipient: DOCUMENT_RECIPIENT_COMPLETED
-// with the documents shown). Starting the document's workflow is the caller's part.
+// with the documents shown), and last counts and reserves the requests its workflow mails first
+// on the mail quota (EditChecks.SendQuota). Starting the document's workflow is the caller's part.
 func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*envelope.Envelope, error) {
 	var created *envelope.Envelope
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -71,7 +72,7 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 		if created, err = tx.GetEnvelope(ctx, ScopeOf(owner), id); err != nil {
 			return err
 		}
-		if err := in.Checks.checkSendable(ctx, tx, created); err != nil {
+		if err := in.Checks.checkReady(created); err != nil {
 			return err
 		}
 		cur, err := tx.lockSnapshot(ctx, id)
@@ -96,8 +97,12 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 			EnvelopeID: id, RecipientID: visitor.ID, Actor: in.Actor, Now: time.Now()}}); err != nil {
 			return err
 		}
-		created, err = tx.GetEnvelope(ctx, ScopeOf(owner), id)
-		return err
+		if created, err = tx.GetEnvelope(ctx, ScopeOf(owner), id); err != nil {
+			return err
+		}
+		// Counted last, on the document as its workflow finds it (the visitor done, the
+		// recipients it mails first due), so the team's quota is held only until the commit.
+		return in.Checks.sendQuota(ctx, tx, created)
 	})
 	return created, err
 }

@@ -43,17 +43,32 @@ func (s *Store) PrepareDistribution(ctx context.Context, ed Editor, checks EditC
 	return e, err
 }
 
-// checkSendable refuses to send e when it is not ready (envelope.CheckDistributable), when one
-// of its recipients could never act on this server (EditChecks.Signable: every such recipient is
-// named at recipients[i].authOptions, under the code and message of the first), or when its
-// signing requests would pass the mail quota (EditChecks.SendQuota).
+// checkSendable refuses to send e when it is not ready (checkReady), or, for a DRAFT, when its
+// signing requests would pass the mail quota (sendQuota). A PENDING envelope sent again mails no
+// one its workflow did not already.
 func (c EditChecks) checkSendable(ctx context.Context, tx *Tx, e *envelope.Envelope) error {
+	if err := c.checkReady(e); err != nil {
+		return err
+	}
+	if e.Status != envelope.StatusDraft {
+		return nil
+	}
+	return c.sendQuota(ctx, tx, e)
+}
+
+// checkReady refuses to send e when it is not ready (envelope.CheckDistributable), or when one
+// of its recipients could never act on this server (EditChecks.Signable: every such recipient is
+// named at recipients[i].authOptions, under the code and message of the first).
+func (c EditChecks) checkReady(e *envelope.Envelope) error {
 	if err := envelope.CheckDistributable(e); err != nil {
 		return err
 	}
-	if err := c.checkRecipientsSignable(e); err != nil {
-		return err
-	}
+	return c.checkRecipientsSignable(e)
+}
+
+// sendQuota refuses sending e when its signing requests, to whoever may act now in e, would
+// pass the mail quota (EditChecks.SendQuota, which reserves them).
+func (c EditChecks) sendQuota(ctx context.Context, tx *Tx, e *envelope.Envelope) error {
 	if c.SendQuota == nil {
 		return nil
 	}
