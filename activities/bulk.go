@@ -148,10 +148,7 @@ func (a *Activities) createBulkDocument(ctx context.Context, job persistence.Bul
 // bulkSendQuota refuses sending e when its signing requests would pass the team's mail quota,
 // and otherwise reserves them, as a distribute does.
 func (a *Activities) bulkSendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
-	if a.Bulk.MailQuota == 0 {
-		return nil
-	}
-	return tx.ReserveMailQuota(ctx, e.TeamID, a.Bulk.MailQuota, envelope.MailQuotaWindow, e.ID, envelope.RequestsOnDistribute(e))
+	return tx.ReserveMailQuota(ctx, e, a.Bulk.MailQuota)
 }
 
 // bulkSummaryErrors is how many failed rows the summary mail lists.

@@ -30,8 +30,5 @@ func (s *Server) recipientsQuota(ctx context.Context, tx *persistence.Tx, c pers
 // sendQuota refuses sending e whose signing requests (envelope.RequestsOnDistribute) pass the
 // team's mail quota, and otherwise reserves them in tx until their mails are claimed.
 func (s *Server) sendQuota(ctx context.Context, tx *persistence.Tx, e *envelope.Envelope) error {
-	if s.cfg.MailQuota == 0 {
-		return nil
-	}
-	return tx.ReserveMailQuota(ctx, e.TeamID, s.cfg.MailQuota, envelope.MailQuotaWindow, e.ID, envelope.RequestsOnDistribute(e))
+	return tx.ReserveMailQuota(ctx, e, s.cfg.MailQuota)
 }

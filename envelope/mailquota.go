@@ -6,10 +6,6 @@ import "time"
 // the last 24 hours count.
 const MailQuotaWindow = 24 * time.Hour
 
-// MailsOnDistribute is how many signing requests distributing e mails now:
-// len(RequestsOnDistribute(e)).
-func MailsOnDistribute(e *Envelope) int { return len(RequestsOnDistribute(e)) }
-
 // RequestsOnDistribute is the recipients distributing e mails a signing request now: each one
 // with an email address who may act now and was not sent it yet (the workflow's sendRequests),
 // none when the envelope is sent by link.

@@ -211,17 +211,22 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 // requests and reminders are no longer due (ClaimMail, MailTransmitting), so none still being
 // retried reaches a recipient of a deleted envelope.
 func (s *Store) MarkRemoving(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
-		return fmt.Errorf("mark envelope %s being removed: %w", id, err)
-	}
-	return nil
+	return hide(ctx, s.pool, id)
 }
 
 // SoftDelete hides a finished envelope from searches, recording envelope.DeletedEvent
 // (DOCUMENT_DELETED {type: SOFT}).
 func (tx *Tx) SoftDelete(ctx context.Context, id string, a envelope.Actor) error {
-	if _, err := tx.q.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
-		return fmt.Errorf("soft delete %s: %w", id, err)
+	if err := hide(ctx, tx.q, id); err != nil {
+		return err
 	}
 	return tx.Record(ctx, envelope.DeletedEvent(id, time.Now()), a)
+}
+
+// hide sets envelope id's deleted_at, once: it leaves searches.
+func hide(ctx context.Context, q querier, id string) error {
+	if _, err := q.Exec(ctx, `UPDATE envelopes SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+		return fmt.Errorf("hide envelope %s: %w", id, err)
+	}
+	return nil
 }

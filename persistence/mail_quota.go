@@ -48,28 +48,33 @@ func (tx *Tx) CheckMailQuota(ctx context.Context, teamID int64, quota, need int,
 	return checkMailQuota(ctx, tx.q, teamID, quota, need, window)
 }
 
-// ReserveMailQuota is CheckMailQuota for the signing requests to recipients of envelope
-// envelopeID that its workflow mails once this transaction commits: when they fit, each is
-// reserved on its recipient and counts from now until its mail is claimed, so that a distribute
-// answered before its mails are sent still holds its share of the quota against the next one.
-func (tx *Tx) ReserveMailQuota(ctx context.Context, teamID int64, quota int, window time.Duration, envelopeID string, recipients []int64) error {
+// ReserveMailQuota refuses sending e when its signing requests (envelope.RequestsOnDistribute:
+// the ones its workflow mails once this transaction commits) would pass quota (0: no quota), as
+// CheckMailQuota does; when they fit, each is reserved on its recipient and counts from now
+// until its mail is claimed, so that a send answered before its mails are sent still holds its
+// share of the quota against the next one.
+func (tx *Tx) ReserveMailQuota(ctx context.Context, e *envelope.Envelope, quota int) error {
+	if quota == 0 {
+		return nil
+	}
 	// The envelope's earlier reservations (a send tried again) are replaced by these.
 	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = NULL WHERE envelope_id = $1 AND request_reserved_at IS NOT NULL`,
-		envelopeID); err != nil {
-		return fmt.Errorf("end the earlier reservations of envelope %s: %w", envelopeID, err)
+		e.ID); err != nil {
+		return fmt.Errorf("end the earlier reservations of envelope %s: %w", e.ID, err)
 	}
+	recipients := envelope.RequestsOnDistribute(e)
 	if len(recipients) == 0 {
 		return nil
 	}
-	if err := tx.lockMailQuota(ctx, teamID); err != nil {
+	if err := tx.lockMailQuota(ctx, e.TeamID); err != nil {
 		return err
 	}
-	if err := checkMailQuota(ctx, tx.q, teamID, quota, len(recipients), window); err != nil {
+	if err := checkMailQuota(ctx, tx.q, e.TeamID, quota, len(recipients), envelope.MailQuotaWindow); err != nil {
 		return err
 	}
 	if _, err := tx.q.Exec(ctx, `UPDATE recipients SET request_reserved_at = now() WHERE envelope_id = $1 AND id = ANY($2)`,
-		envelopeID, recipients); err != nil {
-		return fmt.Errorf("reserve the signing requests of envelope %s: %w", envelopeID, err)
+		e.ID, recipients); err != nil {
+		return fmt.Errorf("reserve the signing requests of envelope %s: %w", e.ID, err)
 	}
 	return nil
 }

@@ -25,13 +25,11 @@ func TestMailQuotaCountsEachReservedRequestOnce(t *testing.T) {
 	}
 	team, signer := snap.TeamID, snap.Recipients[0].ID
 	reserve := func(id string) error {
-		s, err := store.LoadSnapshot(ctx, id)
+		e, err := store.EnvelopeForRecipient(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return store.InTx(ctx, func(tx *persistence.Tx) error {
-			return tx.ReserveMailQuota(ctx, team, 2, envelope.MailQuotaWindow, id, []int64{s.Recipients[0].ID})
-		})
+		return store.InTx(ctx, func(tx *persistence.Tx) error { return tx.ReserveMailQuota(ctx, e, 2) })
 	}
 	// fits reports whether need more mails fit in a quota of quota.
 	fits := func(quota, need int) bool {
