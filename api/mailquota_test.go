@@ -300,3 +300,29 @@ func TestMailQuotaCountsWhatADirectLinkSubmissionMails(t *testing.T) {
 	status, body := submit()
 	wantError(t, status, body, http.StatusTooManyRequests, envelope.CodeTooManyRequests)
 }
+
+// An envelope sent by link, then distributed again switched to email, mails its requests for the
+// first time: they are counted against the quota then, as a draft's are.
+func TestMailQuotaCountsALinkEnvelopeSwitchedToEmail(t *testing.T) {
+	a := newTestAPIWithWorkflowsConfig(t, func(c *config.Config) {
+		*c = unlimited(*c)
+		c.MailQuota = 1
+	})
+	key := a.key("Enlace", "ana@enlace.cl", envelope.TeamRoleAdmin)
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	status, body := a.createRaw(key, map[string]any{"title": "Por enlace", "type": "DOCUMENT",
+		"meta": map[string]any{"distributionMethod": "NONE"},
+		"recipients": []any{
+			map[string]any{"email": "a1@enlace.cl", "name": "A", "role": "APPROVER"},
+			map[string]any{"email": "a2@enlace.cl", "name": "B", "role": "APPROVER"},
+		}}, map[string][]byte{"a.pdf": minimalPDF("link then email " + stamp)})
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	if status, body := a.do("POST", "/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q}`, id)); status != http.StatusOK {
+		t.Fatalf("distribute by link: %d %v", status, body)
+	}
+	status, body = a.do("POST", "/api/v2/envelope/distribute", key, fmt.Sprintf(`{"envelopeId":%q,"meta":{"distributionMethod":"EMAIL"}}`, id))
+	wantError(t, status, body, http.StatusTooManyRequests, envelope.CodeTooManyRequests)
+}

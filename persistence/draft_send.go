@@ -8,9 +8,12 @@ import (
 )
 
 // PrepareDistribution applies meta (nil: none) to envelope envelopeID, checks that it may be sent
-// now (checkSendable) and saves it, recording DOCUMENT_META_UPDATED when the meta changed. It
-// returns the envelope as it is to be sent; starting its workflow is the caller's part. A bad
-// meta value is reported at its path (meta.subject...).
+// now (checkReady) and, when its requests are mailed for the first time, that they fit the mail
+// quota (sendQuota; a PENDING envelope sent again mails no one its workflow did not already,
+// unless this send switches it from links to email), and saves it, recording
+// DOCUMENT_META_UPDATED when the meta changed. It returns the envelope as it is to be sent;
+// starting its workflow is the caller's part. A bad meta value is reported at its path
+// (meta.subject...).
 func (s *Store) PrepareDistribution(ctx context.Context, ed Editor, checks EditChecks, envelopeID string, meta *envelope.MetaInput) (*envelope.Envelope, error) {
 	var e *envelope.Envelope
 	err := s.InTx(ctx, func(tx *Tx) error {
@@ -24,13 +27,21 @@ func (s *Store) PrepareDistribution(ctx context.Context, ed Editor, checks EditC
 		if e, err = tx.GetEnvelope(ctx, ed.scope(), envelopeID); err != nil {
 			return err
 		}
+		// A PENDING envelope sent by link until now mails its requests for the first time when
+		// this send switches it to email: they are counted as a draft's are.
+		firstMailing := e.Status == envelope.StatusDraft || e.Meta.DistributionMethod != envelope.DistributionEmail
 		var p envelope.Problems
 		changes := envelope.MetaAuditChanges(meta.Apply(&p, "meta", &e.Meta))
 		if err := p.Err(); err != nil {
 			return err
 		}
-		if err := checks.checkSendable(ctx, tx, e); err != nil {
+		if err := checks.checkReady(e); err != nil {
 			return err
+		}
+		if firstMailing {
+			if err := checks.sendQuota(ctx, tx, e); err != nil {
+				return err
+			}
 		}
 		if err := tx.SaveEnvelope(ctx, e); err != nil {
 			return err
@@ -43,15 +54,11 @@ func (s *Store) PrepareDistribution(ctx context.Context, ed Editor, checks EditC
 	return e, err
 }
 
-// checkSendable refuses to send e when it is not ready (checkReady), or, for a DRAFT, when its
-// signing requests would pass the mail quota (sendQuota). A PENDING envelope sent again mails no
-// one its workflow did not already.
+// checkSendable refuses to send e, a DRAFT, when it is not ready (checkReady) or when its
+// signing requests would pass the mail quota (sendQuota).
 func (c EditChecks) checkSendable(ctx context.Context, tx *Tx, e *envelope.Envelope) error {
 	if err := c.checkReady(e); err != nil {
 		return err
-	}
-	if e.Status != envelope.StatusDraft {
-		return nil
 	}
 	return c.sendQuota(ctx, tx, e)
 }

@@ -211,14 +211,17 @@ func (tx *Tx) HardDelete(ctx context.Context, id string) error {
 // requests and reminders are no longer due (ClaimMail, MailTransmitting), so none still being
 // retried reaches a recipient of a deleted envelope.
 func (s *Store) MarkRemoving(ctx context.Context, id string) error {
-	return hide(ctx, s.pool, id)
+	if err := hide(ctx, s.pool, id); err != nil {
+		return fmt.Errorf("mark envelope %s being removed: %w", id, err)
+	}
+	return nil
 }
 
 // SoftDelete hides a finished envelope from searches, recording envelope.DeletedEvent
 // (DOCUMENT_DELETED {type: SOFT}).
 func (tx *Tx) SoftDelete(ctx context.Context, id string, a envelope.Actor) error {
 	if err := hide(ctx, tx.q, id); err != nil {
-		return err
+		return fmt.Errorf("soft delete: %w", err)
 	}
 	return tx.Record(ctx, envelope.DeletedEvent(id, time.Now()), a)
 }
