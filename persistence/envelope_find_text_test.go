@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,15 +49,18 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 	const envelopes = 1700
 	// "arriendo" in 4 of 5 titles and in the recipients of every 4th envelope (more than
 	// FindCountCap matches), "confidencialidad" in 1 of 5, "erp-" in 1 of 50, "histórico" in the
-	// oldest 1,150 (more than FindCountCap, none among the newest 500); two envelopes share each
-	// creation time; some are hidden from members, deleted, or the other team's.
+	// oldest 1,150 (more than FindCountCap, none among the newest 500); LIKE's wildcards and its
+	// escape as text, "50%_off" in 1 of 10 (walked) and "100\%" in 1 of 10 of the oldest
+	// (read from the index); two envelopes share each creation time; some are hidden from
+	// members, deleted, or the other team's.
 	err = store.ExecInTx(ctx, `
 		INSERT INTO envelopes (id, secondary_id, legacy_id, type, status, source, visibility, title, external_id, user_id, team_id,
 			document_meta, created_at, deleted_at)
 		SELECT 'envelope_w' || g, 'document_w' || g, g, 'DOCUMENT', (ARRAY['DRAFT', 'PENDING', 'COMPLETED'])[1 + g % 3], 'DOCUMENT',
 			CASE WHEN g % 7 = 0 THEN 'MANAGER_AND_ABOVE' ELSE 'EVERYONE' END,
 			CASE WHEN g % 5 = 0 THEN 'Acuerdo de confidencialidad ' || g ELSE 'Contrato de ARRIENDO ' || g END
-				|| CASE WHEN g <= 1150 THEN ' histórico' ELSE '' END,
+				|| CASE WHEN g <= 1150 THEN ' histórico' ELSE '' END
+				|| CASE WHEN g % 10 = 0 THEN ' al 50%_off' WHEN g <= 1150 AND g % 10 = 5 THEN ' 100\%' ELSE '' END,
 			CASE WHEN g % 50 = 0 THEN 'ERP-' || g END,
 			CASE WHEN g % 2 = 0 THEN $1::bigint ELSE $2::bigint END, CASE WHEN g % 61 = 0 THEN $3::bigint ELSE $4::bigint END, '{}',
 			timestamptz '2025-01-01' + (g / 2) * interval '1 minute', CASE WHEN g % 97 = 0 THEN now() END
@@ -93,7 +97,7 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 				AND (e.title ILIKE $5 OR e.external_id ILIKE $5
 					OR EXISTS (SELECT 1 FROM recipients r WHERE r.envelope_id = e.id AND (r.email ILIKE $5 OR r.name ILIKE $5)))
 			ORDER BY e.created_at `+order+`, e.id `+order, m.TeamID, m.UserID, visibleTo(m),
-			string(f.Status), "%"+f.Query+"%")
+			string(f.Status), "%"+strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Query)+"%")
 		return plainPage(t, rows, err, f)
 	}
 	yes, no := true, false
@@ -113,6 +117,11 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 				{Query: "HISTÓRICO", Page: 100, PerPage: 10},
 				{Query: "histórico", Page: 2, PerPage: 10, Ascending: true},
 				{Query: "los arriendos", Page: 1, PerPage: 10},
+				{Query: "50%_off", Page: 1, PerPage: 10},
+				{Query: "0%_", Page: 3, PerPage: 10},
+				{Query: "100\\%", Page: 1, PerPage: 10},
+				{Query: "0\\%", Page: 2, PerPage: 10},
+				{Query: "%_o", Page: 1, PerPage: 10},
 				{Query: "arriendo", Page: 1, PerPage: 10, HasExpiredRecipients: &no, Now: time.Now()},
 				{Query: "erp-", Page: 1, PerPage: 10, HasExpiredRecipients: &yes, Now: time.Now()},
 				{Query: "los arriendos", Page: 1, PerPage: 10, HasExpiredRecipients: &yes, Now: time.Now()},

@@ -38,12 +38,23 @@ func emailMatch(q string, args *[]any) string {
 	return fmt.Sprintf(`e.id IN (SELECT r.envelope_id FROM recipients r WHERE lower(r.email) LIKE lower($%d))`, len(*args))
 }
 
-// textMatch is the condition on alias e of searchRows for a text query q, its argument appended
-// to args: envelope_search.doc holds the searched text lower-cased, compared with LIKE
-// lower(pattern), as ILIKE compares.
-func textMatch(q string, args *[]any) string {
-	*args = append(*args, "%"+escapeLike(q)+"%")
-	return fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args))
+// textConds are the two forms of a text query's condition on alias e of searchRows:
+// envelope_search.doc holds the searched text lower-cased, and a row matches when doc contains
+// the query lower-cased, as ILIKE '%q%' compares.
+//   - indexed, doc LIKE lower('%q%') (q's wildcards escaped), is the form the trigram index
+//     envelope_search_team_doc_idx answers;
+//   - scanned, strpos(doc, lower(q)) > 0, is the same test on a row already read: a substring
+//     search (PostgreSQL's Boyer-Moore-Horspool) instead of LIKE's matcher, which tries a match at
+//     every character, about half the cost per row walked (docs/scale.md).
+type textConds struct{ indexed, scanned string }
+
+// textMatch is a text query q's conditions (textConds), its arguments appended to args.
+func textMatch(q string, args *[]any) textConds {
+	*args = append(*args, "%"+escapeLike(q)+"%", q)
+	return textConds{
+		indexed: fmt.Sprintf(`e.doc LIKE lower($%d)`, len(*args)-1),
+		scanned: fmt.Sprintf(`strpos(e.doc, lower($%d)) > 0`, len(*args)),
+	}
 }
 
 // searchRows is envelope_search as a relation with the columns of envelopes that findCondition
