@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sobre-sign/sobre/envelope"
 )
@@ -37,7 +38,7 @@ const (
 // it), and its recipient has not acted.
 const requestDue = `EXISTS (SELECT 1 FROM envelopes e JOIN recipients r ON r.envelope_id = e.id
 	WHERE e.id = %s AND r.id = %s AND e.status = 'PENDING' AND e.deleted_at IS NULL AND r.signing_status = 'NOT_SIGNED'
-		AND NOT EXISTS (SELECT 1 FROM recipients x WHERE x.envelope_id = e.id AND x.signing_status = 'REJECTED') %s)`
+		AND NOT EXISTS (SELECT 1 FROM recipients x WHERE x.envelope_id = e.id AND x.signing_status = 'REJECTED'))`
 
 // ErrClaimLost is the answer to an attempt whose claim on a mail passed to another attempt (its
 // lease ran out), or whose request or reminder is no longer due: it must not hand the mail to
@@ -71,7 +72,7 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 			WHERE $7::bigint <> 0 AND id = $7 AND envelope_id = $2 AND request_reserved_at IS NOT NULL)
 		INSERT INTO mail_log (message_id, envelope_id, kind, recipient, state, team_id, owner, lease_until, recipient_id)
 		SELECT $1, $2, $3, $4, 'sending', (SELECT team_id FROM envelopes WHERE id = $2), $5, now() + make_interval(secs => $6), nullif($7, 0)
-		WHERE $7 = 0 OR `+fmt.Sprintf(requestDue, "$2", "$7", "")+`
+		WHERE $7 = 0 OR `+fmt.Sprintf(requestDue, "$2", "$7")+`
 		ON CONFLICT (message_id) DO UPDATE SET owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until
 		WHERE mail_log.state = 'sending' AND (mail_log.owner IS NULL OR mail_log.owner = EXCLUDED.owner OR mail_log.lease_until < now())
 		RETURNING state`, c.MessageID, c.EnvelopeID, c.Kind, c.To, c.Owner, c.Lease.Seconds(), c.RecipientID).Scan(&state)
@@ -88,7 +89,7 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 	var leased, due bool
 	if err := s.pool.QueryRow(ctx, `SELECT (SELECT state FROM mail_log WHERE message_id = $1),
 			coalesce((SELECT lease_until > now() FROM mail_log WHERE message_id = $1), false),
-			$3::bigint = 0 OR `+fmt.Sprintf(requestDue, "$2", "$3", ""),
+			$3::bigint = 0 OR `+fmt.Sprintf(requestDue, "$2", "$3"),
 		c.MessageID, c.EnvelopeID, c.RecipientID).Scan(&found, &leased, &due); err != nil {
 		return "", fmt.Errorf("read the claim of mail %s: %w", c.MessageID, err)
 	}
@@ -105,17 +106,26 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 
 // MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost
 // when owner no longer holds its claim, or when the mail is a request or reminder no longer due
-// (requestDue). The envelope's row is read under a share lock, so an ending (FinishEnvelope,
-// which takes it for update) comes wholly before or after the mark: a request is handed over
-// only while its envelope is PENDING, and an ending's mails see every request handed over before
-// it (RequestHandedOver).
+// (requestDue). It first takes a share lock on the envelope's row, then checks and marks in a
+// second statement of the same transaction (one round trip: a batch runs as one implicit
+// transaction). Every outcome that ends a request's being due takes that row for update first:
+// an ending (FinishEnvelope), a deletion's mark (MarkRemoving), a signature or a rejection
+// (lockSnapshot). So each comes wholly before or after the mark: the check, whose snapshot is
+// taken once the lock is held, sees every outcome committed before it, and none is committed
+// until the mark is. A request is handed over only while due, and an ending's mails see every
+// request handed over before it (RequestHandedOver). In one statement the check's snapshot would
+// be taken before the lock's wait, and miss an outcome committed during it.
 func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
-		AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id", "FOR SHARE OF e")+`)`, messageID, owner)
-	if err != nil {
+	var marked int64
+	b := &pgx.Batch{}
+	b.Queue(`SELECT 1 FROM envelopes e JOIN mail_log m ON m.envelope_id = e.id WHERE m.message_id = $1 FOR SHARE OF e`, messageID)
+	b.Queue(`UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
+		AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id")+`)`, messageID, owner).
+		Exec(func(tag pgconn.CommandTag) error { marked = tag.RowsAffected(); return nil })
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
 	}
-	if tag.RowsAffected() == 0 {
+	if marked == 0 {
 		return fmt.Errorf("mail %s: %w", messageID, ErrClaimLost)
 	}
 	return nil

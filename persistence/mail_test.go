@@ -3,9 +3,12 @@ package persistence_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sobre-sign/sobre/envelope"
 	"github.com/sobre-sign/sobre/persistence"
@@ -259,5 +262,72 @@ func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
 		if got, err := store.RequestHandedOver(ctx, id, snap.Recipients[0].ID); err != nil || got != want {
 			t.Errorf("envelope %s: request handed over %v (%v), want %v", id, got, err, want)
 		}
+	}
+}
+
+// A signature or a rejection being recorded while a request is about to be handed over comes
+// wholly before or after the mark: one committed while the mark waits for it is seen, and the
+// request is not handed over. Each outcome is tried twice, the second time on statements the
+// pool's connections have prepared (a single-statement mark was caught only then).
+func TestRequestIsNotHandedOverPastAnOutcomeRecordedMeanwhile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, dbURL := pgtest.NewWithURL(t)
+	for i, outcome := range []string{"SIGNED", "REJECTED", "SIGNED", "REJECTED"} {
+		id := draftWithOneSigner(t, store, fmt.Sprint("meanwhile ", i))
+		if _, err := store.MarkPending(ctx, id, nil); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := store.LoadSnapshot(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rid := snap.Recipients[0].ID
+		c := persistence.MailClaim{MessageID: "req-" + id, EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com",
+			Owner: "a", Lease: time.Minute, RecipientID: rid}
+		if st, err := store.ClaimMail(ctx, c); err != nil || st != persistence.MailSending {
+			t.Fatalf("%s: claim: %s, %v", outcome, st, err)
+		}
+		// The outcome as CompleteRecipient and RejectRecipient record it: the envelope's row for
+		// update, then the recipient's status, committed once the mark waits for the row.
+		conn, err := pgx.Connect(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM envelopes WHERE id = $1 FOR UPDATE`, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE recipients SET signing_status = $2 WHERE id = $1`, rid, outcome); err != nil {
+			t.Fatal(err)
+		}
+		marked := make(chan error, 1)
+		go func() { marked <- store.MailTransmitting(ctx, c.MessageID, "a") }()
+		for waiting := false; !waiting; {
+			select {
+			case err := <-marked:
+				t.Fatalf("%s: the mark did not wait for the outcome being recorded: %v", outcome, err)
+			case <-time.After(20 * time.Millisecond):
+			}
+			var n int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE OF e%'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			waiting = n > 0
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-marked; !errors.Is(err, persistence.ErrClaimLost) {
+			t.Errorf("recipient %s while the request was being marked: %v, want ErrClaimLost", outcome, err)
+		}
+		if got, err := store.RequestHandedOver(ctx, id, rid); err != nil || got {
+			t.Errorf("recipient %s: request handed over %v (%v), want false", outcome, got, err)
+		}
+		conn.Close(ctx)
 	}
 }
