@@ -38,6 +38,11 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
+	// Every transaction runs at READ COMMITTED, whatever the URL, the role or the database set:
+	// a statement after a lock (the mail quota's count after its advisory lock, a mail's check
+	// after its envelope's share lock) must see what was committed while it waited, which a
+	// snapshot taken at a transaction's first statement would not.
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database: %w", err)

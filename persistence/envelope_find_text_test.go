@@ -100,6 +100,17 @@ func TestFindEnvelopesTextSearchWalkOrIndex(t *testing.T) {
 			string(f.Status), "%"+strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Query)+"%")
 		return plainPage(t, rows, err, f)
 	}
+	// The walk's and the probe's test (strpos) and the index's (LIKE, its wildcards escaped)
+	// match the same rows, wildcards and escapes included.
+	for _, q := range []string{"arriendo", "HISTÓRICO", "erp-", "los arriendos", "50%_off", "0%_", "%_o", `100\%`, `0\%`, `\`, "_of"} {
+		scanned, indexed, both, err := store.TextMatchCounts(ctx, admin.TeamID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scanned == 0 || scanned != indexed || both != scanned {
+			t.Errorf("query %q: the walk's test matches %d rows, the index's %d, both %d", q, scanned, indexed, both)
+		}
+	}
 	yes, no := true, false
 	for way, store := range ways {
 		for _, m := range []envelope.Member{admin, member} {
@@ -156,7 +167,7 @@ func visibleTo(m envelope.Member) []string {
 // storeWithSettings is a Store on the database at dbURL whose sessions run with the planner's
 // settings (enable_hashjoin=off, …): to check that a statement gives the same rows whatever
 // plan it gets.
-func storeWithSettings(t *testing.T, dbURL string, settings map[string]string) *persistence.Store {
+func storeWithSettings(t *testing.T, dbURL string, settings map[string]string, opts ...persistence.Option) *persistence.Store {
 	t.Helper()
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -166,8 +177,8 @@ func storeWithSettings(t *testing.T, dbURL string, settings map[string]string) *
 	for k, v := range settings {
 		params.Set(k, v)
 	}
-	u.RawQuery = params.Encode()
-	s, err := persistence.Open(context.Background(), u.String())
+	u.RawQuery = strings.ReplaceAll(params.Encode(), "+", "%20") // a space, as libpq reads it
+	s, err := persistence.Open(context.Background(), u.String(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,3 +47,13 @@ func (s *Store) ParticipantSQL(ctx context.Context, now time.Time, roles, status
 	}
 	return pending, overdue, rows.Err()
 }
+
+// TextMatchCounts is how many of team teamID's rows of envelope_search each form of text query
+// q's condition (textMatch) matches: the walk's and the index's, which must agree row for row.
+func (s *Store) TextMatchCounts(ctx context.Context, teamID int64, q string) (scanned, indexed, both int, err error) {
+	args := []any{teamID}
+	m := textMatch(q, &args)
+	err = s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE `+m.scanned+`), count(*) FILTER (WHERE `+m.indexed+`),
+		count(*) FILTER (WHERE `+m.scanned+` AND `+m.indexed+`) FROM `+searchRows+` e WHERE e.team_id = $1`, args...).Scan(&scanned, &indexed, &both)
+	return scanned, indexed, both, err
+}

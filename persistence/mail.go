@@ -106,9 +106,10 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 
 // MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost
 // when owner no longer holds its claim, or when the mail is a request or reminder no longer due
-// (requestDue). It first takes a share lock on the envelope's row, then checks and marks in a
-// second statement of the same transaction (one round trip: a batch runs as one implicit
-// transaction). Every outcome that ends a request's being due takes that row for update first:
+// (requestDue). For a request or reminder it first takes a share lock on the envelope's row,
+// then checks and marks in a second statement of the same transaction (a batch runs as one
+// implicit transaction; each statement's snapshot is its own, as every session of the Store
+// runs at READ COMMITTED: Open). Every outcome that ends a request's being due takes that row for update first:
 // an ending (FinishEnvelope), a deletion's mark (MarkRemoving), a signature or a rejection
 // (lockSnapshot). So each comes wholly before or after the mark: the check, whose snapshot is
 // taken once the lock is held, sees every outcome committed before it, and none is committed
@@ -118,7 +119,8 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) error {
 	var marked int64
 	b := &pgx.Batch{}
-	b.Queue(`SELECT 1 FROM envelopes e JOIN mail_log m ON m.envelope_id = e.id WHERE m.message_id = $1 FOR SHARE OF e`, messageID)
+	b.Queue(`SELECT 1 FROM envelopes e JOIN mail_log m ON m.envelope_id = e.id
+		WHERE m.message_id = $1 AND m.recipient_id IS NOT NULL FOR SHARE OF e`, messageID)
 	b.Queue(`UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
 		AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id")+`)`, messageID, owner).
 		Exec(func(tag pgconn.CommandTag) error { marked = tag.RowsAffected(); return nil })

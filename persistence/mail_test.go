@@ -268,11 +268,22 @@ func TestRequestIsHandedOverOnlyWhileDue(t *testing.T) {
 // A signature or a rejection being recorded while a request is about to be handed over comes
 // wholly before or after the mark: one committed while the mark waits for it is seen, and the
 // request is not handed over. Each outcome is tried twice, the second time on statements the
-// pool's connections have prepared (a single-statement mark was caught only then).
+// pool's connections have prepared (a single-statement mark was caught only then). The store's
+// URL asks for REPEATABLE READ, under which the check's snapshot would predate the wait: Open
+// keeps every session at READ COMMITTED.
 func TestRequestIsNotHandedOverPastAnOutcomeRecordedMeanwhile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, dbURL := pgtest.NewWithURL(t)
+	dbURL := pgtest.NewURL(t)
+	store := storeWithSettings(t, dbURL, map[string]string{"default_transaction_isolation": "repeatable read"},
+		persistence.WithKeyring(pgtest.Keyring(t)))
+	// Whether the mark waits on the envelope's row is read on a connection of its own: a
+	// transaction sees the server's activity as it was at its first look.
+	watch, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
 	for i, outcome := range []string{"SIGNED", "REJECTED", "SIGNED", "REJECTED"} {
 		id := draftWithOneSigner(t, store, fmt.Sprint("meanwhile ", i))
 		if _, err := store.MarkPending(ctx, id, nil); err != nil {
@@ -313,7 +324,7 @@ func TestRequestIsNotHandedOverPastAnOutcomeRecordedMeanwhile(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 			var n int
-			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			if err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE OF e%'`).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
