@@ -259,6 +259,30 @@ func TestListLimits(t *testing.T) {
 	}
 }
 
+// A URL whose path or query, decoded, is not UTF-8 text or holds NUL is a 400 naming the
+// parameter (or "path"), on every route, pages included: before, the database refused it and
+// the answer was a 500.
+func TestURLsMustBeText(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	for u, name := range map[string]string{
+		"/api/v2/envelope?query=ab%00cd": "query", "/api/v2/envelope?query=abc%FF": "query",
+		"/api/v2/envelope?folderId=%FF": "folderId", "/api/v2/envelope?folderId=a%00": "folderId",
+		"/api/v2/envelope?page=1&q%00=1": "q", "/api/v2/envelope/envelope_%FF": "path",
+		"/api/v2/envelope/item/a%00b/download": "path", "/api/v2/webhook/%FF/calls": "path",
+		"/sign/abcdefghijklmnop%00": "path", "/sign/abcdefghijklmnop?lang=%FF": "lang",
+	} {
+		status, body := a.do("GET", u, key, "")
+		if status != 400 || !strings.Contains(fmt.Sprint(body["issues"]), "path:"+name+"]") {
+			t.Errorf("GET %s: %d %v, want 400 naming %s", u, status, body, name)
+		}
+	}
+	// The same requests with text are answered as before.
+	if status, body := a.do("GET", "/api/v2/envelope?query=abcd&folderId=x", key, ""); status != 200 {
+		t.Errorf("a text query: %d %v", status, body)
+	}
+}
+
 // Beyond Documenso's envelope limits: too many documents or recipients is a 400 with the
 // limit's own code.
 func TestItemAndRecipientLimits(t *testing.T) {

@@ -223,3 +223,20 @@ func peerIP(r *http.Request) string {
 	}
 	return host
 }
+
+// textURLs answers 400 to a request whose URL path or query parameters, decoded, are not UTF-8
+// text or hold the NUL character: no text column stores either, so the database would refuse
+// them later with an error that names nothing. The issue names the query parameter, or "path".
+func (s *Server) textURLs(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !envelope.IsText(r.URL.Path) {
+			s.writeError(w, r, envelope.Invalid("path", "must be UTF-8 text without the NUL character"))
+			return
+		}
+		if name, found := envelope.NonText(r.URL.Query()); found {
+			s.writeError(w, r, envelope.Invalid(name, "must be UTF-8 text without the NUL character"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -143,7 +143,7 @@ func (s *Server) fallbackRoutes(r chi.Router) {
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(nosniff)
-	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics, s.limitBodies)
+	r.Use(withRequestID, s.withClientIP(), s.observe, s.recoverPanics, s.limitBodies, s.textURLs)
 	r.Use(s.limitRequests)
 	s.fallbackRoutes(r)
 	r.Get("/healthz", s.healthz)

@@ -362,3 +362,23 @@ func validHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
+
+// IsText reports whether s is UTF-8 text without the NUL character: what a text column of the
+// database can store. Input from a URL or a form that is not is refused before it gets there.
+func IsText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// NonText names the first parameter of values (a URL's query or a form) whose name or a value
+// is not text (IsText), made printable; found is false when every one is text.
+func NonText(values map[string][]string) (name string, found bool) {
+	for name, vs := range values {
+		if !IsText(name) {
+			return strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), "\uFFFD"), true
+		}
+		for _, v := range vs {
+			if !IsText(v) {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}

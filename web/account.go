@@ -164,7 +164,7 @@ func (h *Handler) accountRequest(w http.ResponseWriter, r *http.Request) (v *acc
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxAccountForm)
 	}
-	formErr := r.ParseForm()
+	formErr := parseTextForm(r)
 	lang, explicit := accountLanguage(r.Form.Get("lang"), r.Header.Get("Accept-Language"))
 	v = &accountView{T: accountTextFor(lang), Next: safeNext(r.Form.Get("next"))}
 	if explicit {

@@ -696,3 +696,20 @@ func TestPasskeyEndpoints(t *testing.T) {
 		t.Errorf("removing an unknown passkey: %d, want 404 on the account page", a.status)
 	}
 }
+
+// A form value that is not UTF-8 text, or holds NUL, is refused as an unreadable form before it
+// reaches the account service.
+func TestAccountFormMustBeText(t *testing.T) {
+	srv := pagesServer(t, &account.Service{Log: slog.New(slog.DiscardHandler)})
+	v := newVisitor(t, srv)
+	for _, form := range []url.Values{
+		{"email": {"ana\x00@example.cl"}, "password": {"correct horse battery"}, "password2": {"correct horse battery"}},
+		{"email": {"ana@example.cl"}, "password": {"correct horse \xff"}, "password2": {"correct horse \xff"}},
+		{"email\x00": {"ana@example.cl"}},
+	} {
+		a := v.post("/account/signup", form)
+		if a.status != http.StatusBadRequest || !strings.Contains(a.body, accountTexts[envelope.LanguageEnglish].ErrorHeading) {
+			t.Errorf("sign-up with %q: %d, want 400 and the unreadable form's page:\n%.300s", form, a.status, a.body)
+		}
+	}
+}

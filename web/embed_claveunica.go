@@ -36,7 +36,7 @@ func (h *Handler) startClaveUnicaPopup(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) takeClaveUnicaPopup(w http.ResponseWriter, r *http.Request) {
 	t := browserText(r, envelope.LanguageSpanish)
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
+	if err := parseTextForm(r); err != nil {
 		h.failure(w, r, t, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable form"), "")
 		return
 	}

@@ -296,7 +296,7 @@ func (h *Handler) verifyCode(w http.ResponseWriter, r *http.Request) {
 	t := textFor(e.Meta.Language)
 	back := signPath(r, rec.Token)
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
+	if err := parseTextForm(r); err != nil {
 		h.failure(w, r, t, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable form"), back)
 		return
 	}
