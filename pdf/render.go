@@ -17,9 +17,25 @@ import (
 // MaxRenderWidth is the widest page image RenderPage draws, in pixels.
 const MaxRenderWidth = 2000
 
+// MaxRenderPixels is the most pixels a page image of RenderPage holds: an A4 page drawn
+// MaxRenderWidth wide holds 5.7 million. A page taller than that for the width asked (a long
+// receipt, a sliver) is drawn narrower, its shape kept (fitWidth), so that a page of any shape
+// costs bounded memory and stays within the bitmaps PDFium can allocate.
+const MaxRenderPixels = MaxRenderWidth * MaxRenderWidth * 3 / 2
+
+// fitWidth is the width a page w × h points is drawn at when width pixels are asked: width, or
+// less when the image would hold more than MaxRenderPixels.
+func fitWidth(width int, w, h float64) int {
+	if w <= 0 || h <= 0 || float64(width)*float64(width)*h/w <= MaxRenderPixels {
+		return width
+	}
+	return max(1, int(math.Sqrt(MaxRenderPixels*w/h)))
+}
+
 // RenderPage draws page (counted from 1) of a PDF as a PNG image width pixels wide (the height
-// follows the page's displayed shape, rotation and crop box included), on white. It is what a
-// signing page shows in place of the document, so the browser needs no PDF viewer.
+// follows the page's displayed shape, rotation and crop box included), on white; narrower when
+// that image would hold more than MaxRenderPixels. It is what a signing page shows in place of
+// the document, so the browser needs no PDF viewer.
 func RenderPage(data []byte, page, width int) (out []byte, err error) {
 	if width < 1 || width > MaxRenderWidth {
 		return nil, fmt.Errorf("pdf: render width %d is outside 1..%d", width, MaxRenderWidth)
@@ -40,8 +56,16 @@ func RenderPage(data []byte, page, width int) (out []byte, err error) {
 	if page < 1 || page > count {
 		return nil, fmt.Errorf("%w: page %d of %d", ErrNoSuchPage, page, count)
 	}
+	var size *responses.GetPageSize
+	err = withDeadline(inst, deadline(), func() (err error) {
+		size, err = inst.GetPageSize(&requests.GetPageSize{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: page - 1}}})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: PDFium, the size of page %d: %w", ErrNotPDF, page, err)
+	}
 	var buf bytes.Buffer
-	err = renderPage(inst, doc, page, width, func(img *image.RGBA) error {
+	err = renderPage(inst, doc, page, fitWidth(width, size.Width, size.Height), func(img *image.RGBA) error {
 		enc := png.Encoder{CompressionLevel: png.BestSpeed}
 		if err := enc.Encode(&buf, img); err != nil {
 			return fmt.Errorf("pdf: encode page %d as PNG: %w", page, err)

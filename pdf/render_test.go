@@ -3,7 +3,9 @@ package pdf_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
+	"math"
 	"testing"
 
 	"github.com/sobre-sign/sobre/internal/testpdf"
@@ -64,5 +66,45 @@ func TestRenderPageRefuses(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, c.want)
 			}
 		})
+	}
+}
+
+// A page of any shape is drawn: one whose image at the width asked would hold more than
+// MaxRenderPixels is drawn narrower, its shape kept (a sliver 5 points wide and 842 tall, drawn
+// 1,000 pixels wide, would need a bitmap 168,400 pixels tall, which PDFium cannot allocate).
+func TestRenderPageOfAnyShape(t *testing.T) {
+	for _, tt := range []struct {
+		w, h  float64
+		width int
+		want  int // the image's width
+	}{
+		{595, 842, 1000, 1000},
+		{595, 842, pdf.MaxRenderWidth, pdf.MaxRenderWidth},
+		{100, 600, 1000, 1000},
+		{5, 842, 1000, 188},
+		{100, 8000, 1000, 273},
+		{3, 14400, 2000, 35},
+		{14400, 3, 2000, 2000},
+	} {
+		doc := testpdf.File([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] >>", tt.w, tt.h),
+		}, 1)
+		out, err := pdf.RenderPage(doc, 1, tt.width)
+		if err != nil {
+			t.Errorf("%g × %g at %d: %v", tt.w, tt.h, tt.width, err)
+			continue
+		}
+		img, err := png.Decode(bytes.NewReader(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := img.Bounds()
+		wantH := math.Ceil(float64(b.Dx()) * tt.h / tt.w)
+		if b.Dx() != tt.want || math.Abs(float64(b.Dy())-wantH) > 1 || b.Dx()*b.Dy() > pdf.MaxRenderPixels+b.Dx() {
+			t.Errorf("%g × %g at %d: %d × %d pixels, want %d wide, %.0f tall, at most %d pixels",
+				tt.w, tt.h, tt.width, b.Dx(), b.Dy(), tt.want, wantH, pdf.MaxRenderPixels)
+		}
 	}
 }
