@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +37,11 @@ func decodeJSON(r *http.Request, dst any) error {
 func decodeJSONFrom(body io.Reader, dst any) error {
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		return jsonError(err)
+		return jsonError(raw, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
+		return jsonError(raw, err)
 	}
 	if dec.More() {
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds more than one JSON value")
@@ -101,8 +102,8 @@ func findNUL(v any, path string) string {
 	return ""
 }
 
-// jsonError turns a decoding error into the 400 a caller can act on.
-func jsonError(err error) error {
+// jsonError turns an error decoding raw into the 400 a caller can act on.
+func jsonError(raw []byte, err error) error {
 	var syntax *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	var tooLarge *http.MaxBytesError
@@ -114,11 +115,14 @@ func jsonError(err error) error {
 	case errors.As(err, &syntax):
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is not valid JSON (at byte %d): %v", syntax.Offset, err)
 	case errors.As(err, &typeErr):
-		path := typeErr.Field
+		path := jsonPathAt(raw, typeErr.Offset)
+		if path == "" {
+			path = typeErr.Field // without the indices of arrays
+		}
 		if path == "" {
 			path = "(body)"
 		}
-		return envelope.Invalid(path, "expected %s, got JSON %s", jsonKind(typeErr.Type.String()), typeErr.Value)
+		return envelope.Invalid(path, "expected %s, got JSON %s", jsonKind(typeErr.Type), typeErr.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is truncated JSON")
 	default:
@@ -126,20 +130,95 @@ func jsonError(err error) error {
 	}
 }
 
-func jsonKind(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
+// jsonKind says what JSON a value of Go type t is read from, for a client: never a Go type's name.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case strings.HasPrefix(goType, "map[") || strings.Contains(goType, "."):
-		return "an object or a value of the documented type"
-	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "float"):
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("an integer from %d to %d", int64(-1)<<(t.Bits()-1), int64(uint64(1)<<(t.Bits()-1)-1))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("an integer from 0 to %d", uint64(1)<<(t.Bits()-1)*2-1)
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case goType == "string":
+	case reflect.String:
 		return "a string"
-	case goType == "bool":
+	case reflect.Bool:
 		return "a boolean"
 	}
-	return goType
+	return "a value of the documented type"
+}
+
+// jsonPathAt is the path, as envelope.Join writes it ("data[0].page"), of the value of the JSON
+// document raw that json.UnmarshalTypeError's Offset points at: the scalar that ends there, or
+// the object or array that opens there. "" when none does.
+func jsonPathAt(raw []byte, offset int64) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var stack []*jsonLevel
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var parent *jsonLevel
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack[len(stack)-1].next()
+			}
+			continue
+		}
+		if parent != nil && !parent.array && parent.wantKey {
+			parent.key, parent.wantKey = tok.(string), false
+			continue
+		}
+		path := ""
+		switch {
+		case parent == nil:
+		case parent.array:
+			path = envelope.Join(parent.path, parent.index)
+		default:
+			path = envelope.Join(parent.path, parent.key)
+		}
+		if dec.InputOffset() == offset {
+			return path
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &jsonLevel{path: path, array: d == '[', wantKey: d == '{'})
+			continue
+		}
+		if parent != nil {
+			parent.next()
+		}
+	}
+}
+
+// jsonLevel is an object or an array jsonPathAt is inside: its path, and where in it the next
+// token is (an array's index; an object's key, or that a key comes next).
+type jsonLevel struct {
+	path    string
+	array   bool
+	index   int
+	key     string
+	wantKey bool
+}
+
+// next moves past a member's value.
+func (l *jsonLevel) next() {
+	if l.array {
+		l.index++
+	} else {
+		l.wantKey = true
+	}
 }
 
 // query reads query parameters, collecting every problem.
