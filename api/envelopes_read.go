@@ -21,6 +21,11 @@ func checkEnvelopeID(p *envelope.Problems, path, id string) {
 	}
 }
 
+// dataPath is the path of member name of a batch request's i-th entry: data[i].name.
+func dataPath(name string) func(i int) string {
+	return func(i int) string { return envelope.Join(envelope.Join("data", i), name) }
+}
+
 // checkBatch records the problems of a create-many or update-many request's common part: the
 // envelope it names at envelopeId (checkEnvelopeID) and its data, which must hold at least one
 // item (what one is called: "field", "recipient").

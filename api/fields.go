@@ -82,6 +82,11 @@ func (s *Server) updateFields(w http.ResponseWriter, r *http.Request) {
 	}
 	var p envelope.Problems
 	checkBatch(&p, in.EnvelopeID, len(in.Data), "field")
+	fieldIDs := make([]*int64, len(in.Data))
+	for i, f := range in.Data {
+		fieldIDs[i] = f.ID
+	}
+	envelope.CheckOnce(&p, "field", fieldIDs, dataPath("id"))
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return

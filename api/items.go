@@ -65,8 +65,16 @@ func (s *Server) updateItems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	patches := make([]persistence.ItemPatch, len(in.Data))
+	itemIDs := make([]*string, len(in.Data))
 	for i, d := range in.Data {
 		patches[i] = persistence.ItemPatch{ID: d.EnvelopeItemID, Order: d.Order, Title: d.Title}
+		itemIDs[i] = d.EnvelopeItemID
+	}
+	var p envelope.Problems
+	envelope.CheckOnce(&p, "document", itemIDs, dataPath("envelopeItemId"))
+	if err := p.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	updated, err := s.store.UpdateItems(r.Context(), s.editor(r), *in.EnvelopeID, patches)
 	if err != nil {

@@ -283,6 +283,36 @@ func TestURLsMustBeText(t *testing.T) {
 	}
 }
 
+// An update-many names each recipient, field or document once: one named twice is a 400 naming
+// the second, and nothing is changed.
+func TestUpdateManyNamesEachOnce(t *testing.T) {
+	a := newTestAPI(t)
+	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
+	status, body := a.createRaw(key, basePayload(), map[string][]byte{"a.pdf": minimalPDF("x")})
+	if status != 200 {
+		t.Fatalf("create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	_, e := a.do("GET", "/api/v2/envelope/"+id, key, "")
+	rid := e["recipients"].([]any)[0].(map[string]any)["id"]
+	fid := e["fields"].([]any)[0].(map[string]any)["id"]
+	iid := e["envelopeItems"].([]any)[0].(map[string]any)["id"]
+	for _, tt := range []struct{ path, body, issue string }{
+		{"/api/v2/envelope/recipient/update-many", fmt.Sprintf(`{"envelopeId":%q,"data":[{"id":%v,"name":"Uno"},{"id":%v,"name":"Dos"}]}`, id, rid, rid), "data[1].id"},
+		{"/api/v2/envelope/field/update-many", fmt.Sprintf(`{"envelopeId":%q,"data":[{"id":%v,"positionX":20},{"id":%v,"positionX":30}]}`, id, fid, fid), "data[1].id"},
+		{"/api/v2/envelope/item/update-many", fmt.Sprintf(`{"envelopeId":%q,"data":[{"envelopeItemId":%q,"title":"Uno"},{"envelopeItemId":%q,"title":"Dos"}]}`, id, iid, iid), "data[1].envelopeItemId"},
+	} {
+		status, body := a.do("POST", tt.path, key, tt.body)
+		if status != 400 || !strings.Contains(fmt.Sprint(body["issues"]), "path:"+tt.issue+"]") || !strings.Contains(fmt.Sprint(body["issues"]), "appears twice") {
+			t.Errorf("%s: %d %v, want 400 naming %s", tt.path, status, body, tt.issue)
+		}
+	}
+	_, after := a.do("GET", "/api/v2/envelope/"+id, key, "")
+	if fmt.Sprint(after["recipients"], after["fields"], after["envelopeItems"]) != fmt.Sprint(e["recipients"], e["fields"], e["envelopeItems"]) {
+		t.Errorf("a refused update-many changed the envelope")
+	}
+}
+
 // Beyond Documenso's envelope limits: too many documents or recipients is a 400 with the
 // limit's own code.
 func TestItemAndRecipientLimits(t *testing.T) {

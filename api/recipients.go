@@ -121,18 +121,16 @@ func (s *Server) updateRecipients(w http.ResponseWriter, r *http.Request) {
 	}
 	var p envelope.Problems
 	checkBatch(&p, in.EnvelopeID, len(in.Data), "recipient")
-	seen := map[int64]bool{}
+	recipientIDs := make([]*int64, len(in.Data))
 	for i, rin := range in.Data {
 		path := envelope.Join("data", i)
 		if rin.ID == nil {
 			p.Add(envelope.Join(path, "id"), "is required")
-		} else if seen[*rin.ID] {
-			p.Add(envelope.Join(path, "id"), "recipient %d appears twice", *rin.ID)
-		} else {
-			seen[*rin.ID] = true
 		}
+		recipientIDs[i] = rin.ID
 		checkRecipient(&p, path, rin, false)
 	}
+	envelope.CheckOnce(&p, "recipient", recipientIDs, dataPath("id"))
 	if err := p.Err(); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -382,3 +382,19 @@ func NonText(values map[string][]string) (name string, found bool) {
 	}
 	return "", false
 }
+
+// CheckOnce records a problem at path(i) for each of ids that an earlier one names too: an
+// update-many request names each object once (what says which: "recipient", "field",
+// "document"). An id left out (nil) is another check's problem.
+func CheckOnce[T comparable](p *Problems, what string, ids []*T, path func(i int) string) {
+	seen := make(map[T]bool, len(ids))
+	for i, id := range ids {
+		if id == nil {
+			continue
+		}
+		if seen[*id] {
+			p.Add(path(i), "%s %v appears twice", what, *id)
+		}
+		seen[*id] = true
+	}
+}

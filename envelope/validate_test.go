@@ -1,6 +1,9 @@
 package envelope
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestIsTextAndNonText(t *testing.T) {
 	for s, want := range map[string]bool{
@@ -24,6 +27,29 @@ func TestIsTextAndNonText(t *testing.T) {
 		name, found := NonText(tt.values)
 		if name != tt.name || found != tt.nonText {
 			t.Errorf("NonText(%q) = %q, %v, want %q, %v", tt.values, name, found, tt.name, tt.nonText)
+		}
+	}
+}
+
+func TestCheckOnce(t *testing.T) {
+	id := func(v int64) *int64 { return &v }
+	for _, tt := range []struct {
+		ids  []*int64
+		want []string
+	}{
+		{nil, nil},
+		{[]*int64{id(1), id(2), nil, nil}, nil},
+		{[]*int64{id(1), id(2), id(1)}, []string{"data[2].id"}},
+		{[]*int64{id(7), id(7), id(7), nil, id(8)}, []string{"data[1].id", "data[2].id"}},
+	} {
+		var p Problems
+		CheckOnce(&p, "field", tt.ids, func(i int) string { return Join(Join("data", i), "id") })
+		var got []string
+		for _, is := range p.issues {
+			got = append(got, is.Path)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%v: problems at %v, want %v", tt.ids, got, tt.want)
 		}
 	}
 }
