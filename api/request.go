@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,9 +116,12 @@ func jsonError(raw []byte, err error) error {
 	case errors.As(err, &syntax):
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is not valid JSON (at byte %d): %v", syntax.Offset, err)
 	case errors.As(err, &typeErr):
+		// The offset is the body's, but for an error of a value's own UnmarshalJSON, which counts
+		// from that value: the path found is kept only when it is the error's own field with the
+		// arrays' indices, and otherwise the field (without them) is named.
 		path := jsonPathAt(raw, typeErr.Offset)
-		if path == "" {
-			path = typeErr.Field // without the indices of arrays
+		if arrayIndex.ReplaceAllString(path, "") != typeErr.Field {
+			path = typeErr.Field
 		}
 		if path == "" {
 			path = "(body)"
@@ -129,6 +133,9 @@ func jsonError(raw []byte, err error) error {
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body could not be read as JSON: %v", err)
 	}
 }
+
+// arrayIndex matches the indices of a path ("[2]" in "data[2].page").
+var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
 
 // jsonKind says what JSON a value of Go type t is read from, for a client: never a Go type's name.
 func jsonKind(t reflect.Type) string {
@@ -156,7 +163,8 @@ func jsonKind(t reflect.Type) string {
 
 // jsonPathAt is the path, as envelope.Join writes it ("data[0].page"), of the value of the JSON
 // document raw that json.UnmarshalTypeError's Offset points at: the scalar that ends there, or
-// the object or array that opens there. "" when none does.
+// the object or array that opens there. "" when none does. The path is written only for that
+// value: one token at a time, it costs the body's length, however deep its nesting.
 func jsonPathAt(raw []byte, offset int64) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -181,19 +189,19 @@ func jsonPathAt(raw []byte, offset int64) string {
 			parent.key, parent.wantKey = tok.(string), false
 			continue
 		}
-		path := ""
-		switch {
-		case parent == nil:
-		case parent.array:
-			path = envelope.Join(parent.path, parent.index)
-		default:
-			path = envelope.Join(parent.path, parent.key)
-		}
 		if dec.InputOffset() == offset {
+			path := ""
+			for _, l := range stack {
+				if l.array {
+					path = envelope.Join(path, l.index)
+				} else {
+					path = envelope.Join(path, l.key)
+				}
+			}
 			return path
 		}
 		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &jsonLevel{path: path, array: d == '[', wantKey: d == '{'})
+			stack = append(stack, &jsonLevel{array: d == '[', wantKey: d == '{'})
 			continue
 		}
 		if parent != nil {
@@ -202,10 +210,9 @@ func jsonPathAt(raw []byte, offset int64) string {
 	}
 }
 
-// jsonLevel is an object or an array jsonPathAt is inside: its path, and where in it the next
-// token is (an array's index; an object's key, or that a key comes next).
+// jsonLevel is an object or an array jsonPathAt is inside, and where in it the next token is:
+// an array's index; an object's key, or that a key comes next.
 type jsonLevel struct {
-	path    string
 	array   bool
 	index   int
 	key     string

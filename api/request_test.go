@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -51,5 +52,49 @@ func TestJSONTypeErrorsNameThePath(t *testing.T) {
 		if e.Issues[0].Path != tt.path || !strings.Contains(e.Issues[0].Message, tt.message) {
 			t.Errorf("%s: issue %q: %q, want %q: …%s…", tt.body, e.Issues[0].Path, e.Issues[0].Message, tt.path, tt.message)
 		}
+	}
+}
+
+// An error of a value's own UnmarshalJSON counts its offset from that value: the path named is
+// then the error's field, never another member that happens to end at that offset.
+func TestJSONTypeErrorInsideAnUnmarshaler(t *testing.T) {
+	var dst struct {
+		EnvelopeID *string             `json:"envelopeId"`
+		Meta       *envelope.MetaInput `json:"meta"`
+	}
+	for _, body := range []string{
+		`{"envelopeId":"abcdefghij","meta":{"envelopeExpirationPeriod":{"unit":"day","amount":"3"}}}`,
+		`{"envelopeId":"x","meta":{"envelopeExpirationPeriod":{"unit":"day","amount":"3"}}}`,
+	} {
+		err := decodeJSONFrom(strings.NewReader(body), &dst)
+		var e *envelope.Error
+		if !errors.As(err, &e) || len(e.Issues) != 1 {
+			t.Fatalf("%s: %v, want one issue", body, err)
+		}
+		if p := e.Issues[0].Path; p == "envelopeId" || p == "meta" || !strings.HasSuffix(p, "amount") {
+			t.Errorf("%s: issue at %q, want the amount's path", body, p)
+		}
+	}
+}
+
+// Naming a wrong type's path costs memory in proportion to the body, however deep its nesting:
+// a megabyte of arrays 9,000 deep before the wrong value allocates a few megabytes, where writing
+// every value's path would copy paths tens of kilobytes long for each of its values.
+func TestJSONTypeErrorPathOfADeepBody(t *testing.T) {
+	deep := strings.Repeat("[", 9000) + strings.TrimSuffix(strings.Repeat("1,", 480_000), ",") + strings.Repeat("]", 9000)
+	body := `{"zzz":` + deep + `,"envelopeId":5}`
+	var dst struct {
+		EnvelopeID *string `json:"envelopeId"`
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := decodeJSONFrom(strings.NewReader(body), &dst)
+	runtime.ReadMemStats(&after)
+	var e *envelope.Error
+	if !errors.As(err, &e) || len(e.Issues) != 1 || e.Issues[0].Path != "envelopeId" {
+		t.Fatalf("%v, want one issue at envelopeId", err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 64<<20 {
+		t.Errorf("a %d-byte body allocated %d MB to name the path", len(body), allocated>>20)
 	}
 }
