@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -36,9 +35,6 @@ type Service struct {
 // and reset mails are counted apart, so that sign-ups asked by anybody never spend the
 // reset mails of the mailbox's owner. More requests are answered the same, and mail nothing.
 const MailsPerHour = 5
-
-// maxUserAgent is how much of a User-Agent header is recorded.
-const maxUserAgent = 512
 
 // Session-cookie names: __Host- under HTTPS (Secure, Path=/, no Domain: no other host can set
 // it), the plain name on plain HTTP, where the prefix cannot be used.
@@ -77,14 +73,7 @@ func ClientOf(r *http.Request) Client {
 
 // event is an account event of type t caused by c.
 func (c Client) event(t string) persistence.AccountEvent {
-	ua := c.UserAgent
-	if len(ua) > maxUserAgent {
-		ua = ua[:maxUserAgent]
-		for !utf8.ValidString(ua) {
-			ua = ua[:len(ua)-1]
-		}
-	}
-	return persistence.AccountEvent{Type: t, IP: c.IP, UserAgent: ua}
+	return persistence.AccountEvent{Type: t, IP: envelope.CapClientText(c.IP), UserAgent: envelope.CapClientText(c.UserAgent)}
 }
 
 func toAccount(a persistence.SignerAccount) Account {

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -50,57 +49,7 @@ func decodeJSONFrom(body io.Reader, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds data after its JSON value")
 	}
-	if bytes.Contains(bytes.ToLower(raw), []byte(`\u0000`)) {
-		return nulError(raw)
-	}
-	return nil
-}
-
-// nulError names the first string of raw that holds a NUL character (\u0000), which no text
-// column can store.
-func nulError(raw []byte) error {
-	var v any
-	path := ""
-	if json.Unmarshal(raw, &v) == nil {
-		path = findNUL(v, "")
-	}
-	return envelope.Invalid(path, "must not contain the NUL character (\\u0000)")
-}
-
-func findNUL(v any, path string) string {
-	join := func(key string) string {
-		if path == "" {
-			return key
-		}
-		return path + "." + key
-	}
-	switch t := v.(type) {
-	case string:
-		if strings.ContainsRune(t, 0) {
-			return path
-		}
-	case []any:
-		for i, e := range t {
-			if p := findNUL(e, fmt.Sprintf("%s[%d]", path, i)); p != "" {
-				return p
-			}
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if strings.ContainsRune(k, 0) {
-				return join(k)
-			}
-			if p := findNUL(t[k], join(k)); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
+	return envelope.CheckNoNUL(raw)
 }
 
 // jsonError turns an error decoding raw into the 400 a caller can act on.

@@ -52,9 +52,10 @@ func (a Actor) Capped() Actor {
 // rest is cut off (at a character boundary) before it is stored or sent anywhere.
 const MaxClientText = 512
 
-// CapClientText is s as valid UTF-8 of at most MaxClientText bytes.
+// CapClientText is s as text (IsText: valid UTF-8, NUL characters dropped) of at most
+// MaxClientText bytes.
 func CapClientText(s string) string {
-	return TruncateBytes(strings.ToValidUTF8(s, "\uFFFD"), MaxClientText)
+	return TruncateBytes(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", ""), MaxClientText)
 }
 
 // ClientText is CapClientText(s), nil when that is empty.

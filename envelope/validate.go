@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"maps"
 	"net/mail"
 	"net/url"
 	"slices"
@@ -367,14 +368,15 @@ func validHTTPURL(s string) bool {
 // database can store. Input from a URL or a form that is not is refused before it gets there.
 func IsText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
-// NonText names the first parameter of values (a URL's query or a form) whose name or a value
-// is not text (IsText), made printable; found is false when every one is text.
+// NonText names the first parameter of values (a URL's query or a form), in the order of their
+// names, whose name or a value is not text (IsText), made printable; found is false when every
+// one is text.
 func NonText(values map[string][]string) (name string, found bool) {
-	for name, vs := range values {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		if !IsText(name) {
 			return strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), "\uFFFD"), true
 		}
-		for _, v := range vs {
+		for _, v := range values[name] {
 			if !IsText(v) {
 				return name, true
 			}

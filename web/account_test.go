@@ -713,3 +713,30 @@ func TestAccountFormMustBeText(t *testing.T) {
 		}
 	}
 }
+
+// An account's JSON body (a passkey's name) holding NUL is a 400 naming the member, before it
+// reaches the database.
+func TestAccountJSONMustBeText(t *testing.T) {
+	h := &Handler{Log: slog.New(slog.DiscardHandler)}
+	for body, want := range map[string]int{
+		`{"name":"Mi llave"}`:      http.StatusOK,
+		`{"name":"Mi\u0000llave"}`: http.StatusBadRequest,
+		`{"name":"Mi llave"} {}`:   http.StatusBadRequest,
+	} {
+		var dst struct {
+			Name string `json:"name"`
+		}
+		w := httptest.NewRecorder()
+		ok := h.decodeAccountJSON(w, httptest.NewRequest(http.MethodPost, "/account/passkeys", strings.NewReader(body)), &dst)
+		status := http.StatusOK
+		if !ok {
+			status = w.Code
+		}
+		if status != want {
+			t.Errorf("%s: %d %s, want %d", body, status, w.Body, want)
+		}
+		if want == http.StatusBadRequest && strings.Contains(body, `\u0000`) && !strings.Contains(w.Body.String(), `"path":"name"`) {
+			t.Errorf("%s: the 400 does not name the member: %s", body, w.Body)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,17 +14,26 @@ import (
 // decodeAccountJSON reads one JSON object of at most maxPasskeyBody bytes, without unknown
 // members, into dst; a body that is not one is answered 400 (413 when too large) and ok is false.
 func (h *Handler) decodeAccountJSON(w http.ResponseWriter, r *http.Request, dst any) (ok bool) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPasskeyBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxPasskeyBody))
+	if err != nil {
 		if !envelope.BodyTooLarge(err) {
 			err = envelope.Errorf(envelope.CodeInvalidBody, "Unreadable JSON body: %v", err)
 		}
 		h.accountJSONError(w, r, err)
 		return false
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		h.accountJSONError(w, r, envelope.Errorf(envelope.CodeInvalidBody, "Unreadable JSON body: %v", err))
+		return false
+	}
 	if err := dec.Decode(&struct{}{}); err != io.EOF {
 		h.accountJSONError(w, r, envelope.Errorf(envelope.CodeInvalidBody, "One JSON object expected"))
+		return false
+	}
+	if err := envelope.CheckNoNUL(raw); err != nil {
+		h.accountJSONError(w, r, err)
 		return false
 	}
 	return true
