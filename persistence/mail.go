@@ -106,31 +106,45 @@ func (s *Store) ClaimMail(ctx context.Context, c MailClaim) (MailState, error) {
 
 // MailTransmitting records that owner is handing the mail messageID to the relay; ErrClaimLost
 // when owner no longer holds its claim, or when the mail is a request or reminder no longer due
-// (requestDue). For a request or reminder it first takes a share lock on the envelope's row,
-// then checks and marks in a second statement of the same transaction (a batch runs as one
-// implicit transaction; each statement's snapshot is its own, as every session of the Store
-// runs at READ COMMITTED: Open). Every outcome that ends a request's being due takes that row for update first:
-// an ending (FinishEnvelope), a deletion's mark (MarkRemoving), a signature or a rejection
-// (lockSnapshot). So each comes wholly before or after the mark: the check, whose snapshot is
-// taken once the lock is held, sees every outcome committed before it, and none is committed
-// until the mark is. A request is handed over only while due, and an ending's mails see every
-// request handed over before it (RequestHandedOver). In one statement the check's snapshot would
-// be taken before the lock's wait, and miss an outcome committed during it.
+// (requestDue).
+//
+// For a request or reminder it first takes a share lock on the envelope's row, then checks and
+// marks in a second statement of the same transaction, at READ COMMITTED, where each
+// statement's snapshot is its own. Every outcome that ends a request's being due takes that row
+// for update first: an ending (FinishEnvelope), a deletion's mark (MarkRemoving), a signature or
+// a rejection (lockSnapshot). So each comes wholly before or after the mark: the check, whose
+// snapshot is taken once the lock is held, sees every outcome committed before it, and none is
+// committed until the mark is. A request is handed over only while due, and an ending's mails
+// see every request handed over before it (RequestHandedOver). In one statement the check's
+// snapshot would be taken before the lock's wait, and miss an outcome committed during it.
+//
+// The transaction is committed by a round trip of its own, once the mark is read back: an
+// attempt killed while the mark waits for the lock leaves nothing committed (a statement, or a
+// batch's implicit transaction, would be committed by the server after its client died), and
+// the mail stays claimed, not transmitting, for the next attempt to send. A mail is taken as
+// sent without being sent only when the attempt dies between that commit and the content's last
+// line (mail.Sender.Send).
 func (s *Store) MailTransmitting(ctx context.Context, messageID, owner string) error {
-	var marked int64
-	b := &pgx.Batch{}
-	b.Queue(`SELECT 1 FROM envelopes e JOIN mail_log m ON m.envelope_id = e.id
-		WHERE m.message_id = $1 AND m.recipient_id IS NOT NULL FOR SHARE OF e`, messageID)
-	b.Queue(`UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
-		AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id")+`)`, messageID, owner).
-		Exec(func(tag pgconn.CommandTag) error { marked = tag.RowsAffected(); return nil })
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+		var marked int64
+		b := &pgx.Batch{}
+		b.Queue(`SELECT 1 FROM envelopes e JOIN mail_log m ON m.envelope_id = e.id
+			WHERE m.message_id = $1 AND m.recipient_id IS NOT NULL FOR SHARE OF e`, messageID)
+		b.Queue(`UPDATE mail_log m SET state = 'transmitting' WHERE message_id = $1 AND owner = $2 AND state = 'sending'
+			AND (m.recipient_id IS NULL OR `+fmt.Sprintf(requestDue, "m.envelope_id", "m.recipient_id")+`)`, messageID, owner).
+			Exec(func(tag pgconn.CommandTag) error { marked = tag.RowsAffected(); return nil })
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if marked == 0 {
+			return fmt.Errorf("mail %s: %w", messageID, ErrClaimLost)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrClaimLost) {
 		return fmt.Errorf("record mail %s transmitting: %w", messageID, err)
 	}
-	if marked == 0 {
-		return fmt.Errorf("mail %s: %w", messageID, ErrClaimLost)
-	}
-	return nil
+	return err
 }
 
 // RequestHandedOver reports whether a request or reminder to recipient recipientID of envelope

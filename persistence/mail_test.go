@@ -1,9 +1,12 @@
 package persistence_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	osexec "os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -341,4 +344,105 @@ func TestRequestIsNotHandedOverPastAnOutcomeRecordedMeanwhile(t *testing.T) {
 		}
 		conn.Close(ctx)
 	}
+}
+
+// An attempt killed while its transmitting mark waits for the envelope's row leaves nothing
+// committed: the mail stays claimed, not transmitting, and its next attempt sends it. The mark
+// runs in a child process (this test binary again), killed with SIGKILL while it waits; its
+// server process, which does not notice until it answers, then gets the lock and runs the mark.
+func TestMailTransmittingOfAKilledAttempt(t *testing.T) {
+	if os.Getenv("SOBRE_TEST_MARK_CHILD") != "" {
+		return // the child's own run: TestMailTransmittingChild does its work
+	}
+	t.Parallel()
+	ctx := context.Background()
+	store, dbURL := pgtest.NewWithURL(t)
+	id := draftWithOneSigner(t, store, "killed mark")
+	if _, err := store.MarkPending(ctx, id, nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := store.LoadSnapshot(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := persistence.MailClaim{MessageID: "req-" + id, EnvelopeID: id, Kind: "signing_request", To: "zoe@example.com",
+		Owner: "a", Lease: time.Minute, RecipientID: snap.Recipients[0].ID}
+	if st, err := store.ClaimMail(ctx, c); err != nil || st != persistence.MailSending {
+		t.Fatalf("claim: %s, %v", st, err)
+	}
+	holder, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	watch, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM envelopes WHERE id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	child := osexec.Command(os.Args[0], "-test.run=^TestMailTransmittingChild$")
+	child.Env = append(os.Environ(), "SOBRE_TEST_MARK_CHILD="+dbURL, "SOBRE_TEST_MARK_MESSAGE="+c.MessageID)
+	var out bytes.Buffer
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := func() int {
+		var n int
+		if err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE '%FOR SHARE OF e%' AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for deadline := time.Now().Add(30 * time.Second); waiting() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatalf("the child's mark never waited for the envelope:\n%s", out.String())
+		}
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); waiting() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed attempt's server process did not end")
+		}
+	}
+	var state string
+	if err := watch.QueryRow(ctx, `SELECT state FROM mail_log WHERE message_id = $1`, c.MessageID).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if state != "sending" {
+		t.Fatalf("after the attempt was killed waiting, the mail is %q, want still sending (claimed, not transmitting)", state)
+	}
+	if err := store.MailTransmitting(ctx, c.MessageID, "a"); err != nil {
+		t.Errorf("the next attempt's mark: %v", err)
+	}
+}
+
+// TestMailTransmittingChild is TestMailTransmittingOfAKilledAttempt's child: it marks the mail
+// and is killed while the mark waits.
+func TestMailTransmittingChild(t *testing.T) {
+	dbURL := os.Getenv("SOBRE_TEST_MARK_CHILD")
+	if dbURL == "" {
+		t.Skip("run by TestMailTransmittingOfAKilledAttempt")
+	}
+	store, err := persistence.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.MailTransmitting(context.Background(), os.Getenv("SOBRE_TEST_MARK_MESSAGE"), "a")
+	t.Fatalf("the mark returned (%v) where it should have waited until killed", err)
 }
