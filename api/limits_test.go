@@ -51,6 +51,16 @@ func (a *testAPI) createRaw(key string, payload any, files map[string][]byte) (i
 	return a.postMultipart("/api/v2/envelope/create", key, body, ct)
 }
 
+// createBase creates basePayload's envelope with a one-page PDF and returns its id.
+func (a *testAPI) createBase(key string) string {
+	a.t.Helper()
+	status, body := a.createRaw(key, basePayload(), map[string][]byte{"a.pdf": minimalPDF("x")})
+	if status != 200 {
+		a.t.Fatalf("create: %d %v", status, body)
+	}
+	return body["id"].(string)
+}
+
 // postMultipart posts a multipart body with the key and decodes the JSON answer.
 func (a *testAPI) postMultipart(path, key string, body io.Reader, contentType string) (int, map[string]any) {
 	a.t.Helper()
@@ -228,11 +238,7 @@ func TestCreateLimitsAndEnums(t *testing.T) {
 func TestListLimits(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
-	status, body := a.createRaw(key, basePayload(), map[string][]byte{"a.pdf": minimalPDF("x")})
-	if status != 200 {
-		t.Fatalf("create: %d %v", status, body)
-	}
-	id := body["id"].(string)
+	id := a.createBase(key)
 	for _, base := range []string{"/api/v2/envelope", "/api/v2/envelope/" + id + "/audit-log"} {
 		for q, want := range map[string]int{
 			"page=1": 200, "page=0": 400, "perPage=1": 200, "perPage=100": 200, "perPage=0": 400, "perPage=101": 400,
@@ -288,11 +294,7 @@ func TestURLsMustBeText(t *testing.T) {
 func TestUpdateManyNamesEachOnce(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
-	status, body := a.createRaw(key, basePayload(), map[string][]byte{"a.pdf": minimalPDF("x")})
-	if status != 200 {
-		t.Fatalf("create: %d %v", status, body)
-	}
-	id := body["id"].(string)
+	id := a.createBase(key)
 	_, e := a.do("GET", "/api/v2/envelope/"+id, key, "")
 	rid := e["recipients"].([]any)[0].(map[string]any)["id"]
 	fid := e["fields"].([]any)[0].(map[string]any)["id"]

@@ -168,9 +168,8 @@ func (s *system) tryPostMultipart(path string, body *bytes.Buffer, contentType s
 	return out, nil
 }
 
-// bulkDocuments counts the DOCUMENTs in the database and the distinct addresses of their
-// recipients.
-func (s *system) bulkDocuments() (documents, distinct int) {
+// db is a connection to the system's database, closed at the end of the test.
+func (s *system) db() *pgx.Conn {
 	s.t.Helper()
 	for _, kv := range s.env {
 		if dbURL, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
@@ -178,12 +177,21 @@ func (s *system) bulkDocuments() (documents, distinct int) {
 			if err != nil {
 				s.t.Fatal(err)
 			}
-			defer conn.Close(context.Background())
-			if err := conn.QueryRow(context.Background(), `SELECT count(DISTINCT e.id), count(DISTINCT r.email) FROM envelopes e
-				JOIN recipients r ON r.envelope_id = e.id WHERE e.type = 'DOCUMENT'`).Scan(&documents, &distinct); err != nil {
-				s.t.Fatal(err)
-			}
+			s.t.Cleanup(func() { conn.Close(context.Background()) })
+			return conn
 		}
+	}
+	s.t.Fatal("the system has no DATABASE_URL")
+	return nil
+}
+
+// bulkDocuments counts the DOCUMENTs in the database and the distinct addresses of their
+// recipients.
+func (s *system) bulkDocuments() (documents, distinct int) {
+	s.t.Helper()
+	if err := s.db().QueryRow(context.Background(), `SELECT count(DISTINCT e.id), count(DISTINCT r.email) FROM envelopes e
+		JOIN recipients r ON r.envelope_id = e.id WHERE e.type = 'DOCUMENT'`).Scan(&documents, &distinct); err != nil {
+		s.t.Fatal(err)
 	}
 	return documents, distinct
 }
@@ -191,30 +199,21 @@ func (s *system) bulkDocuments() (documents, distinct int) {
 // mailLog is what mail_log holds for the mails to addresses, one line a mail.
 func (s *system) mailLog(addresses []string) string {
 	s.t.Helper()
+	rows, err := s.db().Query(context.Background(), `SELECT message_id, recipient, state, coalesce(owner, ''),
+		coalesce(lease_until::text, ''), coalesce(answer, '') FROM mail_log WHERE recipient = ANY ($1) ORDER BY message_id`, addresses)
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	var out strings.Builder
-	for _, kv := range s.env {
-		if dbURL, ok := strings.CutPrefix(kv, "DATABASE_URL="); ok {
-			conn, err := pgx.Connect(context.Background(), dbURL)
-			if err != nil {
-				s.t.Fatal(err)
-			}
-			defer conn.Close(context.Background())
-			rows, err := conn.Query(context.Background(), `SELECT message_id, recipient, state, coalesce(owner, ''),
-				coalesce(lease_until::text, ''), coalesce(answer, '') FROM mail_log WHERE recipient = ANY ($1) ORDER BY message_id`, addresses)
-			if err != nil {
-				s.t.Fatal(err)
-			}
-			for rows.Next() {
-				var id, to, state, owner, lease, answer string
-				if err := rows.Scan(&id, &to, &state, &owner, &lease, &answer); err != nil {
-					s.t.Fatal(err)
-				}
-				fmt.Fprintf(&out, "  %s to %s: %s, owner %q, lease until %s, answer %q\n", id, to, state, owner, lease, answer)
-			}
-			if err := rows.Err(); err != nil {
-				s.t.Fatal(err)
-			}
+	for rows.Next() {
+		var id, to, state, owner, lease, answer string
+		if err := rows.Scan(&id, &to, &state, &owner, &lease, &answer); err != nil {
+			s.t.Fatal(err)
 		}
+		fmt.Fprintf(&out, "  %s to %s: %s, owner %q, lease until %s, answer %q\n", id, to, state, owner, lease, answer)
+	}
+	if err := rows.Err(); err != nil {
+		s.t.Fatal(err)
 	}
 	return out.String()
 }
