@@ -266,8 +266,8 @@ func TestListLimits(t *testing.T) {
 }
 
 // A URL whose path or query, decoded, is not UTF-8 text or holds NUL is a 400 naming the
-// parameter (or "path"), on every route, pages included: before, the database refused it and
-// the answer was a 500.
+// parameter (or "path") on every route of the API, and a 400 in plain text on a page: before,
+// the database refused it and the answer was a 500.
 func TestURLsMustBeText(t *testing.T) {
 	a := newTestAPI(t)
 	key := a.key("Acme", "ana@acme.cl", envelope.TeamRoleAdmin)
@@ -276,11 +276,23 @@ func TestURLsMustBeText(t *testing.T) {
 		"/api/v2/envelope?folderId=%FF": "folderId", "/api/v2/envelope?folderId=a%00": "folderId",
 		"/api/v2/envelope?page=1&q%00=1": "q", "/api/v2/envelope/envelope_%FF": "path",
 		"/api/v2/envelope/item/a%00b/download": "path", "/api/v2/webhook/%FF/calls": "path",
-		"/sign/abcdefghijklmnop%00": "path", "/sign/abcdefghijklmnop?lang=%FF": "lang",
+		"/api/v2-beta/envelope?query=%FF": "query",
 	} {
 		status, body := a.do("GET", u, key, "")
 		if status != 400 || !strings.Contains(fmt.Sprint(body["issues"]), "path:"+name+"]") {
 			t.Errorf("GET %s: %d %v, want 400 naming %s", u, status, body, name)
+		}
+	}
+	// A page says so in plain text, for the person who followed the link.
+	for _, u := range []string{"/sign/abcdefghijklmnop%00", "/sign/abcdefghijklmnop?lang=%FF", "/account/signin?next=%FF"} {
+		res, err := http.Get(a.srv.URL + u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 400 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") || !strings.Contains(string(text), "not text") {
+			t.Errorf("GET %s: %d %s %q, want 400 in plain text", u, res.StatusCode, res.Header.Get("Content-Type"), text)
 		}
 	}
 	// The same requests with text are answered as before.

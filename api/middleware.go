@@ -226,17 +226,21 @@ func peerIP(r *http.Request) string {
 
 // textURLs answers 400 to a request whose URL path or query parameters, decoded, are not UTF-8
 // text or hold the NUL character: no text column stores either, so the database would refuse
-// them later with an error that names nothing. The issue names the query parameter, or "path".
+// them later with an error that names nothing. On the API the issue names the query parameter,
+// or "path"; a page, read by a person, gets a line of plain text saying so.
 func (s *Server) textURLs(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !envelope.IsText(r.URL.Path) {
-			s.writeError(w, r, envelope.Invalid("path", "must be UTF-8 text without the NUL character"))
-			return
+		name, found := "path", !envelope.IsText(r.URL.Path)
+		if !found {
+			name, found = envelope.NonText(r.URL.Query())
 		}
-		if name, found := envelope.NonText(r.URL.Query()); found {
+		switch {
+		case !found:
+			next.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, "/api/"):
 			s.writeError(w, r, envelope.Invalid(name, "must be UTF-8 text without the NUL character"))
-			return
+		default:
+			http.Error(w, "This address holds characters that are not text; check the link you followed.", http.StatusBadRequest)
 		}
-		next.ServeHTTP(w, r)
 	})
 }

@@ -83,7 +83,7 @@ func CheckBulkRowShape(p *Problems, path string, row BulkRow, tpl []Recipient, f
 		case !hasRecipient(tpl, r.ID):
 			p.Add(Join(at, "id"), "recipient %d is not in the template", r.ID)
 		case seen[r.ID]:
-			p.Add(Join(at, "id"), "recipient %d is named twice", r.ID)
+			p.Add(Join(at, "id"), "recipient %d appears twice", r.ID)
 		}
 		seen[r.ID] = true
 	}

@@ -123,7 +123,7 @@ func TestCheckBulkRowShape(t *testing.T) {
 	}{
 		{"good", BulkRow{Recipients: []BulkRecipient{{ID: 7}, {ID: 9}}, PrefillFields: []Prefill{{ID: id(101)}}}, ""},
 		{"unknown recipient", BulkRow{Recipients: []BulkRecipient{{ID: 8}}}, "rows[0].recipients[0].id: recipient 8 is not in the template"},
-		{"recipient twice", BulkRow{Recipients: []BulkRecipient{{ID: 7}, {ID: 7}}}, "rows[0].recipients[1].id: recipient 7 is named twice"},
+		{"recipient twice", BulkRow{Recipients: []BulkRecipient{{ID: 7}, {ID: 7}}}, "rows[0].recipients[1].id: recipient 7 appears twice"},
 		{"prefill without id", BulkRow{PrefillFields: []Prefill{{}}}, "rows[0].prefillFields[0].id: is required"},
 		{"unknown field", BulkRow{PrefillFields: []Prefill{{ID: id(5)}}}, "rows[0].prefillFields[0].id: field 5 is not in the template"},
 		{"external id too long", BulkRow{ExternalID: &long}, "rows[0].externalId"},
