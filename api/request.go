@@ -68,7 +68,9 @@ func jsonError(raw []byte, err error) error {
 		// The offset is the body's, but for an error of a value's own UnmarshalJSON, which counts
 		// from that value: the path found is kept only when it is the error's own field with the
 		// arrays' indices, and otherwise the field (without them) is named.
-		path := jsonPathAt(raw, typeErr.Offset)
+		path, _ := envelope.FindInJSON(raw, func(_ json.Token, key bool, end int64) bool {
+			return !key && end == typeErr.Offset
+		})
 		if arrayIndex.ReplaceAllString(path, "") != typeErr.Field {
 			path = typeErr.Field
 		}
@@ -108,73 +110,6 @@ func jsonKind(t reflect.Type) string {
 		return "a boolean"
 	}
 	return "a value of the documented type"
-}
-
-// jsonPathAt is the path, as envelope.Join writes it ("data[0].page"), of the value of the JSON
-// document raw that json.UnmarshalTypeError's Offset points at: the scalar that ends there, or
-// the object or array that opens there. "" when none does. The path is written only for that
-// value: one token at a time, it costs the body's length, however deep its nesting.
-func jsonPathAt(raw []byte, offset int64) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var stack []*jsonLevel
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		var parent *jsonLevel
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				stack[len(stack)-1].next()
-			}
-			continue
-		}
-		if parent != nil && !parent.array && parent.wantKey {
-			parent.key, parent.wantKey = tok.(string), false
-			continue
-		}
-		if dec.InputOffset() == offset {
-			path := ""
-			for _, l := range stack {
-				if l.array {
-					path = envelope.Join(path, l.index)
-				} else {
-					path = envelope.Join(path, l.key)
-				}
-			}
-			return path
-		}
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &jsonLevel{array: d == '[', wantKey: d == '{'})
-			continue
-		}
-		if parent != nil {
-			parent.next()
-		}
-	}
-}
-
-// jsonLevel is an object or an array jsonPathAt is inside, and where in it the next token is:
-// an array's index; an object's key, or that a key comes next.
-type jsonLevel struct {
-	array   bool
-	index   int
-	key     string
-	wantKey bool
-}
-
-// next moves past a member's value.
-func (l *jsonLevel) next() {
-	if l.array {
-		l.index++
-	} else {
-		l.wantKey = true
-	}
 }
 
 // query reads query parameters, collecting every problem.

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"encoding/json"
 	"errors"
 	"runtime"
 	"strings"
@@ -16,7 +17,7 @@ func TestCheckNoNUL(t *testing.T) {
 		`["a",["b","\u0000"]]`:                    "[1][1]",
 		`{"note":"\\u0000 is written, not held"}`: "",
 		`{"x":"\U0000"}`:                          "",
-		`{"m":{"b":"\u0000","a":"\u0000"}}`:       "m.a",
+		`{"m":{"b":"\u0000","a":"\u0000"}}`:       "m.b",
 	} {
 		err := CheckNoNUL([]byte(raw))
 		var e *Error
@@ -44,5 +45,40 @@ func TestCheckNoNULOfADeepBody(t *testing.T) {
 	}
 	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 512<<20 {
 		t.Errorf("a %d-byte body allocated %d MB to find its NUL", len(raw), allocated>>20)
+	}
+}
+
+func TestFindInJSON(t *testing.T) {
+	isKey := func(name string) func(json.Token, bool, int64) bool {
+		return func(tok json.Token, key bool, _ int64) bool { return key && tok == name }
+	}
+	isValue := func(v json.Token) func(json.Token, bool, int64) bool {
+		return func(tok json.Token, key bool, _ int64) bool { return !key && tok == v }
+	}
+	endsAt := func(offset int64) func(json.Token, bool, int64) bool {
+		return func(_ json.Token, key bool, end int64) bool { return !key && end == offset }
+	}
+	for _, c := range []struct {
+		raw   string
+		is    func(json.Token, bool, int64) bool
+		want  string
+		found bool
+	}{
+		{`{"a":{"b":"b"},"c":[1,{"b":"x"}]}`, isKey("b"), "a.b", true},
+		{`{"a":{"b":"b"},"c":[1,{"b":"x"}]}`, isValue("x"), "c[1].b", true},
+		{`{"a":{"b":"b"},"c":[1,{"b":"x"}]}`, isValue(json.Number("1")), "c[0]", true},
+		{`{"a":{"b":"b"},"c":[1,{"b":"x"}]}`, isValue(json.Delim('[')), "c", true},
+		{`{"a":{"b":"b"},"c":[1,{"b":"x"}]}`, isValue("b"), "a.b", true},
+		{`[[],[[]],"s"]`, isValue("s"), "[2]", true},
+		{`{"a":1,"b":22}`, endsAt(13), "b", true},
+		{`{"a":1,"b":22}`, endsAt(12), "", false},
+		{`{"a":"x"}`, isValue("x"), "a", true},
+		{`{"a":1,`, isValue("x"), "", false},
+		{`{"a" 1,"b":"x"}`, isValue("x"), "", false},
+	} {
+		got, found := FindInJSON([]byte(c.raw), c.is)
+		if got != c.want || found != c.found {
+			t.Errorf("%s: %q %v, want %q %v", c.raw, got, found, c.want, c.found)
+		}
 	}
 }
