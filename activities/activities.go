@@ -41,10 +41,13 @@ type Activities struct {
 }
 
 // domainError turns a domain error into a non-retryable application error whose type is its
-// code, so that the API can answer it as it is.
+// code and whose details are its issues, so that the API can answer it as it is.
 func domainError(err error) error {
 	var de *envelope.Error
 	if errors.As(err, &de) {
+		if len(de.Issues) > 0 {
+			return temporal.NewNonRetryableApplicationError(de.Message, string(de.Code), nil, de.Issues)
+		}
 		return temporal.NewNonRetryableApplicationError(de.Message, string(de.Code), nil)
 	}
 	return err

@@ -202,8 +202,15 @@ func TestFieldsFilledElsewhereAreRefusedForAccountProofs(t *testing.T) {
 	// The recipient signs in, proves the password: refused while the text field is someone else's.
 	v := newAccountBrowser(t, a)
 	v.signIn(victim, password)
-	if status, _, body := v.get("/sign/" + rec.Token); status != http.StatusOK {
-		t.Fatalf("signing page: %d\n%s", status, body)
+	status, _, page := v.get("/sign/" + rec.Token)
+	if status != http.StatusOK {
+		t.Fatalf("signing page: %d\n%s", status, page)
+	}
+	// The page shows the field empty, saying it was filled in another browser: what it shows is
+	// what this browser's completion may seal.
+	if strings.Contains(page, "renuncio") || !strings.Contains(page, fmt.Sprintf(`id="f-%d" class="field" data-field="%d" data-type="TEXT" data-elsewhere="1"`, text, text)) ||
+		!strings.Contains(page, "Filled in another browser") {
+		t.Fatalf("the signing page does not show the text field as filled elsewhere:\n%s", page)
 	}
 	if status, body := v.json("/api/v2/signing/"+rec.Token+"/fields", map[string]any{"fieldId": sig, "value": "Víctima"}); status != http.StatusOK {
 		t.Fatalf("signature: %d %s", status, body)
@@ -211,8 +218,9 @@ func TestFieldsFilledElsewhereAreRefusedForAccountProofs(t *testing.T) {
 	if status, body := v.json("/api/v2/signing/"+rec.Token+"/auth/password", map[string]any{"password": password}); status != http.StatusOK {
 		t.Fatalf("password: %d %s", status, body)
 	}
-	if status, body := v.json("/api/v2/signing/"+rec.Token+"/complete", map[string]any{}); status != http.StatusUnauthorized {
-		t.Fatalf("completed with a text field filled by another browser that proved nothing: %d %s; proofs %v", status, body, a.completedProofs(owner, id))
+	if status, body := v.json("/api/v2/signing/"+rec.Token+"/complete", map[string]any{}); status != http.StatusUnauthorized ||
+		!strings.Contains(body, fmt.Sprintf(`{"message":"field %d was filled in another browser or session","path":"fieldId"}`, text)) {
+		t.Fatalf("completed with a text field filled by another browser that proved nothing, or did not name it: %d %s; proofs %v", status, body, a.completedProofs(owner, id))
 	}
 	// Filled again here, the completion goes through.
 	if status, body := v.json("/api/v2/signing/"+rec.Token+"/fields", map[string]any{"fieldId": text, "value": "de acuerdo"}); status != http.StatusOK {

@@ -77,16 +77,12 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 	if session == nil || session.RecipientID != r.ID {
 		return nil
 	}
-	// A proof given here (an identity, or an account's password, code or passkey) signs only what
-	// this browser filled or cleared: a value typed (or removed) in another browser, by whoever
-	// else holds the link perhaps, would be sealed under this one's name. An assistant's value
-	// is the assistant's, logged as DOCUMENT_FIELD_PREFILLED and shown here before signing.
-	if r.Role != envelope.RoleCC && (len(proofs.Action) > 0 || proofs.RUTFirmado) {
-		for _, f := range fields {
-			if f.Type != envelope.FieldRUTFirmado && f.PrefilledBy == nil && f.FilledBy != "" && f.FilledBy != session.ID && f.FilledBy != FilledBySender {
-				return envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
-			}
+	if ids := envelope.FilledElsewhere(proofs, r, session.ID, fields); len(ids) > 0 {
+		e := envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
+		for _, id := range ids {
+			e.Issues = append(e.Issues, envelope.Issue{Path: "fieldId", Message: fmt.Sprintf("field %d was filled in another browser or session", id)})
 		}
+		return e
 	}
 	if session.ClaveUnicaRUN != "" {
 		for i, f := range fields {

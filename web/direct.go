@@ -54,7 +54,7 @@ func (h *Handler) directPage(w http.ResponseWriter, r *http.Request) {
 		v.OwnerName = tpl.User.Email
 	}
 	v.Heading, v.Action = roleAction(t, rec.Role)
-	if err := h.documentItems(r, v, tpl, *rec, ownFields(tpl.Fields, rec.ID), "/d/"+link.Token, ""); err != nil {
+	if err := h.documentItems(r, v, tpl, *rec, ownFields(tpl.Fields, rec.ID), "/d/"+link.Token, "", nil); err != nil {
 		h.failure(w, r, t, err, "")
 		return
 	}

@@ -97,6 +97,9 @@ type fieldView struct {
 	Options  []string
 	Checked  []string // CHECKBOX values picked
 	Input    string   // text, email or number for plain inputs
+	// Elsewhere: its value was given in another browser, and this one must fill or clear it
+	// again before completing (envelope.FilledElsewhere); it is shown empty.
+	Elsewhere bool
 }
 
 // page answers GET /sign/{token}: the ceremony begins (the token is exchanged for a session
@@ -222,7 +225,8 @@ func (h *Handler) documentView(r *http.Request, v *view, e *envelope.Envelope, r
 		v.T.YourFields = t.AssistFields
 	}
 	fields := envelope.FieldsToFill(e.Meta.SigningOrder, envelope.Participants(e.Recipients), rec.ID, e.Fields)
-	if err := h.documentItems(r, v, e, rec, fields, "/sign/"+rec.Token, st.ClaveUnicaRUN); err != nil {
+	elsewhere := envelope.FilledElsewhere(st.Requirements, rec, st.SessionID(), e.Fields)
+	if err := h.documentItems(r, v, e, rec, fields, "/sign/"+rec.Token, st.ClaveUnicaRUN, elsewhere); err != nil {
 		return err
 	}
 	v.NeedsClaveUnica = st.ClaveUnica()
@@ -273,8 +277,10 @@ func scriptTexts(t Text) map[string]string {
 // documentItems fills v with how the signature may be given, the envelope's link attachments,
 // the document's items and pages (their images under base, the page's path) and on them fields,
 // those recipient rec fills, each labelled with whose it is; verifiedRUN, when a Clave Única
-// login gave one, is what its RUT_FIRMADO fields will hold.
-func (h *Handler) documentItems(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, fields []envelope.Field, base, verifiedRUN string) error {
+// login gave one, is what its RUT_FIRMADO fields will hold. The fields listed in elsewhere
+// (envelope.FilledElsewhere) are shown empty, saying that their value was given in another
+// browser: this one's completion clears those left so, and seals only what it was shown.
+func (h *Handler) documentItems(r *http.Request, v *view, e *envelope.Envelope, rec envelope.Recipient, fields []envelope.Field, base, verifiedRUN string, elsewhere []int64) error {
 	t := v.T
 	v.Attachments, v.AttachText = linkAttachments(e.Attachments), attachmentTextFor(t.Lang)
 	v.Draw, v.Type, v.Upload = e.Meta.DrawSignatureEnabled, e.Meta.TypedSignatureEnabled, e.Meta.UploadSignatureEnabled
@@ -297,6 +303,9 @@ func (h *Handler) documentItems(r *http.Request, v *view, e *envelope.Envelope, 
 		if f.Type == envelope.FieldRUTFirmado && verifiedRUN != "" {
 			// What this browser's completion will fill it with: the RUN it verified.
 			fv.Value, fv.Inserted = verifiedRUN, true
+		}
+		if slices.Contains(elsewhere, f.ID) {
+			fv.Value, fv.Inserted, fv.Checked, fv.Elsewhere = "", false, nil, true
 		}
 		if f.Type == envelope.FieldSignature || f.Type == envelope.FieldFreeSignature {
 			v.Signature = true

@@ -11,6 +11,7 @@ type Text struct {
 	YourFields, NoFields                                   string
 	Required, Optional                                     string
 	FilledAtSigning, FilledByClaveUnica                    string
+	FilledElsewhere                                        string
 	FieldFor, FieldPrefilledBy, AssistFields               string
 	SignatureHeading, SignatureHelp                        string
 	TabDraw, TabType, TabUpload                            string
@@ -68,6 +69,7 @@ var texts = map[envelope.Language]Text{
 		Required: "required", Optional: "optional",
 		FilledAtSigning:    "Filled in with the date when you finish.",
 		FilledByClaveUnica: "Filled in with your RUN when you verify your identity with ClaveÚnica.",
+		FilledElsewhere:    "Filled in another browser: fill it in again here, or leave it empty.",
 		FieldFor:           "for %s",
 		FieldPrefilledBy:   "filled in by %s",
 		AssistFields:       "Fields to fill in for the recipients after you",
@@ -133,6 +135,7 @@ var texts = map[envelope.Language]Text{
 		Required: "obligatorio", Optional: "opcional",
 		FilledAtSigning:    "Se completa con la fecha al terminar.",
 		FilledByClaveUnica: "Se completa con su RUN al verificar su identidad con ClaveÚnica.",
+		FilledElsewhere:    "Completado en otro navegador: vuelva a completarlo aquí, o déjelo vacío.",
 		FieldFor:           "para %s",
 		FieldPrefilledBy:   "completado por %s",
 		AssistFields:       "Campos que completa para los destinatarios siguientes",

@@ -200,7 +200,11 @@ func fromError(err error) error {
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() != "" && isDomainCode(app.Type()) {
-		return &envelope.Error{Code: envelope.Code(app.Type()), Message: app.Message()}
+		e := &envelope.Error{Code: envelope.Code(app.Type()), Message: app.Message()}
+		if app.HasDetails() {
+			_ = app.Details(&e.Issues) // the issues appError carried, if any
+		}
+		return e
 	}
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {

@@ -58,6 +58,9 @@ func (r *run) register(ctx workflow.Context) error {
 func appError(err error) error {
 	var de *envelope.Error
 	if errors.As(err, &de) {
+		if len(de.Issues) > 0 {
+			return temporal.NewApplicationError(de.Message, string(de.Code), de.Issues)
+		}
 		return temporal.NewApplicationError(de.Message, string(de.Code))
 	}
 	return err

@@ -54,6 +54,39 @@ test("two browsers on one link: the completion records the completer's Clave Ún
   await b.context().close();
 });
 
+test("values typed through a forwarded link are shown empty to the signer who proves, and are not sealed", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("reenviado");
+  const { id } = await create(key, {
+    recipients: [{ email: signer, name: "Inés", role: "SIGNER", actionAuth: ["CLAVE_UNICA"],
+      fields: [field("SIGNATURE"), field("TEXT", { positionY: 30, fieldMeta: { type: "text", label: "Cláusula" } }),
+        field("TEXT", { positionY: 50, fieldMeta: { type: "text", label: "Nota" } })] }],
+  });
+  const link = await linkFrom(signer);
+  const token = link.split("/sign/")[1];
+  const [clause, note] = (await envelopeStatus(key, id)).fields.filter((f) => f.type === "TEXT").sort((a, b) => a.positionY - b.positionY).map((f) => f.id);
+  // Whoever else holds the link fills the clause before the signer opens the page...
+  assert.equal((await signing("POST", token, "/fields", { fieldId: clause, value: "renuncio a toda indemnización" })).status, 200);
+  const page = await loginAs(link, "44.444.444-4");
+  await page.getByText("Verified with ClaveÚnica").waitFor();
+  const clauseItem = page.locator(`#f-${clause}`);
+  assert.equal(await clauseItem.locator("input").inputValue(), "");
+  await clauseItem.getByText("Filled in another browser").waitFor();
+  await drawSignature(page);
+  // ...and the note while the page is open: the first Sign finds it, the page is drawn again.
+  assert.equal((await signing("POST", token, "/fields", { fieldId: note, value: "acepto pagar el doble" })).status, 200);
+  await page.getByRole("button", { name: "Sign", exact: true }).click();
+  await page.locator(`#f-${note}`).getByText("Filled in another browser").waitFor();
+  assert.equal(await page.locator(`#f-${note} input`).inputValue(), "");
+  await drawSignature(page);
+  await page.getByRole("button", { name: "Sign", exact: true }).click();
+  await page.getByRole("heading", { name: "Done" }).waitFor();
+  await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
+  const texts = (await envelopeStatus(key, id)).fields.filter((f) => f.type === "TEXT");
+  assert.deepEqual(texts.map((f) => [f.inserted, f.customText ?? ""]), [[false, ""], [false, ""]]);
+  await page.context().close();
+});
+
 test("an expected RUN: another person's Clave Única login and certificate are refused, the expected person signs", async () => {
   const { key, email: owner } = newKey();
   const signer = uniqueEmail("esperado");

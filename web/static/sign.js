@@ -50,6 +50,7 @@
           err.code = data.code;
           err.status = res.status;
           err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
+          err.issues = data.issues || [];
           throw err;
         }
         return data;
@@ -86,6 +87,8 @@
     say("err-" + id, meta.text.saving);
     var p = call("/fields", { fieldId: Number(id), value: value }).then(function (field) {
       say("err-" + id, "");
+      var item = document.getElementById("f-" + id);
+      if (item) { delete item.dataset.elsewhere; }
       markBox(id, shown, field.inserted);
       if (value === null) { embed.fieldUnsigned(id); } else { embed.fieldSigned(id, value); }
       refreshDigest();
@@ -290,12 +293,23 @@
   $("#complete").addEventListener("click", function () {
     var button = this;
     button.disabled = true; say("action-error", meta.text.working);
-    settle().then(saveSignature).then(function () { return call("/complete", {}); }).then(function (res) {
+    settle().then(saveSignature).then(clearElsewhere).then(function () { return call("/complete", {}); }).then(function (res) {
       // Framed, the page stays in its frame: the parent hears of it and decides where to go.
       if (window.SobreEmbed) { embed.completed(); window.location.reload(); return; }
       if (res && res.redirectUrl) { window.location.assign(res.redirectUrl); } else { window.location.reload(); }
-    }, function (err) { say("action-error", err.message); button.disabled = false; embed.error(); });
+    }, function (err) {
+      // Fields filled in another browser since this page was drawn: drawn again, it shows them
+      // empty, to be filled here.
+      if (err.status === 401 && err.issues.some(function (i) { return i.path === "fieldId"; })) { window.location.reload(); return; }
+      say("action-error", err.message); button.disabled = false; embed.error();
+    });
   });
+
+  // clearElsewhere clears, as this browser's, the fields whose value another browser gave and
+  // that this one left empty (the page shows them empty): what is sealed is what was shown here.
+  function clearElsewhere() {
+    return Promise.all(all(".field[data-elsewhere]").map(function (li) { return saveField(li.dataset.field, null, ""); }));
+  }
 
   var rejectButton = $("#reject");
   if (rejectButton) rejectButton.addEventListener("click", function () {
