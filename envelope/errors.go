@@ -102,18 +102,28 @@ func (p *Problems) Err() error {
 	if len(p.issues) == 0 {
 		return nil
 	}
-	msg := "Input validation failed"
-	if len(p.issues) == 1 {
-		msg = fmt.Sprintf("Input validation failed: %s: %s", p.issues[0].Path, p.issues[0].Message)
-	}
-	return &Error{Code: CodeInvalidBody, Message: msg, Issues: append([]Issue(nil), p.issues...)}
+	return &Error{Code: CodeInvalidBody, Message: validationMessage(p.issues), Issues: append([]Issue(nil), p.issues...)}
 }
 
 // Invalid is the INVALID_BODY error of one bad input value, the value at path, found on its own
-// (a required id missing, a malformed part, a value the store refuses): "Input validation failed"
-// with that one issue. Problems is for collecting several.
+// (a required id missing, a malformed part, a value the store refuses). Problems is for
+// collecting several.
 func Invalid(path, format string, args ...any) *Error {
-	return &Error{Code: CodeInvalidBody, Message: "Input validation failed", Issues: []Issue{{Path: path, Message: fmt.Sprintf(format, args...)}}}
+	issues := []Issue{{Path: path, Message: fmt.Sprintf(format, args...)}}
+	return &Error{Code: CodeInvalidBody, Message: validationMessage(issues), Issues: issues}
+}
+
+// validationMessage is the message of an INVALID_BODY error with issues: "Input validation
+// failed", followed by the issue when there is one ("Input validation failed: title: is
+// required"), so that a client showing only the message shows what to mend.
+func validationMessage(issues []Issue) string {
+	switch {
+	case len(issues) != 1:
+		return "Input validation failed"
+	case issues[0].Path == "":
+		return "Input validation failed: " + issues[0].Message
+	}
+	return fmt.Sprintf("Input validation failed: %s: %s", issues[0].Path, issues[0].Message)
 }
 
 // Join returns a path made of a parent path and a member name or index:

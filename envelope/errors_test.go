@@ -12,10 +12,10 @@ func TestInvalid(t *testing.T) {
 		wantMsg string
 		want    Issue
 	}{
-		{"plain message", Invalid("fieldId", "is required"), "Input validation failed", Issue{Path: "fieldId", Message: "is required"}},
-		{"formatted message", Invalid("recipientId", "must be a positive integer, got %q", "x%d"), "Input validation failed",
+		{"plain message", Invalid("fieldId", "is required"), "Input validation failed: fieldId: is required", Issue{Path: "fieldId", Message: "is required"}},
+		{"formatted message", Invalid("recipientId", "must be a positive integer, got %q", "x%d"), `Input validation failed: recipientId: must be a positive integer, got "x%d"`,
 			Issue{Path: "recipientId", Message: `must be a positive integer, got "x%d"`}},
-		{"no path", Invalid("", "is empty"), "Input validation failed", Issue{Message: "is empty"}},
+		{"no path", Invalid("", "is empty"), "Input validation failed: is empty", Issue{Message: "is empty"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -343,8 +343,8 @@ func checkReadOnly(p *Problems, path string, t FieldType, out *FieldMeta) {
 				checked++
 			}
 		}
-		if err := checkCheckboxCount(out, checked); err != nil {
-			p.Add(rp, "a read-only CHECKBOX field's checked options break its validationRule: %v", err)
+		if problem := checkCheckboxCount(valueTextFor(LanguageEnglish), out, checked); problem != "" {
+			p.Add(rp, "a read-only CHECKBOX field's checked options break its validationRule: %s", problem)
 		}
 	}
 }

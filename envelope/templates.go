@@ -127,8 +127,8 @@ func ApplyPrefill(p *Problems, path string, f Field, in Prefill, m Meta) Field {
 				on := slices.Contains(picked, meta.Values[i].Value)
 				meta.Values[i].Checked = &on
 			}
-			if err := checkCheckboxCount(&meta, len(picked)); err != nil {
-				p.Add(vp, "%v", err)
+			if problem := checkCheckboxCount(valueTextFor(LanguageEnglish), &meta, len(picked)); problem != "" {
+				p.Add(vp, "%s", problem)
 			}
 		case FieldDate:
 			if s, ok := str(); ok {

@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,6 +142,7 @@ type SignatureValue struct {
 // types and an array of option values for CHECKBOX; SIGNATURE and INITIALS take typed text or a
 // "data:image/png;base64," image, as documentMeta allows.
 func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureValue, error) {
+	t := valueTextFor(m.Language)
 	bad := func(format string, args ...any) error {
 		return Invalid("value", format, args...)
 	}
@@ -151,7 +153,7 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 	if f.Type == FieldCheckbox {
 		var picked []string
 		if err := json.Unmarshal(raw, &picked); err != nil {
-			return "", nil, bad("a CHECKBOX takes an array of option values")
+			return "", nil, bad("%s", t.checkboxArray)
 		}
 		var options []string
 		for _, v := range meta.Values {
@@ -159,18 +161,18 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 		}
 		for _, p := range picked {
 			if !slices.Contains(options, p) {
-				return "", nil, bad("%q is not an option of this field", p)
+				return "", nil, bad(t.notOption, p)
 			}
 		}
-		if err := checkCheckboxCount(meta, len(picked)); err != nil {
-			return "", nil, bad("%v", err)
+		if problem := checkCheckboxCount(t, meta, len(picked)); problem != "" {
+			return "", nil, bad("%s", problem)
 		}
 		b, _ := json.Marshal(picked)
 		return string(b), nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", nil, bad("a %s field takes a string", f.Type)
+		return "", nil, bad(t.takesString, f.Type)
 	}
 	switch f.Type {
 	case FieldSignature, FieldFreeSignature, FieldInitials:
@@ -179,27 +181,30 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 				return "", nil, bad("%v", err)
 			}
 			if f.Type != FieldInitials && !m.UploadSignatureEnabled && !m.DrawSignatureEnabled {
-				return "", nil, bad("image signatures are disabled for this envelope")
+				return "", nil, bad("%s", t.imagesDisabled)
 			}
 			return "", &SignatureValue{PNG: png}, nil
 		}
 		s = strings.TrimSpace(s)
 		if s == "" || utf8.RuneCountInString(s) > 100 {
-			return "", nil, bad("a typed signature is 1 to 100 characters")
+			return "", nil, bad("%s", t.typedLength)
 		}
 		if f.Type != FieldInitials && !m.TypedSignatureEnabled {
-			return "", nil, bad("typed signatures are disabled for this envelope")
+			return "", nil, bad("%s", t.typedDisabled)
 		}
 		return s, &SignatureValue{Typed: s}, nil
 	case FieldDate:
-		return "", nil, bad("DATE fields are filled by Sobre when the recipient completes")
+		return "", nil, bad("%s", t.dateByCompleting)
 	case FieldRUTFirmado:
 		return "", nil, &Error{Code: CodeRUTFirmadoTyped, Message: "A RUT_FIRMADO field cannot be typed: it is filled with the RUN that ClaveÚnica verifies",
 			Issues: []Issue{{Path: "value", Message: "RUT_FIRMADO fields are filled from the signer's verified identity"}}}
 	case FieldRUT:
 		rut, err := NormalizeRUT(s)
-		if err != nil {
-			return "", nil, bad("%v", err)
+		switch {
+		case errors.Is(err, ErrRUTCheckDigit):
+			return "", nil, bad("%s", t.rutCheckDigit)
+		case err != nil:
+			return "", nil, bad("%s", t.rutFormat)
 		}
 		return rut, nil, nil
 	case FieldNumber:
@@ -210,11 +215,11 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 		v, ok := ParseNumberFormat(s, format)
 		switch {
 		case !ok:
-			return "", nil, bad("%q is not a number", s)
+			return "", nil, bad(t.notNumber, s)
 		case meta.MinValue != nil && v < *meta.MinValue:
-			return "", nil, bad("must be at least %g", *meta.MinValue)
+			return "", nil, bad(t.atLeast, *meta.MinValue)
 		case meta.MaxValue != nil && v > *meta.MaxValue:
-			return "", nil, bad("must be at most %g", *meta.MaxValue)
+			return "", nil, bad(t.atMost, *meta.MaxValue)
 		}
 		return strings.TrimSpace(s), nil, nil
 	case FieldRadio, FieldDropdown:
@@ -223,41 +228,43 @@ func ParseFieldValue(f Field, m Meta, raw json.RawMessage) (string, *SignatureVa
 				return s, nil, nil
 			}
 		}
-		return "", nil, bad("%q is not an option of this field", s)
+		return "", nil, bad(t.notOption, s)
 	case FieldEmail:
 		if !ValidEmail(s) {
-			return "", nil, bad("%q is not an email address", s)
+			return "", nil, bad(t.notEmail, s)
 		}
 	}
 	if meta.CharacterLimit != nil && utf8.RuneCountInString(s) > *meta.CharacterLimit {
-		return "", nil, bad("longer than the field's limit of %d characters", *meta.CharacterLimit)
+		return "", nil, bad(t.overLimit, *meta.CharacterLimit)
 	}
 	if utf8.RuneCountInString(s) > MaxFieldText {
-		return "", nil, bad("longer than %d characters", MaxFieldText)
+		return "", nil, bad(t.overMax, MaxFieldText)
 	}
 	return s, nil, nil
 }
 
-func checkCheckboxCount(m *FieldMeta, n int) error {
+// checkCheckboxCount is what t says of n options picked in a CHECKBOX whose meta m asks for a
+// number of them; "" when n is fine.
+func checkCheckboxCount(t valueText, m *FieldMeta, n int) string {
 	if m.ValidationRule == nil || m.ValidationLength == nil {
-		return nil
+		return ""
 	}
 	want := *m.ValidationLength
 	switch *m.ValidationRule {
 	case "Select at least":
 		if n < want {
-			return fmt.Errorf("select at least %d options", want)
+			return fmt.Sprintf(t.selectAtLeast, want)
 		}
 	case "Select exactly":
 		if n != want {
-			return fmt.Errorf("select exactly %d options", want)
+			return fmt.Sprintf(t.selectExactly, want)
 		}
 	case "Select at most":
 		if n > want {
-			return fmt.Errorf("select at most %d options", want)
+			return fmt.Sprintf(t.selectAtMost, want)
 		}
 	}
-	return nil
+	return ""
 }
 
 // PresetValue is the value a field holds before anyone fills it, inserted when the envelope is

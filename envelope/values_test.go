@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"image"
 	"image/png"
 	"testing"
@@ -95,4 +96,32 @@ func tinyPNG() []byte {
 	var b bytes.Buffer
 	_ = png.Encode(&b, img)
 	return b.Bytes()
+}
+
+// A refused value is told in the envelope's language: the signer reads it under the field.
+func TestParseFieldValueSpeaksTheEnvelopesLanguage(t *testing.T) {
+	es := DefaultMeta("m")
+	es.Language = LanguageSpanish
+	en := DefaultMeta("m")
+	min := 5.0
+	limit := 3
+	for _, c := range []struct {
+		field  Field
+		value  string
+		en, es string
+	}{
+		{Field{Type: FieldRUT}, `"12.345.678-4"`, "the RUT's check digit does not match its number", "el dígito verificador no corresponde al número del RUT"},
+		{Field{Type: FieldRUT}, `"doce"`, "not a RUT: expected digits with a check digit, like 12.345.678-5", "no es un RUT: escriba el número con su dígito verificador, como 12.345.678-5"},
+		{Field{Type: FieldNumber, FieldMeta: &FieldMeta{MinValue: &min}}, `"2"`, "must be at least 5", "debe ser al menos 5"},
+		{Field{Type: FieldEmail}, `"ana"`, `"ana" is not an email address`, `"ana" no es un correo electrónico`},
+		{Field{Type: FieldText, FieldMeta: &FieldMeta{CharacterLimit: &limit}}, `"hola"`, "longer than the field's limit of 3 characters", "supera el límite de 3 caracteres del campo"},
+	} {
+		for meta, want := range map[*Meta]string{&en: c.en, &es: c.es} {
+			_, _, err := ParseFieldValue(c.field, *meta, json.RawMessage(c.value))
+			var e *Error
+			if !errors.As(err, &e) || len(e.Issues) != 1 || e.Issues[0].Path != "value" || e.Issues[0].Message != want {
+				t.Errorf("%s %s in %s: %v, want the issue %q", c.field.Type, c.value, meta.Language, err, want)
+			}
+		}
+	}
 }

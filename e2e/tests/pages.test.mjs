@@ -88,6 +88,28 @@ test("a recipient rejects with a reason; the envelope is REJECTED", async () => 
   assert.equal(env.recipients[0].rejectionReason, "El monto no corresponde");
 });
 
+test("a wrong RUT is told under its field in the page's language, and a right one is saved", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("rut-malo");
+  const { id } = await create(key, {
+    meta: { language: "es" },
+    recipients: [{ email: signer, name: "Raúl Rut", role: "SIGNER", fields: [field("SIGNATURE"), field("RUT", { positionY: 30 })] }],
+  });
+  const rut = (await envelopeStatus(key, id)).fields.find((f) => f.type === "RUT").id;
+  const page = await phone(browser, { locale: "es-CL" });
+  await page.goto(await linkFrom(signer));
+  const input = page.locator(`#in-${rut}`);
+  await input.fill("12.345.678-9");
+  await input.press("Tab");
+  await page.locator(`#err-${rut}`).filter({ hasText: "el dígito verificador no corresponde al número del RUT" }).waitFor();
+  assert.doesNotMatch(await page.locator(`#err-${rut}`).textContent(), /Input validation|check digit/);
+  await input.fill("12.345.678-5");
+  await input.press("Tab");
+  await page.locator(`[data-field="${rut}"].field-box.filled`).waitFor();
+  assert.equal(await page.locator(`#err-${rut}`).textContent(), "");
+  assert.equal((await envelopeStatus(key, id)).fields.find((f) => f.id === rut).customText, "12345678-5");
+});
+
 test("TWO_FACTOR_AUTH: the code from the mail opens the document", async () => {
   const { key } = newKey();
   const signer = uniqueEmail("dosfactores");

@@ -42,9 +42,11 @@
     return fetch(url, init).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
         if (!res.ok) {
+          // An INVALID_BODY's message names its one issue already.
+          var issues = data.issues || [];
           var msg = data.message || meta.text.errorHeading;
-          if (data.issues && data.issues.length) {
-            msg += ": " + data.issues.map(function (i) { return i.message; }).join("; ");
+          if (issues.length && !(data.code === "INVALID_BODY" && issues.length === 1)) {
+            msg += ": " + issues.map(function (i) { return i.message; }).join("; ");
           }
           var err = new Error(msg);
           err.code = data.code;
@@ -93,7 +95,9 @@
       if (value === null) { embed.fieldUnsigned(id); } else { embed.fieldSigned(id, value); }
       refreshDigest();
     }, function (err) {
-      say("err-" + id, err.message);
+      // Under the field, what is wrong with its value, in the envelope's language.
+      var refused = err.code === "INVALID_BODY" && err.issues.length;
+      say("err-" + id, refused ? err.issues.map(function (i) { return i.message; }).join("; ") : err.message);
       throw err;
     });
     pending.push(p.catch(function () {}));
