@@ -2,10 +2,12 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -26,34 +28,59 @@ func member(r *http.Request) envelope.Member {
 
 func scope(r *http.Request) persistence.Scope { return persistence.ScopeOf(member(r)) }
 
-// decodeJSON reads the request body as one JSON value into dst. Malformed JSON, a wrong type or
-// trailing data is a 400 INVALID_BODY naming where it went wrong; unknown members are ignored, as
-// Documenso does.
+// decodeJSON reads the request body as one JSON value into dst. A body sent as another type
+// (curl's -d sends a form), malformed JSON, a wrong type or trailing data is a 400 INVALID_BODY
+// naming where it went wrong; unknown members are ignored, as Documenso does. A body sent with no
+// Content-Type is read as JSON.
 func decodeJSON(r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONMedia(ct) {
+		return envelope.Invalid("Content-Type", "must be application/json, got %q", ct)
+	}
 	return decodeJSONFrom(r.Body, dst)
+}
+
+// isJSONMedia reports whether the media type ct is JSON: application/json, or a type with the
+// +json suffix, whatever its parameters.
+func isJSONMedia(ct string) bool {
+	media, _, err := mime.ParseMediaType(ct)
+	return err == nil && (media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json")))
 }
 
 // decodeJSONFrom is decodeJSON for any reader.
 func decodeJSONFrom(body io.Reader, dst any) error {
+	return decodeJSONPart(body, dst, "")
+}
+
+// decodeJSONPart is decodeJSONFrom for the JSON of a multipart part named part: a document that
+// is not JSON is an issue at part ("payload"). A wrong type is named by its path in the
+// document either way. part "" is the request's body.
+func decodeJSONPart(body io.Reader, dst any, part string) error {
+	bad := func(reason string, args ...any) error {
+		if part != "" {
+			return envelope.Invalid(part, reason, args...)
+		}
+		return envelope.Errorf(envelope.CodeInvalidBody, "Request body "+reason, args...)
+	}
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		return jsonError(raw, err)
+		return jsonError(raw, err, part, bad)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(raw, err)
+		return jsonError(raw, err, part, bad)
 	}
 	if dec.More() {
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds more than one JSON value")
+		return bad("holds more than one JSON value")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body holds data after its JSON value")
+		return bad("holds data after its JSON value")
 	}
 	return envelope.CheckNoNUL(raw)
 }
 
-// jsonError turns an error decoding raw into the 400 a caller can act on.
-func jsonError(raw []byte, err error) error {
+// jsonError turns an error decoding raw, the JSON of part ("" for the request's body), into the
+// 400 a caller can act on; bad words what is wrong with the document as a whole.
+func jsonError(raw []byte, err error, part string, bad func(reason string, args ...any) error) error {
 	var syntax *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	var tooLarge *http.MaxBytesError
@@ -61,9 +88,9 @@ func jsonError(raw []byte, err error) error {
 	case errors.As(err, &tooLarge):
 		return err
 	case errors.Is(err, io.EOF):
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is empty; a JSON object is required")
+		return bad("is empty; a JSON object is required")
 	case errors.As(err, &syntax):
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is not valid JSON (at byte %d): %v", syntax.Offset, err)
+		return bad("is not valid JSON (at byte %d): %v", syntax.Offset, err)
 	case errors.As(err, &typeErr):
 		// The offset is the body's, but for an error of a value's own UnmarshalJSON, which counts
 		// from that value: the path found is kept only when it is the error's own field with the
@@ -75,13 +102,13 @@ func jsonError(raw []byte, err error) error {
 			path = typeErr.Field
 		}
 		if path == "" {
-			path = "(body)"
+			path = cmp.Or(part, "(body)")
 		}
 		return envelope.Invalid(path, "expected %s, got JSON %s", jsonKind(typeErr.Type), typeErr.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body is truncated JSON")
+		return bad("is truncated JSON")
 	default:
-		return envelope.Errorf(envelope.CodeInvalidBody, "Request body could not be read as JSON: %v", err)
+		return bad("could not be read as JSON: %v", err)
 	}
 }
 

@@ -2,7 +2,10 @@ package api
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,5 +100,61 @@ func TestJSONTypeErrorPathOfADeepBody(t *testing.T) {
 	}
 	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 512<<20 {
 		t.Errorf("a %d-byte body allocated %d MB to name the path", len(body), allocated>>20)
+	}
+}
+
+// A JSON route reads a body sent as JSON, or with no Content-Type; a body sent as anything else
+// (curl's -d sends a form) is a 400 naming the header, before its bytes are read.
+func TestJSONBodiesMustBeSentAsJSON(t *testing.T) {
+	for _, tt := range []struct {
+		contentType string
+		ok          bool
+	}{
+		{"", true},
+		{"application/json", true},
+		{"Application/JSON; charset=utf-8", true},
+		{"application/vnd.documenso+json", true},
+		{"application/x-www-form-urlencoded", false},
+		{"text/plain;charset=UTF-8", false},
+		{"multipart/form-data; boundary=x", false},
+		{"json", false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/api/v2/envelope/distribute", strings.NewReader(`{"envelopeId":"envelope_x"}`))
+		if tt.contentType != "" {
+			r.Header.Set("Content-Type", tt.contentType)
+		}
+		var dst struct {
+			EnvelopeID string `json:"envelopeId"`
+		}
+		err := decodeJSON(r, &dst)
+		var e *envelope.Error
+		switch {
+		case tt.ok && (err != nil || dst.EnvelopeID != "envelope_x"):
+			t.Errorf("%q: %v, %+v; want it read", tt.contentType, err, dst)
+		case !tt.ok && (!errors.As(err, &e) || e.Code != envelope.CodeInvalidBody || len(e.Issues) != 1 || e.Issues[0].Path != "Content-Type" || dst.EnvelopeID != ""):
+			t.Errorf("%q: %v; want a 400 naming Content-Type, nothing read", tt.contentType, err)
+		}
+	}
+}
+
+// The JSON of a multipart part that is not JSON is an issue at the part; a wrong type inside it
+// is named by its path.
+func TestJSONPartErrorsNameThePart(t *testing.T) {
+	for body, want := range map[string]envelope.Issue{
+		`hello`:             {Path: "payload", Message: "is not valid JSON (at byte 1): invalid character 'h' looking for beginning of value"},
+		``:                  {Path: "payload", Message: "is empty; a JSON object is required"},
+		`{"title":"x"`:      {Path: "payload", Message: "is truncated JSON"},
+		`{"title":"x"} {}`:  {Path: "payload", Message: "holds more than one JSON value"},
+		`{"title":7}`:       {Path: "title", Message: "expected a string, got JSON number"},
+		`["not an object"]`: {Path: "payload", Message: "expected an object, got JSON array"},
+	} {
+		var dst struct {
+			Title string `json:"title"`
+		}
+		err := decodeJSONPart(strings.NewReader(body), &dst, "payload")
+		var e *envelope.Error
+		if !errors.As(err, &e) || !slices.Equal(e.Issues, []envelope.Issue{want}) || !strings.HasPrefix(e.Message, "Input validation failed: ") {
+			t.Errorf("%q: %+v, want the one issue %+v", body, err, want)
+		}
 	}
 }

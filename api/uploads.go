@@ -71,7 +71,7 @@ func readMultipart(r *http.Request, payload any) ([]uploadedFile, error) {
 				return nil, envelope.Errorf(envelope.CodeInvalidBody, "More than one \"payload\" part")
 			}
 			sawPayload = true
-			if err := decodeJSONFrom(bytes.NewReader(data), payload); err != nil {
+			if err := decodeJSONPart(bytes.NewReader(data), payload, "payload"); err != nil {
 				return nil, err
 			}
 		case name == "files" || name == "files[]" || strings.HasPrefix(name, "files["):

@@ -16,7 +16,9 @@ work="$(mktemp -d)"
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 go mod init sobre.local/mailpit-build >/dev/null 2>&1
-GOFLAGS=-mod=mod go get "github.com/axllent/mailpit@v$version" >/dev/null
+# go get lists every module it adds, and warns of a retracted version that mailpit's SQLite
+# driver pins (modernc.org/libc; the driver needs that exact version): said only if it fails.
+GOFLAGS=-mod=mod go get "github.com/axllent/mailpit@v$version" >"$work/get.log" 2>&1 || { cat "$work/get.log" >&2; exit 1; }
 src="$(go list -m -f '{{.Dir}}' github.com/axllent/mailpit)"
 cp -r "$src" "$work/mailpit"
 chmod -R u+w "$work/mailpit"

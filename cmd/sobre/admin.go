@@ -137,6 +137,7 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err != nil {
 			return err
 		}
+		fmt.Fprintln(stdout, "ID\tPREFIX\tOWNER\tSTATE\tCREATED\tEXPIRES")
 		for _, k := range list {
 			state := "active"
 			switch {

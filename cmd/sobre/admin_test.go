@@ -72,7 +72,7 @@ func TestAdminCreateEnsureListRevoke(t *testing.T) {
 	if err := run([]string{"admin", "list-keys", "--team", "Acme"}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "ana@acme.cl") || strings.Contains(out.String(), key) {
+	if !strings.HasPrefix(out.String(), "ID\tPREFIX\tOWNER\tSTATE") || !strings.Contains(out.String(), "ana@acme.cl") || strings.Contains(out.String(), key) {
 		t.Errorf("list-keys output %q: want the owner, never the key", out.String())
 	}
 	out.Reset()
@@ -200,5 +200,15 @@ func TestAuditVerifyCommand(t *testing.T) {
 	}
 	if err := run([]string{"audit", "verify"}, &out, &out); err == nil {
 		t.Error("verify without an id succeeded")
+	}
+}
+
+// -h or --help after any command prints the usage, without reading the configuration or acting.
+func TestHelpAfterACommand(t *testing.T) {
+	for _, args := range [][]string{{"admin", "--help"}, {"audit", "verify", "--help"}, {"admin", "create-key", "-h"}, {"--help"}} {
+		var out bytes.Buffer
+		if err := run(args, &out, &out); err != nil || !strings.Contains(out.String(), "admin create-key") || !strings.Contains(out.String(), "audit verify") {
+			t.Errorf("%v: %v\n%s", args, err, out.String())
+		}
 	}
 }

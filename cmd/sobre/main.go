@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -62,7 +63,8 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	// -h or --help anywhere asks for the usage, which names every command's flags.
+	if len(args) == 0 || args[0] == "help" || slices.Contains(args, "-h") || slices.Contains(args, "--help") {
 		printUsage(stdout)
 		return nil
 	}
