@@ -458,3 +458,53 @@ func TestAssistantLeavesAloneWhoMayAct(t *testing.T) {
 		})
 	}
 }
+
+// TestAssistantProvesOnlyItsOwnBrowsersPrefills: an ASSISTANT that must prove itself (PASSWORD)
+// vouches, by completing, for the values it put in the later signer's fields; one typed through
+// its link in another browser is named, and refused, until its own browser gives or clears it.
+func TestAssistantProvesOnlyItsOwnBrowsersPrefills(t *testing.T) {
+	a := newTestAPIWithWorkflows(t)
+	owner := a.key("Acme", "owner@acme.cl", envelope.TeamRoleAdmin)
+	email := fmt.Sprintf("assistant-proves-%d@sobre.test", time.Now().UnixNano())
+	const password = "assistant's good passphrase"
+	a.signerAccount(email, password)
+	payload := map[string]any{"title": "Poder", "type": "DOCUMENT", "meta": map[string]any{"signingOrder": "SEQUENTIAL"},
+		"recipients": []any{
+			map[string]any{"email": email, "name": "Asistente", "role": "ASSISTANT", "signingOrder": 1, "actionAuth": []string{"PASSWORD"}},
+			map[string]any{"email": "firmante@sobre.test", "name": "Firmante", "role": "SIGNER", "signingOrder": 2,
+				"fields": []any{map[string]any{"type": "SIGNATURE", "page": 1, "positionX": 10, "positionY": 10, "width": 20, "height": 5},
+					map[string]any{"type": "TEXT", "page": 1, "positionX": 10, "positionY": 30, "width": 20, "height": 5}}},
+		}}
+	e := a.sendEnvelope(owner, payload, minimalPDF(fmt.Sprint("assistant proves ", time.Now().UnixNano())))
+	assistant, _ := assistantAndSigner(e)
+	_, texts := signatureAndOthers(e)
+	text := texts[0]
+
+	// Someone else holding the assistant's link types into the signer's field, with no browser session.
+	forwarded := newAccountBrowser(t, a)
+	if status, body := forwarded.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": text, "value": "renuncia"}); status != http.StatusOK {
+		t.Fatalf("the forwarded link prefills: %d %s", status, body)
+	}
+	ab := newAccountBrowser(t, a)
+	ab.signIn(email, password)
+	status, _, page := ab.get("/sign/" + assistant.Token)
+	if status != http.StatusOK || strings.Contains(page, "renuncia") || !strings.Contains(page, fmt.Sprintf(`data-field="%d" data-type="TEXT" data-elsewhere="1"`, text)) {
+		t.Fatalf("the assistant's page does not show the prefill as typed elsewhere: %d\n%s", status, page)
+	}
+	if status, _, view := ab.get("/api/v2/signing/" + assistant.Token); status != http.StatusOK || !strings.Contains(view, fmt.Sprintf(`"filledElsewhere":[%d]`, text)) {
+		t.Fatalf("the assistant's view does not name the prefill typed elsewhere: %d %s", status, view)
+	}
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/auth/password", map[string]any{"password": password}); status != http.StatusOK {
+		t.Fatalf("password: %d %s", status, body)
+	}
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/complete", map[string]any{}); status != http.StatusUnauthorized ||
+		!strings.Contains(body, fmt.Sprintf(`"field %d was filled in another browser or session"`, text)) {
+		t.Fatalf("the assistant completed over a prefill typed elsewhere, or did not name it: %d %s", status, body)
+	}
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/fields", map[string]any{"fieldId": text, "value": "acepta"}); status != http.StatusOK {
+		t.Fatalf("the assistant prefills in its own browser: %d %s", status, body)
+	}
+	if status, body := ab.json("/api/v2/signing/"+assistant.Token+"/complete", map[string]any{}); status != http.StatusOK {
+		t.Fatalf("the assistant completes: %d %s", status, body)
+	}
+}

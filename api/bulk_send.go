@@ -81,8 +81,12 @@ func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
 // envelope.MaxBulkCSVBytes) returned beside the input.
 func readBulkSend(r *http.Request) (bulkSendInput, []byte, error) {
 	var in bulkSendInput
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	mediaType, _, _ := mime.ParseMediaType(ct)
 	if mediaType != "multipart/form-data" {
+		if ct != "" && !isJSONMedia(ct) {
+			return in, nil, envelope.Invalid("Content-Type", "must be application/json or multipart/form-data, got %q", ct)
+		}
 		return in, nil, decodeJSON(r, &in)
 	}
 	mr, err := r.MultipartReader()

@@ -11,6 +11,8 @@ func signingViewSchema() obj {
 			"envelopeItems": arrayOf(object([]string{"id", "title", "order", "url"}, obj{"id": str(""), "title": str(""),
 				"order": obj{"type": "integer"}, "url": str("")})), "ownerName": str("")}),
 		"recipient": ref("RecipientSummary"), "fields": arrayOf(ref("Field")), "mayActNow": obj{"type": "boolean"},
+		"filledElsewhere": obj{"type": "array", "items": obj{"type": "integer"},
+			"description": "ids of fields whose value another browser or session gave, which this caller must fill or clear again before completing (an identity or account proof is asked)"},
 		"assisting": arrayOf(closed([]string{"id", "name", "email", "role", "signingOrder"}, obj{"id": obj{"type": "integer"}, "name": str(""), "email": str(""),
 			"role": enumFrom(envelope.Roles()), "signingOrder": nullable("integer")})),
 		"waiting": str("why the recipient may not act now: RECIPIENT_OUT_OF_TURN, RECIPIENT_EXPIRED..."), "expired": obj{"type": "boolean"},

@@ -30,6 +30,9 @@ type signingView struct {
 	// assistant's for the recipients after it, whom Assisting names.
 	Fields    []view.Field        `json:"fields"`
 	Assisting []assistedRecipient `json:"assisting"`
+	// FilledElsewhere are the fields whose value another session gave, which this caller must
+	// fill or clear again before completing (envelope.FilledElsewhere).
+	FilledElsewhere []int64 `json:"filledElsewhere"`
 	// MayActNow: the recipient may sign, approve or view now. Waiting names why not.
 	MayActNow bool   `json:"mayActNow"`
 	Waiting   string `json:"waiting,omitempty"`
@@ -96,6 +99,10 @@ func (s *Server) signingView(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Assisting = assistedIn(e, rec.ID, v.Fields)
+	v.FilledElsewhere = []int64{}
+	if shows {
+		v.FilledElsewhere = append(v.FilledElsewhere, envelope.FilledElsewhere(st.Requirements, rec, st.SessionID(), e.Fields)...)
+	}
 	v.Recipient = view.NewRecipient(rec)
 	// Whoever holds the link is not told whose RUN may sign: it would hand a forwarded link's
 	// holder the intended signer's RUN.

@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -29,12 +30,13 @@ func CheckNoNUL(raw []byte) error {
 }
 
 // FindInJSON is the path, as Join writes it ("data[0].page"), of the first key or value of the
-// JSON document raw, in the document's order, that is answers true for, and whether one did.
+// JSON document raw, in the document's order, that is accepts, and whether it accepts one.
 // is gets the token as json.Decoder gives it (a key or a string as a string, a number as
 // json.Number, an object or an array as the Delim that opens it), whether it is an object's
 // key (its path then ends with it), and the offset in raw just past it. raw is read one token
 // at a time and a path is written only for the token found, so the cost follows raw's length,
-// however deep its nesting. Where raw stops being JSON the search ends, with nothing found.
+// however deep its nesting. The search ends, with nothing found, where raw stops being JSON or
+// its first value ends.
 func FindInJSON(raw []byte, is func(tok json.Token, key bool, end int64) bool) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -47,9 +49,10 @@ func FindInJSON(raw []byte, is func(tok json.Token, key bool, end int64) bool) (
 		top := len(stack) - 1
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
 			stack = stack[:top]
-			if top > 0 {
-				stack[top-1].next()
+			if top == 0 {
+				return "", false // the document's one value is over
 			}
+			stack[top-1].next()
 			continue
 		}
 		if top >= 0 && stack[top].wantKey {
@@ -62,9 +65,12 @@ func FindInJSON(raw []byte, is func(tok json.Token, key bool, end int64) bool) (
 		if is(tok, false, dec.InputOffset()) {
 			return jsonPath(stack), true
 		}
-		if d, ok := tok.(json.Delim); ok {
+		switch d, ok := tok.(json.Delim); {
+		case ok:
 			stack = append(stack, jsonLevel{array: d == '[', wantKey: d == '{'})
-		} else if top >= 0 {
+		case top < 0:
+			return "", false // the document is this one scalar
+		default:
 			stack[top].next()
 		}
 	}
@@ -88,15 +94,22 @@ func (l *jsonLevel) next() {
 	}
 }
 
-// jsonPath writes the path of the levels' current members.
+// jsonPath writes the path of the levels' current members as Join does, in one buffer: its cost
+// follows the path's length, not the nesting's square.
 func jsonPath(levels []jsonLevel) string {
-	path := ""
+	var b strings.Builder
 	for _, l := range levels {
-		if l.array {
-			path = Join(path, l.index)
-		} else {
-			path = Join(path, l.key)
+		switch {
+		case l.array:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(l.index))
+			b.WriteByte(']')
+		case b.Len() == 0:
+			b.WriteString(l.key)
+		default:
+			b.WriteByte('.')
+			b.WriteString(l.key)
 		}
 	}
-	return path
+	return b.String()
 }

@@ -75,10 +75,31 @@ func TestFindInJSON(t *testing.T) {
 		{`{"a":"x"}`, isValue("x"), "a", true},
 		{`{"a":1,`, isValue("x"), "", false},
 		{`{"a" 1,"b":"x"}`, isValue("x"), "", false},
+		{`{"a":1}{"b":"x"}`, isValue("x"), "", false},
+		{`1 "x"`, isValue("x"), "", false},
+		{`"x"`, isValue("x"), "", true},
+		{`{"":{"a":"x"}}`, isValue("x"), "a", true},
 	} {
 		got, found := FindInJSON([]byte(c.raw), c.is)
 		if got != c.want || found != c.found {
 			t.Errorf("%s: %q %v, want %q %v", c.raw, got, found, c.want, c.found)
 		}
+	}
+}
+
+// The path of a member deep in arrays is written once, in one buffer: its memory follows the
+// path's length, not the square of the nesting's depth.
+func TestFindInJSONOfADeepPath(t *testing.T) {
+	const depth = 10_000
+	raw := []byte(strings.Repeat("[", depth) + `"\u0000"` + strings.Repeat("]", depth))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	path, found := FindInJSON(raw, func(tok json.Token, _ bool, _ int64) bool { return tok == "\x00" })
+	runtime.ReadMemStats(&after)
+	if !found || path != strings.Repeat("[0]", depth) {
+		t.Fatalf("found %v at a path of %d bytes", found, len(path))
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 16<<20 {
+		t.Errorf("a path %d deep allocated %d MB", depth, allocated>>20)
 	}
 }

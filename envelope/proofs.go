@@ -302,20 +302,25 @@ func methodName(m ActionAuth) string {
 
 func minutes(d time.Duration) string { return fmt.Sprintf("%.0f minutes", d.Minutes()) }
 
-// FilledElsewhere lists, in the order given, the ids of recipient rec's fields among fields that
-// signing session must fill or clear again before it completes, when rec must prove who they
-// are (proofs.Action, or a RUT_FIRMADO field): those whose value another signing session gave or
-// cleared last. A proof given in one browser vouches only for what that browser filled: a value
-// typed in another, by whoever else holds the link perhaps, would be sealed under this one's
-// name. The sender's values, an assistant's (shown on the page, and logged as prefilled) and
-// RUT_FIRMADO (filled from the proof itself) are nobody else's session. A CC acts on nothing.
+// FilledElsewhere lists, in the order given, the ids of the fields among fields that signing
+// session must fill or clear again before it completes for recipient rec, when rec must prove
+// who they are (proofs.Action, or a RUT_FIRMADO field): those whose value another signing
+// session gave or cleared last. A proof given in one browser vouches only for what that browser
+// filled: a value typed in another, by whoever else holds the link perhaps, would be sealed
+// under this one's name. The fields are rec's own, and for an ASSISTANT the values it put in
+// others' fields (its prefills, which its completion vouches for). The sender's values, an
+// assistant's in rec's own fields (shown on the page, and logged as prefilled), RUT_FIRMADO
+// (filled from the proof itself) and DATE (filled when the recipient completes) are nobody
+// else's session. A CC acts on nothing.
 func FilledElsewhere(proofs Proofs, rec Recipient, session string, fields []Field) []int64 {
 	if rec.Role == RoleCC || (len(proofs.Action) == 0 && !proofs.RUTFirmado) {
 		return nil
 	}
 	var ids []int64
 	for _, f := range fields {
-		if f.RecipientID == rec.ID && f.Type != FieldRUTFirmado && f.PrefilledBy == nil &&
+		own := f.RecipientID == rec.ID && f.PrefilledBy == nil
+		prefill := f.PrefilledBy != nil && *f.PrefilledBy == rec.ID
+		if (own || prefill) && f.Type != FieldRUTFirmado && f.Type != FieldDate &&
 			f.FilledBy != "" && f.FilledBy != session && f.FilledBy != FilledBySender {
 			ids = append(ids, f.ID)
 		}

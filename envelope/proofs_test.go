@@ -134,3 +134,42 @@ func TestCheckCompletion(t *testing.T) {
 		}
 	}
 }
+
+func TestFilledElsewhere(t *testing.T) {
+	signer := Recipient{ID: 1, Role: RoleSigner}
+	assistant := Recipient{ID: 3, Role: RoleAssistant}
+	proved := Proofs{Action: []ActionAuth{ActionAuthClaveUnica}}
+	by := func(id int64) *int64 { return &id }
+	fields := []Field{
+		{ID: 10, RecipientID: 1, Type: FieldText, FilledBy: "here"},                      // this session's
+		{ID: 11, RecipientID: 1, Type: FieldText, FilledBy: "other"},                     // another session's
+		{ID: 12, RecipientID: 1, Type: FieldText, FilledBy: "link"},                      // the bare link's
+		{ID: 13, RecipientID: 1, Type: FieldText, FilledBy: FilledBySender},              // the sender's
+		{ID: 14, RecipientID: 1, Type: FieldText},                                        // untouched
+		{ID: 15, RecipientID: 1, Type: FieldText, FilledBy: "other", PrefilledBy: by(3)}, // an assistant's, shown as such
+		{ID: 16, RecipientID: 1, Type: FieldRUTFirmado, FilledBy: "other"},               // filled from the proof
+		{ID: 17, RecipientID: 1, Type: FieldDate, FilledBy: "other"},                     // filled at completion
+		{ID: 18, RecipientID: 2, Type: FieldText, FilledBy: "other"},                     // another recipient's
+		{ID: 19, RecipientID: 2, Type: FieldText, FilledBy: "other", PrefilledBy: by(3)}, // the assistant's prefill, typed elsewhere
+		{ID: 20, RecipientID: 2, Type: FieldText, FilledBy: "here", PrefilledBy: by(3)},  // the assistant's prefill, typed here
+		{ID: 21, RecipientID: 3, Type: FieldSignature, FilledBy: "other"},                // the assistant's own
+	}
+	for _, tt := range []struct {
+		name   string
+		proofs Proofs
+		rec    Recipient
+		want   []int64
+	}{
+		{"a signer who proves: its own values typed elsewhere", proved, signer, []int64{11, 12}},
+		{"a RUT_FIRMADO asks for a proof too", Proofs{RUTFirmado: true}, signer, []int64{11, 12}},
+		{"no proof asked: any browser's values", Proofs{}, signer, nil},
+		{"a CC acts on nothing", proved, Recipient{ID: 1, Role: RoleCC}, nil},
+		{"an assistant who proves: its own, and its prefills typed elsewhere", proved, assistant, []int64{15, 19, 21}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FilledElsewhere(tt.proofs, tt.rec, "here", fields); !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

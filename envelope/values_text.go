@@ -15,7 +15,7 @@ var valueTexts = map[Language]valueText{
 	LanguageEnglish: {
 		checkboxArray: "a CHECKBOX takes an array of option values", takesString: "a %s field takes a string",
 		notOption:     "%q is not an option of this field",
-		selectAtLeast: "select at least %d options", selectExactly: "select exactly %d options", selectAtMost: "select at most %d options",
+		selectAtLeast: "select at least %d of the options", selectExactly: "select exactly %d of the options", selectAtMost: "select at most %d of the options",
 		imagesDisabled: "image signatures are disabled for this envelope", typedLength: "a typed signature is 1 to 100 characters",
 		typedDisabled: "typed signatures are disabled for this envelope", dateByCompleting: "DATE fields are filled by Sobre when the recipient completes",
 		rutFormat: ErrRUTFormat.Error(), rutCheckDigit: ErrRUTCheckDigit.Error(),
@@ -25,7 +25,7 @@ var valueTexts = map[Language]valueText{
 	LanguageSpanish: {
 		checkboxArray: "un campo CHECKBOX recibe una lista de opciones", takesString: "un campo %s recibe un texto",
 		notOption:     "%q no es una opción de este campo",
-		selectAtLeast: "seleccione al menos %d opciones", selectExactly: "seleccione exactamente %d opciones", selectAtMost: "seleccione como máximo %d opciones",
+		selectAtLeast: "seleccione al menos %d de las opciones", selectExactly: "seleccione exactamente %d de las opciones", selectAtMost: "seleccione como máximo %d de las opciones",
 		imagesDisabled: "este sobre no admite firmas como imagen", typedLength: "una firma escrita tiene de 1 a 100 caracteres",
 		typedDisabled: "este sobre no admite firmas escritas", dateByCompleting: "Sobre completa los campos de fecha al firmar",
 		rutFormat: "no es un RUT: escriba el número con su dígito verificador, como 12.345.678-5", rutCheckDigit: "el dígito verificador no corresponde al número del RUT",

@@ -67,8 +67,10 @@ func (s *Store) InsertFieldValue(ctx context.Context, r envelope.Recipient, fiel
 // (the owner, or an assistant) through session sessionID, with its audit entry, and returns the
 // field as it now is. It logs DOCUMENT_FIELD_INSERTED, or DOCUMENT_FIELD_PREFILLED for an
 // assistant's value in another's field (which then records the assistant in prefilled_by), or
-// DOCUMENT_FIELD_UNINSERTED. A read-only field is refused.
+// DOCUMENT_FIELD_UNINSERTED (none for clearing a field already empty). A read-only field is
+// refused.
 func (tx *Tx) setFieldValue(ctx context.Context, filler, owner envelope.Recipient, f envelope.Field, v *FieldValue, sessionID string, a envelope.Actor) (envelope.Field, error) {
+	wasEmpty := !f.Inserted
 	err := func() error {
 		if f.FieldMeta != nil && f.FieldMeta.ReadOnly != nil && *f.FieldMeta.ReadOnly {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "Field %d is read-only", f.ID)
@@ -110,6 +112,9 @@ func (tx *Tx) setFieldValue(ctx context.Context, filler, owner envelope.Recipien
 			return fmt.Errorf("insert value of field %d: %w", f.ID, err)
 		}
 		if v == nil {
+			if wasEmpty {
+				return nil // nothing was removed: only who last touched the field changed
+			}
 			return tx.AppendAudit(ctx, f.EnvelopeID, envelope.FieldUninsertedAudit(f), a)
 		}
 		shown := f.CustomText

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,18 +72,18 @@ func (tx *Tx) checkProofs(ctx context.Context, snap Snapshot, r envelope.Recipie
 	if maxAge <= 0 {
 		maxAge = envelope.DefaultProofMaxAge
 	}
+	// Named before the proofs are checked: a value typed elsewhere also changes the FAO_HASH
+	// digest, and the signer is told which field to fill again rather than that it changed.
+	if session != nil && session.RecipientID == r.ID {
+		if err := tx.filledElsewhere(ctx, snap.EnvelopeID, proofs, r, session.ID, fields); err != nil {
+			return err
+		}
+	}
 	if err := envelope.CheckCompletion(proofs, r.Role, r.ID, r.Email, held, digest, now, maxAge); err != nil {
 		return err
 	}
 	if session == nil || session.RecipientID != r.ID {
 		return nil
-	}
-	if ids := envelope.FilledElsewhere(proofs, r, session.ID, fields); len(ids) > 0 {
-		e := envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
-		for _, id := range ids {
-			e.Issues = append(e.Issues, envelope.Issue{Path: "fieldId", Message: fmt.Sprintf("field %d was filled in another browser or session", id)})
-		}
-		return e
 	}
 	if session.ClaveUnicaRUN != "" {
 		for i, f := range fields {
@@ -155,4 +156,26 @@ func (tx *Tx) recordAccountEvidence(ctx context.Context, r envelope.Recipient, h
 		return fmt.Errorf("record the account proofs of recipient %d: %w", recipientID, err)
 	}
 	return nil
+}
+
+// filledElsewhere refuses the completion by session of recipient r while a field of fields (r's
+// own), or for an ASSISTANT a value it put in another's field, holds what another session gave
+// (envelope.FilledElsewhere); the refusal names each field.
+func (tx *Tx) filledElsewhere(ctx context.Context, envelopeID string, proofs envelope.Proofs, r envelope.Recipient, session string, fields []envelope.Field) error {
+	if r.Role == envelope.RoleAssistant {
+		prefills, err := fieldsPrefilledBy(ctx, tx.q, envelopeID, r.ID)
+		if err != nil {
+			return err
+		}
+		fields = append(slices.Clip(fields), prefills...)
+	}
+	ids := envelope.FilledElsewhere(proofs, r, session, fields)
+	if len(ids) == 0 {
+		return nil
+	}
+	e := envelope.Errorf(envelope.CodeUnauthorized, "Some of your fields were filled in another browser or session; fill them again here before signing")
+	for _, id := range ids {
+		e.Issues = append(e.Issues, envelope.Issue{Path: "fieldId", Message: fmt.Sprintf("field %d was filled in another browser or session", id)})
+	}
+	return e
 }

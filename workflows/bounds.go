@@ -38,7 +38,7 @@ func (req CancelRequest) check() error {
 
 func (req ResendRequest) check() error {
 	if n := len(req.RecipientIDs); n > envelope.MaxResendRecipients {
-		return appError(envelope.Errorf(envelope.CodeInvalidBody, "Input validation failed: recipients: must list at most %d recipient ids, got %d", envelope.MaxResendRecipients, n))
+		return appError(envelope.Invalid("recipients", "must list at most %d recipient ids, got %d", envelope.MaxResendRecipients, n))
 	}
 	return nil
 }

@@ -203,8 +203,12 @@ func TestAuditVerifyCommand(t *testing.T) {
 	}
 }
 
-// -h or --help after any command prints the usage, without reading the configuration or acting.
+// -h or --help after a command prints the usage, without reading the configuration or acting;
+// as a flag's value it is the value.
 func TestHelpAfterACommand(t *testing.T) {
+	if !asksForHelp([]string{"admin", "--help"}) || asksForHelp([]string{"admin", "create-key", "--team", "-h"}) || asksForHelp([]string{"admin", "--team", "-h"}) {
+		t.Error("asksForHelp takes a flag's value for a request for help, or misses one")
+	}
 	for _, args := range [][]string{{"admin", "--help"}, {"audit", "verify", "--help"}, {"admin", "create-key", "-h"}, {"--help"}} {
 		var out bytes.Buffer
 		if err := run(args, &out, &out); err != nil || !strings.Contains(out.String(), "admin create-key") || !strings.Contains(out.String(), "audit verify") {

@@ -12,7 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,8 +63,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	// -h or --help anywhere asks for the usage, which names every command's flags.
-	if len(args) == 0 || args[0] == "help" || slices.Contains(args, "-h") || slices.Contains(args, "--help") {
+	if len(args) == 0 || args[0] == "help" || asksForHelp(args) {
 		printUsage(stdout)
 		return nil
 	}
@@ -121,6 +120,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 		printUsage(stderr)
 		return errors.New("unknown command " + args[0])
 	}
+}
+
+// asksForHelp reports whether -h or --help stands where a command or subcommand does ("sobre
+// admin --help", "sobre audit verify -h"): the usage names every command's flags. Later, or
+// after a flag, it is a flag's value ("--team -h").
+func asksForHelp(args []string) bool {
+	for i, a := range args[:min(len(args), 3)] {
+		if (a == "-h" || a == "--help") && (i == 0 || !strings.HasPrefix(args[i-1], "-")) {
+			return true
+		}
+	}
+	return false
 }
 
 func printUsage(w io.Writer) {

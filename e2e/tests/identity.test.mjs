@@ -87,6 +87,40 @@ test("values typed through a forwarded link are shown empty to the signer who pr
   await page.context().close();
 });
 
+test("FAO_HASH: the digest to sign covers what the page shows, not a value typed through a forwarded link", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("fea-reenviado");
+  const { id, tokens } = await create(key, {
+    recipients: [{ email: signer, name: "Fernanda", role: "SIGNER", actionAuth: ["FAO_HASH"],
+      fields: [field("SIGNATURE"), field("TEXT", { positionY: 30, fieldMeta: { type: "text", label: "Cláusula" } })] }],
+    meta: { typedSignatureEnabled: true },
+  });
+  const tok = tokens[signer];
+  const text = (await envelopeStatus(key, id)).fields.find((f) => f.type === "TEXT").id;
+  assert.equal((await signing("POST", tok, "/fields", { fieldId: text, value: "renuncio a toda indemnización" })).status, 200);
+  const page = await phone(browser);
+  await page.goto(await linkFrom(signer));
+  await page.locator(`#f-${text}`).getByText("Filled in another browser").waitFor();
+  await page.getByLabel("Type your name as your signature").fill("Fernanda");
+  await page.getByLabel("Type your name as your signature").press("Tab");
+  // The page gave the field back empty, as this browser's, before the digest is signed.
+  const digest = await eventually(async () => {
+    const env = await envelopeStatus(key, id);
+    const r = await signing("GET", tok, "/fea");
+    const shown = (await page.locator("#digest").textContent()).trim();
+    return !env.fields.find((f) => f.id === text).inserted && r.json.digest === shown && shown;
+  }, { what: "the digest of what the page shows" });
+  await page.getByLabel("Or paste the signature (PEM or base64)").fill(signDigest(digest));
+  await page.getByRole("button", { name: "Verify my certificate" }).click();
+  await page.getByText("Advanced electronic signature verified").waitFor();
+  await page.getByRole("button", { name: "Sign", exact: true }).click();
+  await page.getByRole("heading", { name: "Done" }).waitFor();
+  await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
+  const field_ = (await envelopeStatus(key, id)).fields.find((f) => f.id === text);
+  assert.equal(field_.inserted, false);
+  await page.context().close();
+});
+
 test("an expected RUN: another person's Clave Única login and certificate are refused, the expected person signs", async () => {
   const { key, email: owner } = newKey();
   const signer = uniqueEmail("esperado");

@@ -90,12 +90,14 @@
     var p = call("/fields", { fieldId: Number(id), value: value }).then(function (field) {
       say("err-" + id, "");
       var item = document.getElementById("f-" + id);
-      if (item) { delete item.dataset.elsewhere; }
+      if (item) { delete item.dataset.elsewhere; delete item.dataset.unsaved; }
       markBox(id, shown, field.inserted);
       if (value === null) { embed.fieldUnsigned(id); } else { embed.fieldSigned(id, value); }
       refreshDigest();
     }, function (err) {
       // Under the field, what is wrong with its value, in the envelope's language.
+      var item = document.getElementById("f-" + id);
+      if (item) { item.dataset.unsaved = "1"; }
       var refused = err.code === "INVALID_BODY" && err.issues.length;
       say("err-" + id, refused ? err.issues.map(function (i) { return i.message; }).join("; ") : err.message);
       throw err;
@@ -104,21 +106,29 @@
     return p;
   }
 
+  // shownValue is the value field id's inputs show now (null: none) and its text on the page.
+  function shownValue(id) {
+    var item = document.getElementById("f-" + id);
+    var type = item.dataset.type;
+    if (type === "CHECKBOX") {
+      var picked = all('input[name="check-' + id + '"]:checked').map(function (c) { return c.value; });
+      return { value: picked.length ? picked : null, text: picked.length ? "✓" : "" };
+    }
+    if (type === "RADIO") {
+      var on = $('input[name="radio-' + id + '"]:checked');
+      return { value: on ? on.value : null, text: on ? on.value : "" };
+    }
+    var input = item.querySelector("[data-input]");
+    var v = input ? input.value.trim() : "";
+    return { value: v === "" ? null : v, text: v };
+  }
+
   // Plain inputs, dropdowns, radios and checkboxes save when they change.
   all("[data-input]").forEach(function (input) {
     input.addEventListener("change", function () {
       var id = input.dataset.input;
-      var item = document.getElementById("f-" + id);
-      var type = item.dataset.type;
-      if (type === "CHECKBOX") {
-        var picked = all('input[name="check-' + id + '"]:checked').map(function (c) { return c.value; });
-        saveField(id, picked.length ? picked : null, picked.length ? "✓" : "");
-      } else if (type === "RADIO") {
-        saveField(id, input.value, input.value);
-      } else {
-        var v = input.value.trim();
-        saveField(id, v === "" ? null : v, v);
-      }
+      var shown = shownValue(id);
+      saveField(id, shown.value, shown.text);
     });
   });
 
@@ -297,7 +307,7 @@
   $("#complete").addEventListener("click", function () {
     var button = this;
     button.disabled = true; say("action-error", meta.text.working);
-    settle().then(saveSignature).then(clearElsewhere).then(function () { return call("/complete", {}); }).then(function (res) {
+    settle().then(saveSignature).then(saveShown).then(function () { return call("/complete", {}); }).then(function (res) {
       // Framed, the page stays in its frame: the parent hears of it and decides where to go.
       if (window.SobreEmbed) { embed.completed(); window.location.reload(); return; }
       if (res && res.redirectUrl) { window.location.assign(res.redirectUrl); } else { window.location.reload(); }
@@ -309,11 +319,19 @@
     });
   });
 
-  // clearElsewhere clears, as this browser's, the fields whose value another browser gave and
-  // that this one left empty (the page shows them empty): what is sealed is what was shown here.
-  function clearElsewhere() {
-    return Promise.all(all(".field[data-elsewhere]").map(function (li) { return saveField(li.dataset.field, null, ""); }));
+  // saveShown saves, as this browser's, what the page shows in each field whose stored value
+  // may differ from it: one another browser gave (drawn empty, or typed into since), or one whose
+  // last save failed. What is sealed is what was shown here; a value refused stops the
+  // completion, named under its field.
+  function saveShown() {
+    return Promise.all(all(".field[data-elsewhere], .field[data-unsaved]").map(function (li) {
+      var shown = signatureFields().indexOf(li.dataset.field) >= 0 ? { value: signatureValue, text: signatureValue ? "✓" : "" } : shownValue(li.dataset.field);
+      return saveField(li.dataset.field, shown.value, shown.text);
+    }));
   }
+  // The FAO_HASH digest covers the values as they are: before the signer signs it, the values
+  // another browser gave are replaced by what this page shows.
+  if ($("#digest") && all(".field[data-elsewhere]").length) { saveShown().catch(function () {}); }
 
   var rejectButton = $("#reject");
   if (rejectButton) rejectButton.addEventListener("click", function () {
