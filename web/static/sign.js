@@ -324,14 +324,21 @@
   // last save failed. What is sealed is what was shown here; a value refused stops the
   // completion, named under its field.
   function saveShown() {
-    return Promise.all(all(".field[data-elsewhere], .field[data-unsaved]").map(function (li) {
-      var shown = signatureFields().indexOf(li.dataset.field) >= 0 ? { value: signatureValue, text: signatureValue ? "✓" : "" } : shownValue(li.dataset.field);
-      return saveField(li.dataset.field, shown.value, shown.text);
-    }));
+    return Promise.all(all(".field[data-elsewhere], .field[data-unsaved]").map(saveShownIn));
+  }
+  function saveShownIn(li) {
+    var id = li.dataset.field;
+    var shown = signatureFields().indexOf(id) >= 0 ? { value: signatureValue, text: signatureValue ? "✓" : "" } : shownValue(id);
+    return saveField(id, shown.value, shown.text);
   }
   // The FAO_HASH digest covers the values as they are: before the signer signs it, the values
-  // another browser gave are replaced by what this page shows.
-  if ($("#digest") && all(".field[data-elsewhere]").length) { saveShown().catch(function () {}); }
+  // another browser gave are replaced by what this page shows, and the note stays to say why.
+  if ($("#digest")) {
+    all(".field[data-elsewhere]").forEach(function (li) {
+      var note = document.getElementById("err-" + li.dataset.field).textContent;
+      saveShownIn(li).then(function () { say("err-" + li.dataset.field, note); }, function () {});
+    });
+  }
 
   var rejectButton = $("#reject");
   if (rejectButton) rejectButton.addEventListener("click", function () {
