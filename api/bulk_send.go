@@ -216,6 +216,15 @@ func (s *Server) getBulkSend(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	_, err = s.store.EnvelopeRef(r.Context(), scope(r), job.TemplateID)
+	if err != nil && !envelope.IsNotFound(err) {
+		s.writeError(w, r, err)
+		return
+	}
+	if !envelope.MaySeeBulkJob(member(r), job.Member, err == nil) {
+		s.writeError(w, r, envelope.NotFound("Bulk send"))
+		return
+	}
 	if job.Status == envelope.BulkJobProcessing {
 		s.startBulkSend(r, job.ID, job.TeamID, job.Total)
 	}

@@ -60,6 +60,14 @@ type BulkRowRef struct {
 	Index int
 }
 
+// MaySeeBulkJob decides whether member m may read a bulk send that maker made: its maker may;
+// anyone else of the team only while it may see the job's template (templateSeen: found under
+// m's scope), since the job shows the template, the documents made from it and the rows'
+// addresses. A job whose template is hidden from m, or gone, is the same 404 as no job.
+func MaySeeBulkJob(m, maker Member, templateSeen bool) bool {
+	return m.TeamID == maker.TeamID && (m.UserID == maker.UserID || templateSeen)
+}
+
 // CheckBulkRowCount records a problem at path when a bulk send has no rows or more than
 // MaxBulkRows.
 func CheckBulkRowCount(p *Problems, path string, n int) {
