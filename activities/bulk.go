@@ -189,9 +189,9 @@ func (a *Activities) FinishBulkSend(ctx context.Context, jobID string) error {
 	return a.sendOnce(ctx, msg, job.ID, "BULK_SEND_SUMMARY")
 }
 
-// bulkErrors are the first failed rows of job jobID as "row n: reason".
-func (a *Activities) bulkErrors(ctx context.Context, jobID string) ([]string, error) {
-	var out []string
+// bulkErrors are the first failed rows of job jobID.
+func (a *Activities) bulkErrors(ctx context.Context, jobID string) ([]mail.BulkRowError, error) {
+	var out []mail.BulkRowError
 	for offset := 0; len(out) < bulkSummaryErrors; offset += 200 {
 		rows, err := a.Store.BulkRows(ctx, jobID, offset, 200)
 		if err != nil {
@@ -199,7 +199,7 @@ func (a *Activities) bulkErrors(ctx context.Context, jobID string) ([]string, er
 		}
 		for _, r := range rows {
 			if r.Status == envelope.BulkRowFailed && r.Error != nil && len(out) < bulkSummaryErrors {
-				out = append(out, fmt.Sprintf("row %d: %s", r.Index+1, *r.Error))
+				out = append(out, mail.BulkRowError{Row: r.Index + 1, Reason: *r.Error})
 			}
 		}
 		if len(rows) < 200 {

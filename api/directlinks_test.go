@@ -300,8 +300,13 @@ func TestDirectLinkWithOnlyCCsLeftSeals(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("link: %d %v", status, link)
 	}
+	// The template's updatedAt as the API shows it (to the millisecond) is the version submitted.
+	status, shown := a.do("GET", "/api/v2/envelope/"+tpl.ID, key, "")
+	if status != http.StatusOK {
+		t.Fatalf("get: %d %v", status, shown)
+	}
 	status, body := a.do("POST", "/api/v2/direct/"+link["token"].(string), "", fmt.Sprintf(`{"name":"Vera","email":"vera@visita.test",
-		"templateUpdatedAt":%q,"fields":[{"fieldId":%d,"value":"Vera"}]}`, tpl.UpdatedAt.Format(time.RFC3339Nano), tpl.Fields[0].ID))
+		"templateUpdatedAt":%q,"fields":[{"fieldId":%d,"value":"Vera"}]}`, shown["updatedAt"], tpl.Fields[0].ID))
 	if status != http.StatusOK {
 		t.Fatalf("submit: %d %v", status, body)
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -160,9 +161,27 @@ func directValues(tpl *envelope.Envelope, link envelope.DirectLink, in []directF
 		}
 		v, err := fieldValue(*field, tpl.Meta, fi.Value)
 		if err != nil {
-			return err
+			return underPath(err, path)
 		}
 		values[field.ID] = v
 	}
 	return nil
+}
+
+// underPath puts the issues of err, a value's refusal (issue paths such as "value"), under path
+// ("fields[2].value"), its message naming its one issue again; any other error stays as it is.
+func underPath(err error, path string) error {
+	var e *envelope.Error
+	if !errors.As(err, &e) || e.Code != envelope.CodeInvalidBody || len(e.Issues) == 0 {
+		return err
+	}
+	var p envelope.Problems
+	for _, is := range e.Issues {
+		at := path
+		if is.Path != "" {
+			at = envelope.Join(path, is.Path)
+		}
+		p.Add(at, "%s", is.Message)
+	}
+	return p.Err()
 }

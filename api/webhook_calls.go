@@ -72,8 +72,11 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.decodeWebhookBody(w, r, &in, func(p *envelope.Problems) {
 		checkRequiredID(p, "id", in.ID)
-		if in.Event == nil || !in.Event.Valid() {
+		switch {
+		case in.Event == nil:
 			p.Add("event", "is required: one of %v", envelope.WebhookEvents())
+		case !in.Event.Valid():
+			p.Add("event", "must be one of %v, got %q", envelope.WebhookEvents(), *in.Event)
 		}
 	}) {
 		return

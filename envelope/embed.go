@@ -7,5 +7,5 @@ func MayManageEmbedOrigins(m Member) error {
 	if m.Role == TeamRoleManager || m.Role == TeamRoleAdmin {
 		return nil
 	}
-	return Errorf(CodeForbidden, "Only a MANAGER or an ADMIN may change the team's embed origins; your team role is %s", m.Role)
+	return Errorf(CodeForbidden, "Only a MANAGER or an ADMIN may read or change the team's embed origins; your team role is %s", m.Role)
 }

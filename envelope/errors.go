@@ -53,11 +53,20 @@ type Error struct {
 	RetryAfter time.Duration
 }
 
+// Error is the code and the message, and the first issue when the message does not name it
+// already (as a bulk send's row records it, and the logs show it).
 func (e *Error) Error() string {
-	if len(e.Issues) == 0 {
+	if len(e.Issues) == 0 || (len(e.Issues) == 1 && e.Message == validationMessage(e.Issues)) {
 		return fmt.Sprintf("%s: %s", e.Code, e.Message)
 	}
-	return fmt.Sprintf("%s: %s (%d issues, first: %s %s)", e.Code, e.Message, len(e.Issues), e.Issues[0].Path, e.Issues[0].Message)
+	first := e.Issues[0].Message
+	if e.Issues[0].Path != "" {
+		first = e.Issues[0].Path + ": " + first
+	}
+	if len(e.Issues) == 1 {
+		return fmt.Sprintf("%s: %s (%s)", e.Code, e.Message, first)
+	}
+	return fmt.Sprintf("%s: %s (%d issues, the first %s)", e.Code, e.Message, len(e.Issues), first)
 }
 
 // Errorf returns an *Error with the code and a formatted message.

@@ -28,3 +28,20 @@ func TestInvalid(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorText(t *testing.T) {
+	for _, c := range []struct {
+		err  *Error
+		want string
+	}{
+		{Errorf(CodeNotFound, "Envelope not found"), "NOT_FOUND: Envelope not found"},
+		{Invalid("title", "is required"), "INVALID_BODY: Input validation failed: title: is required"},
+		{&Error{Code: CodeUnauthorized, Message: "Filled elsewhere", Issues: []Issue{{Path: "fieldId", Message: "field 3"}}}, "UNAUTHORIZED: Filled elsewhere (fieldId: field 3)"},
+		{&Error{Code: CodeInvalidBody, Message: "Input validation failed", Issues: []Issue{{Path: "a", Message: "x"}, {Message: "y"}}},
+			"INVALID_BODY: Input validation failed (2 issues, the first a: x)"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}

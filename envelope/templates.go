@@ -42,7 +42,12 @@ func ApplyPrefill(p *Problems, path string, f Field, in Prefill, m Meta) Field {
 		p.Add(Join(path, "type"), "must be one of text, number, radio, checkbox, dropdown, date, got %q", typ)
 		return f
 	case want != f.Type:
-		p.Add(Join(path, "type"), "field %d is a %s field, not %s", f.ID, f.Type, typ)
+		// The template's field, as the caller named it: f is a copy not stored yet.
+		if in.ID != nil {
+			p.Add(Join(path, "type"), "field %d is a %s field, not %s", *in.ID, f.Type, typ)
+		} else {
+			p.Add(Join(path, "type"), "the field is a %s field, not %s", f.Type, typ)
+		}
 		return f
 	}
 	meta := FieldMeta{Type: f.Type.MetaType()}

@@ -149,3 +149,14 @@ func TestMatchFiles(t *testing.T) {
 		t.Error("SameLayout")
 	}
 }
+
+// A prefill of the wrong type names the template's field as the caller named it: the field it
+// fills is a copy, not stored yet.
+func TestApplyPrefillNamesTheTemplatesField(t *testing.T) {
+	var p Problems
+	id, typ := int64(3), "text"
+	ApplyPrefill(&p, "prefillFields[0]", Field{Type: FieldRUT}, Prefill{ID: &id, Type: &typ, Value: json.RawMessage(`"x"`)}, DefaultMeta("m"))
+	if p.Len() != 1 || p.issues[0].Message != "field 3 is a RUT field, not text" {
+		t.Errorf("problems %v", p.issues)
+	}
+}

@@ -54,7 +54,7 @@ func CheckWebhookTriggers(p *Problems, path string, triggers []WebhookEvent) {
 	for i, t := range triggers {
 		switch {
 		case !t.Valid():
-			p.Add(Join(path, i), "must be one of %v", WebhookEvents())
+			p.Add(Join(path, i), "must be one of %v, got %q", WebhookEvents(), t)
 		case slices.Index(triggers, t) < i:
 			p.Add(Join(path, i), "names %s twice", t)
 		}

@@ -62,7 +62,8 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 		if !link.Enabled {
 			return envelope.Errorf(envelope.CodeLinkEnded, "This direct link is disabled")
 		}
-		if !updatedAt.Equal(in.TemplateUpdatedAt) {
+		// To the millisecond: the API shows updatedAt so (the page carries it whole).
+		if !updatedAt.Truncate(time.Millisecond).Equal(in.TemplateUpdatedAt.Truncate(time.Millisecond)) {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "The template changed since this page was loaded; reload the page")
 		}
 		id, err := tx.CreateEnvelope(ctx, owner, in.Document, in.Actor)

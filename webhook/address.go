@@ -159,6 +159,8 @@ func (p Policy) checkForm(raw string) (*url.URL, error) {
 		return nil, errors.New("must be an absolute URL")
 	case u.Scheme == "http" && !p.AllowPrivate:
 		return nil, errors.New("must use https")
+	case u.Scheme != "https" && u.Scheme != "http" && p.AllowPrivate:
+		return nil, fmt.Errorf("must use https or http, not %s", u.Scheme)
 	case u.Scheme != "https" && u.Scheme != "http":
 		return nil, fmt.Errorf("must use https, not %s", u.Scheme)
 	case u.User != nil:

@@ -102,7 +102,7 @@ func TestCheckURL(t *testing.T) {
 		{"https://93.184.215.14/", "", ""},
 		{"https://[2606:4700::6810:85e5]:443/", "", ""},
 		{"http://hook.example/", "must use https", ""},
-		{"ftp://hook.example/", "must use https, not ftp", "must use https, not ftp"},
+		{"ftp://hook.example/", "must use https, not ftp", "must use https or http, not ftp"},
 		{"HTTPS://hook.example/", "", ""},
 		{"//hook.example/", "must be an absolute URL", "must be an absolute URL"},
 		{"/sobre", "must be an absolute URL", "must be an absolute URL"},

@@ -109,3 +109,42 @@ test("a visitor signs through a template's direct link; the other signer signs; 
   assert.equal((await fetch(`${baseURL}/d/${link.token}`)).status, 404);
   assert.equal((await sdk.envelopes.get({ envelopeId: tplId })).directLink, null);
 });
+
+test("a direct link's page in Spanish: the browser asks for the visitor's email, a wrong RUT is told under its field", async () => {
+  const owner = newKey();
+  const form = new FormData();
+  form.append("payload", JSON.stringify({
+    title: "Solicitud", type: "TEMPLATE", meta: { language: "es" },
+    recipients: [{ email: "visita@template.invalid", name: "Visita", role: "SIGNER", fields: [box("SIGNATURE", 40), box("RUT", 55)] }],
+  }));
+  form.append("files", new Blob([makePDF([{ texts: [{ x: 72, y: 760, text: "SOLICITUD" }] }])], { type: "application/pdf" }), "solicitud.pdf");
+  const created = await raw("POST", "/envelope/create", { key: owner.key, body: form });
+  assert.equal(created.status, 200, created.text);
+  const tpl = (await raw("GET", `/envelope/${created.json.id}`, { key: owner.key })).json;
+  const link = await raw("POST", "/template/direct/create", { key: owner.key,
+    body: { templateId: Number(tpl.secondaryId.split("_")[1]), directRecipientId: tpl.recipients[0].id } });
+  assert.equal(link.status, 200, link.text);
+  const rut = tpl.fields.find((f) => f.type === "RUT").id;
+
+  const page = await phone(browser, { locale: "es-CL" });
+  let submits = 0;
+  page.on("request", (req) => { if (req.method() === "POST" && req.url().includes("/direct/")) submits++; });
+  await page.goto(`${baseURL}/d/${link.json.token}`);
+  await page.locator("#visitor-name").fill("Vera Visitante");
+  await page.locator(`#in-${rut}`).fill("12.345.678-9");
+  await page.locator(`#in-${rut}`).press("Tab");
+  await drawSignature(page);
+  await page.getByRole("button", { name: "Firmar", exact: true }).click();
+  // No email: the browser stops the submission.
+  assert.equal(await page.locator("#visitor-email").evaluate((el) => el.matches(":invalid")), true);
+  assert.equal(submits, 0);
+  await page.locator("#visitor-email").fill("vera@example.com");
+  await page.getByRole("button", { name: "Firmar", exact: true }).click();
+  await page.locator(`#err-${rut}`).filter({ hasText: "el dígito verificador no corresponde al número del RUT" }).waitFor();
+  assert.doesNotMatch(await page.locator("#action-error").textContent(), /Input validation|fields\[/);
+  await page.locator(`#in-${rut}`).fill("12.345.678-5");
+  await page.locator(`#in-${rut}`).press("Tab");
+  await page.getByRole("button", { name: "Firmar", exact: true }).click();
+  await page.getByRole("heading", { name: "Listo" }).waitFor();
+  await page.context().close();
+});

@@ -25,11 +25,25 @@
       values[body.fieldId] = body.value;
       return Promise.resolve({ inserted: body.value !== null });
     }
+    // The visitor's name and email are checked by the browser first, in its own language.
+    var name = $("#visitor-name"), email = $("#visitor-email");
+    if (!name.reportValidity() || !email.reportValidity()) {
+      var invalid = new Error(""); invalid.issues = [];
+      return Promise.reject(invalid);
+    }
+    var ids = Object.keys(values);
     return post(meta.direct.submit, {
-      name: $("#visitor-name").value.trim(), email: $("#visitor-email").value.trim(),
+      name: name.value.trim(), email: email.value.trim(),
       templateUpdatedAt: meta.direct.templateUpdatedAt,
       externalId: new URLSearchParams(window.location.search).get("externalId") || undefined,
-      fields: Object.keys(values).map(function (id) { return { fieldId: Number(id), value: values[id] }; })
+      fields: ids.map(function (id) { return { fieldId: Number(id), value: values[id] }; })
+    }).catch(function (err) {
+      // A value refused is told under its field (fields[i] is the i-th sent).
+      err.issues.forEach(function (i) {
+        var at = /^fields\[(\d+)\]\.value$/.exec(i.path || "");
+        if (at && ids[Number(at[1])]) { say("err-" + ids[Number(at[1])], i.message); }
+      });
+      throw err;
     });
   }
 
@@ -315,7 +329,10 @@
       // Fields filled in another browser since this page was drawn: drawn again, it shows them
       // empty, to be filled here.
       if (err.status === 401 && err.issues.some(function (i) { return i.path === "fieldId"; })) { window.location.reload(); return; }
-      say("action-error", err.message); button.disabled = false; embed.error();
+      // A refused value: what is wrong with it, in the envelope's language.
+      var refused = err.code === "INVALID_BODY" && err.issues.length;
+      say("action-error", refused ? err.issues.map(function (i) { return i.message; }).join("; ") : err.message);
+      button.disabled = false; embed.error();
     });
   });
 
