@@ -140,7 +140,7 @@ func (a *Activities) createBulkDocument(ctx context.Context, job persistence.Bul
 		if made, lookErr := a.Store.EnvelopeExists(ctx, row.EnvelopeID); lookErr == nil && made {
 			return nil // an attempt running beside this one made it
 		}
-		return fmt.Errorf("row %d: %w", row.Index+1, err)
+		return err // recorded on its row, which says which it is
 	}
 	return nil
 }

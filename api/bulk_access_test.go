@@ -83,4 +83,12 @@ func TestBulkSendJobShowsOnlyWhatTheCallerSees(t *testing.T) {
 			t.Errorf("GET %s: %d %v, want %d", c.job, status, body, c.want)
 		}
 	}
+	// The template shown to everyone later: the job's documents are still ADMIN-only, and so is
+	// the job.
+	if status, body := a.do("POST", "/api/v2/envelope/update", admin, fmt.Sprintf(`{"envelopeId":%q,"data":{"visibility":"EVERYONE"}}`, hidden)); status != http.StatusOK {
+		t.Fatalf("visibility: %d %v", status, body)
+	}
+	if status, body := a.do("GET", "/api/v2/template/bulk-send/"+adminsHidden, member, ""); status != http.StatusNotFound {
+		t.Errorf("the job of a template shown later: %d %v, want 404", status, body)
+	}
 }

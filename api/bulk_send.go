@@ -216,12 +216,16 @@ func (s *Server) getBulkSend(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	_, err = s.store.EnvelopeRef(r.Context(), scope(r), job.TemplateID)
-	if err != nil && !envelope.IsNotFound(err) {
-		s.writeError(w, r, err)
-		return
+	templateSeen := false
+	if job.Visibility == nil {
+		_, err = s.store.EnvelopeRef(r.Context(), scope(r), job.TemplateID)
+		if err != nil && !envelope.IsNotFound(err) {
+			s.writeError(w, r, err)
+			return
+		}
+		templateSeen = err == nil
 	}
-	if !envelope.MaySeeBulkJob(member(r), job.Member, err == nil) {
+	if !envelope.MaySeeBulkJob(member(r), job.Member, job.Visibility, templateSeen) {
 		s.writeError(w, r, envelope.NotFound("Bulk send"))
 		return
 	}

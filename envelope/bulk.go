@@ -60,11 +60,15 @@ type BulkRowRef struct {
 	Index int
 }
 
-// MaySeeBulkJob decides whether member m may read a bulk send that maker made: its maker may;
-// anyone else of the team only while it may see the job's template (templateSeen: found under
-// m's scope), since the job shows the template, the documents made from it and the rows'
-// addresses. A job whose template is hidden from m, or gone, is the same 404 as no job.
-func MaySeeBulkJob(m, maker Member, templateSeen bool) bool {
+// MaySeeBulkJob decides whether member m may read a bulk send that maker made, whose documents
+// take visibility (the template's when the job was made): whoever may see those documents
+// (MaySee, maker their owner), as the job shows them, its template and its rows' addresses. A
+// job made before its visibility was kept (nil) is its maker's, and readable by whoever may see
+// its template now (templateSeen: found under m's scope). Anyone else gets the 404 of no job.
+func MaySeeBulkJob(m, maker Member, visibility *Visibility, templateSeen bool) bool {
+	if visibility != nil {
+		return MaySee(m, Owned{TeamID: maker.TeamID, OwnerID: maker.UserID, Visibility: *visibility})
+	}
 	return m.TeamID == maker.TeamID && (m.UserID == maker.UserID || templateSeen)
 }
 

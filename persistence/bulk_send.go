@@ -35,6 +35,9 @@ type BulkJob struct {
 	Status      envelope.BulkJobStatus
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+	// Visibility is the template's when the job was made, which its documents take; nil for a
+	// job made before it was kept.
+	Visibility *envelope.Visibility
 }
 
 // BulkRowRecord is one stored row: its input, the id its document has (or will have), where it
@@ -79,8 +82,9 @@ func (s *Store) CreateBulkJob(ctx context.Context, j NewBulkJob) (string, error)
 		indexes[i], inputs[i], envelopeIDs[i] = int32(i), string(in), NewEnvelopeID()
 	}
 	err = s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.q.Exec(ctx, `INSERT INTO bulk_send_jobs (id, team_id, user_id, template_id, distribute, member, actor, total)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, j.Member.TeamID, j.Member.UserID, j.TemplateID, j.Distribute, member, actor, len(j.Rows)); err != nil {
+		if _, err := tx.q.Exec(ctx, `INSERT INTO bulk_send_jobs (id, team_id, user_id, template_id, distribute, member, actor, total, visibility)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT visibility FROM envelopes WHERE id = $4))`,
+			id, j.Member.TeamID, j.Member.UserID, j.TemplateID, j.Distribute, member, actor, len(j.Rows)); err != nil {
 			return fmt.Errorf("insert bulk job: %w", err)
 		}
 		if _, err := tx.q.Exec(ctx, `INSERT INTO bulk_send_rows (job_id, row_index, input, envelope_id)
@@ -92,12 +96,12 @@ func (s *Store) CreateBulkJob(ctx context.Context, j NewBulkJob) (string, error)
 	return id, err
 }
 
-const bulkJobColumns = `id, team_id, template_id, distribute, member, actor, total, status, created_at, completed_at`
+const bulkJobColumns = `id, team_id, template_id, distribute, member, actor, total, status, created_at, completed_at, visibility`
 
 func scanBulkJob(row pgx.Row) (BulkJob, error) {
 	var j BulkJob
 	var member, actor []byte
-	if err := row.Scan(&j.ID, &j.TeamID, &j.TemplateID, &j.Distribute, &member, &actor, &j.Total, &j.Status, &j.CreatedAt, &j.CompletedAt); err != nil {
+	if err := row.Scan(&j.ID, &j.TeamID, &j.TemplateID, &j.Distribute, &member, &actor, &j.Total, &j.Status, &j.CreatedAt, &j.CompletedAt, &j.Visibility); err != nil {
 		return j, err
 	}
 	if err := json.Unmarshal(member, &j.Member); err != nil {

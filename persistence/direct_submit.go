@@ -62,8 +62,7 @@ func (s *Store) SubmitDirectLink(ctx context.Context, in DirectSubmission) (*env
 		if !link.Enabled {
 			return envelope.Errorf(envelope.CodeLinkEnded, "This direct link is disabled")
 		}
-		// To the millisecond: the API shows updatedAt so (the page carries it whole).
-		if !updatedAt.Truncate(time.Millisecond).Equal(in.TemplateUpdatedAt.Truncate(time.Millisecond)) {
+		if !sameVersion(updatedAt, in.TemplateUpdatedAt) {
 			return envelope.Errorf(envelope.CodeInvalidRequest, "The template changed since this page was loaded; reload the page")
 		}
 		id, err := tx.CreateEnvelope(ctx, owner, in.Document, in.Actor)
@@ -158,4 +157,14 @@ func queueDirectVisitor(b *pgx.Batch, id string, out *int64) {
 		}
 		return nil
 	})
+}
+
+// sameVersion reports whether a template's updatedAt, as a page or a client read it (seen),
+// names the version stored now: to the microsecond when seen has digits below the millisecond
+// (the page carries it whole), else to the millisecond, as the API shows it.
+func sameVersion(stored, seen time.Time) bool {
+	if seen.Nanosecond()%int(time.Millisecond) != 0 {
+		return stored.Equal(seen)
+	}
+	return stored.Truncate(time.Millisecond).Equal(seen)
 }

@@ -207,12 +207,13 @@ func TestAuditVerifyCommand(t *testing.T) {
 // as a flag's value it is the value.
 func TestHelpAfterACommand(t *testing.T) {
 	for args, want := range map[string]bool{"admin --help": true, "audit verify -h": true, "--help": true,
-		"admin create-key --team -h": false, "admin --team -h": false, "webhook-listen --help": false, "seed -h": false} {
+		"migrate -h": true, "dev --help": true, "keygen -h": true, "webhook-listen --help": true, "seed -h": true,
+		"admin create-key --team -h": false, "admin --team -h": false, "audit verify envelope_x": false} {
 		if asksForHelp(strings.Fields(args)) != want {
 			t.Errorf("asksForHelp(%s) is %v", args, !want)
 		}
 	}
-	for _, args := range [][]string{{"admin", "--help"}, {"audit", "verify", "--help"}, {"admin", "create-key", "-h"}, {"--help"}} {
+	for _, args := range [][]string{{"admin", "--help"}, {"audit", "verify", "--help"}, {"admin", "create-key", "-h"}, {"--help"}, {"migrate", "-h"}, {"keygen", "-h"}} {
 		var out bytes.Buffer
 		if err := run(args, &out, &out); err != nil || !strings.Contains(out.String(), "admin create-key") || !strings.Contains(out.String(), "audit verify") {
 			t.Errorf("%v: %v\n%s", args, err, out.String())

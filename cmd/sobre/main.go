@@ -122,21 +122,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// asksForHelp reports whether -h or --help stands where a command, or a subcommand of admin or
-// audit, does ("sobre --help", "sobre admin --help", "sobre audit verify -h"): the usage names
-// every command's flags. The commands with flags of their own answer -h themselves; after a
-// flag it is the flag's value ("--team -h").
+// asksForHelp reports whether -h or --help stands where a command or a subcommand does ("sobre
+// --help", "sobre migrate -h", "sobre audit verify -h"): the usage, which names every command's
+// flags, is printed and nothing runs. After a flag it is the flag's value ("--team -h").
 func asksForHelp(args []string) bool {
-	help := func(a string) bool { return a == "-h" || a == "--help" }
-	switch {
-	case len(args) > 0 && help(args[0]):
-		return true
-	case len(args) < 2 || (args[0] != "admin" && args[0] != "audit"):
-		return false
-	case help(args[1]):
-		return true
+	for i, a := range args[:min(len(args), 3)] {
+		if (a == "-h" || a == "--help") && (i == 0 || !strings.HasPrefix(args[i-1], "-")) {
+			return true
+		}
 	}
-	return len(args) > 2 && help(args[2]) && !strings.HasPrefix(args[1], "-")
+	return false
 }
 
 func printUsage(w io.Writer) {

@@ -110,6 +110,28 @@ test("a wrong RUT is told under its field in the page's language, and a right on
   assert.equal((await envelopeStatus(key, id)).fields.find((f) => f.id === rut).customText, "12345678-5");
 });
 
+test("a completion the network loses says so, and the button can be pressed again", async () => {
+  const { key } = newKey();
+  const signer = uniqueEmail("sin-red");
+  const { id } = await create(key, {
+    recipients: [{ email: signer, name: "Nora Red", role: "SIGNER", fields: [field("SIGNATURE")] }],
+    meta: { typedSignatureEnabled: true },
+  });
+  const page = await phone(browser);
+  await page.goto(await linkFrom(signer));
+  await page.getByLabel("Type your name as your signature").fill("Nora Red");
+  await page.getByLabel("Type your name as your signature").press("Tab");
+  await page.route("**/complete", (route) => route.abort("internetdisconnected"));
+  const sign = page.getByRole("button", { name: "Sign", exact: true });
+  await sign.click();
+  await page.locator("#action-error").filter({ hasText: /\S/ }).waitFor();
+  await page.waitForFunction(() => !document.querySelector("#complete").disabled);
+  await page.unroute("**/complete");
+  await sign.click();
+  await page.getByRole("heading", { name: "Done" }).waitFor();
+  await eventually(async () => (await envelopeStatus(key, id)).status === "COMPLETED", { what: "COMPLETED" });
+});
+
 test("TWO_FACTOR_AUTH: the code from the mail opens the document", async () => {
   const { key } = newKey();
   const signer = uniqueEmail("dosfactores");

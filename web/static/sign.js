@@ -38,10 +38,17 @@
       externalId: new URLSearchParams(window.location.search).get("externalId") || undefined,
       fields: ids.map(function (id) { return { fieldId: Number(id), value: values[id] }; })
     }).catch(function (err) {
-      // A value refused is told under its field (fields[i] is the i-th sent).
-      err.issues.forEach(function (i) {
+      // A value refused is told under its field (fields[i] is the i-th sent), the visitor's name
+      // or email on its input.
+      (err.issues || []).forEach(function (i) {
         var at = /^fields\[(\d+)\]\.value$/.exec(i.path || "");
         if (at && ids[Number(at[1])]) { say("err-" + ids[Number(at[1])], i.message); }
+        var input = (i.path === "name" || i.path === "email") && $("#visitor-" + i.path);
+        if (input) {
+          input.setCustomValidity(i.message);
+          input.reportValidity();
+          input.addEventListener("input", function () { input.setCustomValidity(""); }, { once: true });
+        }
       });
       throw err;
     });
@@ -72,6 +79,14 @@
         return data;
       });
     });
+  }
+
+  // refusal is what to show of err: for a refused value, what is wrong with it (in the
+  // envelope's language); else its message (a failed fetch has no issues).
+  function refusal(err) {
+    var issues = err.issues || [];
+    if (err.code === "INVALID_BODY" && issues.length) { return issues.map(function (i) { return i.message; }).join("; "); }
+    return err.message;
   }
 
   function say(id, text) { var el = document.getElementById(id); if (el) { el.textContent = text || ""; } }
@@ -112,8 +127,7 @@
       // Under the field, what is wrong with its value, in the envelope's language.
       var item = document.getElementById("f-" + id);
       if (item) { item.dataset.unsaved = "1"; }
-      var refused = err.code === "INVALID_BODY" && err.issues.length;
-      say("err-" + id, refused ? err.issues.map(function (i) { return i.message; }).join("; ") : err.message);
+      say("err-" + id, refusal(err));
       throw err;
     });
     pending.push(p.catch(function () {}));
@@ -328,10 +342,9 @@
     }, function (err) {
       // Fields filled in another browser since this page was drawn: drawn again, it shows them
       // empty, to be filled here.
-      if (err.status === 401 && err.issues.some(function (i) { return i.path === "fieldId"; })) { window.location.reload(); return; }
+      if (err.status === 401 && (err.issues || []).some(function (i) { return i.path === "fieldId"; })) { window.location.reload(); return; }
       // A refused value: what is wrong with it, in the envelope's language.
-      var refused = err.code === "INVALID_BODY" && err.issues.length;
-      say("action-error", refused ? err.issues.map(function (i) { return i.message; }).join("; ") : err.message);
+      say("action-error", refusal(err));
       button.disabled = false; embed.error();
     });
   });
