@@ -163,7 +163,7 @@ func TestDirectLinkEndToEnd(t *testing.T) {
 	if status, raw := b.call(http.MethodPost, "/api/v2/signing/"+other.Token+"/fields", map[string]any{"fieldId": otherSig, "value": "Berta"}); status != http.StatusOK {
 		t.Fatalf("fill: %d %s", status, raw)
 	}
-	if status, raw := b.call(http.MethodPost, "/api/v2/signing/"+other.Token+"/complete", map[string]any{}); status != http.StatusOK {
+	if status, raw := b.complete(); status != http.StatusOK {
 		t.Fatalf("complete: %d %s", status, raw)
 	}
 	waitFor(t, "COMPLETED", func() bool {

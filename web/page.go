@@ -270,7 +270,7 @@ func roleAction(t Text, role envelope.Role) (heading, action string) {
 // scriptTexts are the words the page's script shows.
 func scriptTexts(t Text) map[string]string {
 	return map[string]string{"saving": t.Saving, "saved": t.Saved, "working": t.Working,
-		"errorHeading": t.ErrorHeading, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
+		"errorHeading": t.ErrorHeading, "fillRequired": t.FillRequired, "proved": t.Proved, "authWrong": t.AuthWrong, "accountLocked": t.AccountLocked,
 		"passkeyCancelled": t.PasskeyCancelled, "passkeysUnsupported": t.PasskeysUnsupported}
 }
 

@@ -35,6 +35,7 @@ type Text struct {
 	NotFound, NotFoundHelp                                 string
 	Replaced, ReplacedHelp                                 string
 	ErrorHeading, BackToDocument                           string
+	FillRequired                                           string
 	Unreachable, UnreachableHelp                           string
 	Continue                                               string
 	Choose                                                 string
@@ -102,7 +103,8 @@ var texts = map[envelope.Language]Text{
 		NotFound: "Link not found", NotFoundHelp: "This signing link is not valid. Check the link in your email.",
 		Replaced: "This link was replaced", ReplacedHelp: "The sender changed who signs here or how, so this link no longer opens the document. If it is for you, use the link in the newest email.",
 		ErrorHeading: "Something went wrong", BackToDocument: "Back to the document",
-		Unreachable: "Briefly unavailable", UnreachableHelp: "The signing service cannot read this document right now. Nothing was lost: open the link again in a moment.",
+		FillRequired: "Fill in every required field first.",
+		Unreachable:  "Briefly unavailable", UnreachableHelp: "The signing service cannot read this document right now. Nothing was lost: open the link again in a moment.",
 		Continue: "Continue", Choose: "Choose…",
 		ClaveUnicaRefused:    "ClaveÚnica's answer could not be accepted (it was unknown, already used, expired or did not verify). Nothing was signed: go back to the signing page and try again.",
 		ClaveUnicaBadRUN:     "ClaveÚnica gave a RUN whose check digit is wrong, so it cannot be used. Nothing was signed.",
@@ -168,7 +170,8 @@ var texts = map[envelope.Language]Text{
 		NotFound: "Enlace no encontrado", NotFoundHelp: "Este enlace de firma no es válido. Revise el enlace de su correo.",
 		Replaced: "Este enlace fue reemplazado", ReplacedHelp: "El remitente cambió quién firma aquí o cómo, así que este enlace ya no abre el documento. Si es para usted, use el enlace del correo más reciente.",
 		ErrorHeading: "Algo salió mal", BackToDocument: "Volver al documento",
-		Unreachable: "No disponible por un momento", UnreachableHelp: "El servicio de firma no puede leer este documento ahora. No se perdió nada: vuelva a abrir el enlace en un momento.",
+		FillRequired: "Primero complete todos los campos obligatorios.",
+		Unreachable:  "No disponible por un momento", UnreachableHelp: "El servicio de firma no puede leer este documento ahora. No se perdió nada: vuelva a abrir el enlace en un momento.",
 		Continue: "Continuar", Choose: "Elija…",
 		ClaveUnicaRefused:    "No pudimos aceptar la respuesta de ClaveÚnica (era desconocida, ya usada, vencida o no se pudo verificar). No se firmó nada: vuelva a la página de firma e inténtelo de nuevo.",
 		ClaveUnicaBadRUN:     "ClaveÚnica entregó un RUN con dígito verificador incorrecto, que no se puede usar. No se firmó nada.",

@@ -131,14 +131,17 @@ test("a direct link's page in Spanish: the browser asks for the visitor's email,
   page.on("request", (req) => { if (req.method() === "POST" && req.url().includes("/direct/")) submits++; });
   await page.goto(`${baseURL}/d/${link.json.token}`);
   await page.locator("#visitor-name").fill("Vera Visitante");
-  await page.locator(`#in-${rut}`).fill("12.345.678-9");
-  await page.locator(`#in-${rut}`).press("Tab");
-  await drawSignature(page);
   await page.getByRole("button", { name: "Firmar", exact: true }).click();
   // No email: the browser stops the submission.
   assert.equal(await page.locator("#visitor-email").evaluate((el) => el.matches(":invalid")), true);
   assert.equal(submits, 0);
   await page.locator("#visitor-email").fill("vera@example.com");
+  // No signature yet: the page says so in Spanish, without the API's field ids.
+  await page.getByRole("button", { name: "Firmar", exact: true }).click();
+  await page.locator("#action-error").filter({ hasText: "Primero complete todos los campos obligatorios." }).waitFor();
+  await page.locator(`#in-${rut}`).fill("12.345.678-9");
+  await page.locator(`#in-${rut}`).press("Tab");
+  await drawSignature(page);
   await page.getByRole("button", { name: "Firmar", exact: true }).click();
   await page.locator(`#err-${rut}`).filter({ hasText: "el dígito verificador no corresponde al número del RUT" }).waitFor();
   assert.doesNotMatch(await page.locator("#action-error").textContent(), /Input validation|fields\[/);

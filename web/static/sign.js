@@ -81,10 +81,12 @@
     });
   }
 
-  // refusal is what to show of err: for a refused value, what is wrong with it (in the
-  // envelope's language); else its message (a failed fetch has no issues).
+  // refusal is what to show of err: for a refused value, what is wrong with it, and for
+  // required fields left empty, that they are (in the envelope's language); else its message (a
+  // failed fetch has no issues).
   function refusal(err) {
     var issues = err.issues || [];
+    if (err.code === "RECIPIENT_HAS_UNSIGNED_FIELDS") { return meta.text.fillRequired; }
     if (err.code === "INVALID_BODY" && issues.length) { return issues.map(function (i) { return i.message; }).join("; "); }
     return err.message;
   }
