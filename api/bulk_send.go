@@ -81,13 +81,12 @@ func (s *Server) bulkSend(w http.ResponseWriter, r *http.Request) {
 // envelope.MaxBulkCSVBytes) returned beside the input.
 func readBulkSend(r *http.Request) (bulkSendInput, []byte, error) {
 	var in bulkSendInput
-	ct := r.Header.Get("Content-Type")
-	mediaType, _, _ := mime.ParseMediaType(ct)
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mediaType != "multipart/form-data" {
-		if ct != "" && !isJSONMedia(ct) {
-			return in, nil, envelope.Invalid("Content-Type", "must be application/json or multipart/form-data, got %q", ct)
+		if err := checkJSONMedia(r, "application/json or multipart/form-data"); err != nil {
+			return in, nil, err
 		}
-		return in, nil, decodeJSON(r, &in)
+		return in, nil, decodeJSONFrom(r.Body, &in)
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {

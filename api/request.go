@@ -33,17 +33,25 @@ func scope(r *http.Request) persistence.Scope { return persistence.ScopeOf(membe
 // naming where it went wrong; unknown members are ignored, as Documenso does. A body sent with no
 // Content-Type is read as JSON.
 func decodeJSON(r *http.Request, dst any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONMedia(ct) {
-		return envelope.Invalid("Content-Type", "must be application/json, got %q", ct)
+	if err := checkJSONMedia(r, "application/json"); err != nil {
+		return err
 	}
 	return decodeJSONFrom(r.Body, dst)
 }
 
-// isJSONMedia reports whether the media type ct is JSON: application/json, or a type with the
-// +json suffix, whatever its parameters.
-func isJSONMedia(ct string) bool {
+// checkJSONMedia refuses a request whose body is sent as a type that is not JSON (application/json,
+// or a type with the +json suffix, whatever its parameters): a 400 naming Content-Type, which
+// says what the route takes (accepted). A request with no Content-Type passes.
+func checkJSONMedia(r *http.Request, accepted string) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
 	media, _, err := mime.ParseMediaType(ct)
-	return err == nil && (media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json")))
+	if err == nil && (media == "application/json" || (strings.HasPrefix(media, "application/") && strings.HasSuffix(media, "+json"))) {
+		return nil
+	}
+	return envelope.Invalid("Content-Type", "must be %s, got %q", accepted, ct)
 }
 
 // decodeJSONFrom is decodeJSON for any reader.

@@ -73,7 +73,7 @@
           err.code = data.code;
           err.status = res.status;
           err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
-          err.issues = data.issues || [];
+          err.issues = issues;
           throw err;
         }
         return data;
@@ -345,7 +345,6 @@
       // Fields filled in another browser since this page was drawn: drawn again, it shows them
       // empty, to be filled here.
       if (err.status === 401 && (err.issues || []).some(function (i) { return i.path === "fieldId"; })) { window.location.reload(); return; }
-      // A refused value: what is wrong with it, in the envelope's language.
       say("action-error", refusal(err));
       button.disabled = false; embed.error();
     });
